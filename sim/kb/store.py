@@ -1,0 +1,373 @@
+"""The KB's transactional store: SQLite (in memory by default) with FTS5 search.
+
+Two kinds of caller use it. The tool layer (``tools.py``) reads published
+articles, the event log, and performs the compare-and-swap edit. The human side
+(the KB editor app) creates, saves, publishes and unpublishes. Every change and
+the event recording it are written in one transaction; the FTS index holds
+exactly the published articles, so search can never return a draft.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sim.kb.versions import Clock
+
+SCHEMA = """
+CREATE TABLE kbs (
+    kb_id TEXT PRIMARY KEY,
+    head_sequence INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE articles (
+    rowid INTEGER PRIMARY KEY,
+    kb_id TEXT NOT NULL REFERENCES kbs(kb_id),
+    article_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    content TEXT NOT NULL,
+    published INTEGER NOT NULL CHECK (published IN (0, 1)),
+    updated_us INTEGER NOT NULL,
+    UNIQUE (kb_id, article_id)
+);
+CREATE VIRTUAL TABLE articles_fts USING fts5(title, content, tokenize = 'unicode61');
+CREATE TABLE events (
+    kb_id TEXT NOT NULL,
+    sequence INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    article_id TEXT NOT NULL,
+    updated_us INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    PRIMARY KEY (kb_id, sequence)
+) WITHOUT ROWID;
+CREATE TABLE idempotency (
+    kb_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    result_json TEXT NOT NULL,
+    PRIMARY KEY (kb_id, key)
+) WITHOUT ROWID;
+"""
+
+# bm25 column weights (title, content): a title match counts more than a body match.
+_SEARCH_SQL = """
+WITH m AS MATERIALIZED (
+    SELECT rowid, bm25(articles_fts, 4.0, 1.0) AS score
+    FROM articles_fts WHERE articles_fts MATCH ?
+)
+SELECT a.article_id, a.title, a.updated_us, count(*) OVER () AS total
+FROM m JOIN articles AS a ON a.rowid = m.rowid
+WHERE a.kb_id = ? AND a.published = 1
+ORDER BY m.score, a.article_id
+LIMIT ?
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Article:
+    kb_id: str
+    article_id: str
+    title: str
+    content: str
+    published: bool
+    updated_us: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    article_id: str
+    title: str
+    updated_us: int
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    sequence: int
+    type: str
+    article_id: str
+    updated_us: int
+    actor: str
+
+
+@dataclass(frozen=True, slots=True)
+class EventPage:
+    events: list[Event]
+    head_sequence: int
+    oldest_sequence: int
+    """Oldest sequence still kept (head + 1 when the log is empty)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    version_us: int
+    sequence: int
+    result_json: str
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    result_json: str
+
+
+@dataclass(frozen=True, slots=True)
+class KeyReused:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Gone:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    current_us: int
+
+
+EditOutcome = Saved | Replayed | KeyReused | Gone | Conflict
+ResultRenderer = Callable[[int, int], str]
+"""Builds the stored result JSON of a successful edit from (version_us, sequence)."""
+
+
+class StoreError(Exception):
+    """A human-side operation named something that does not exist."""
+
+
+class KBStore:
+    def __init__(
+        self, clock: Clock, path: str = ":memory:", event_retention: int | None = None
+    ) -> None:
+        if event_retention is not None and event_retention < 1:
+            raise ValueError(f"event_retention must be None or >= 1, got {event_retention}")
+        self._clock = clock
+        self._retention = event_retention
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
+            self._db.executescript(SCHEMA)
+
+    # -- transactions -------------------------------------------------------
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _next_version(self, current_us: int | None) -> int:
+        now = self._clock()
+        return now if current_us is None or now > current_us else current_us + 1
+
+    def _append_event(self, kb_id: str, type_: str, article_id: str, us: int, actor: str) -> int:
+        (seq,) = self._db.execute(
+            "UPDATE kbs SET head_sequence = head_sequence + 1 WHERE kb_id = ? "
+            "RETURNING head_sequence",
+            (kb_id,),
+        ).fetchone()
+        self._db.execute(
+            "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
+            (kb_id, seq, type_, article_id, us, actor),
+        )
+        if self._retention is not None and seq > self._retention:
+            self._db.execute(
+                "DELETE FROM events WHERE kb_id = ? AND sequence <= ?",
+                (kb_id, seq - self._retention),
+            )
+        return seq
+
+    def _row(self, kb_id: str, article_id: str) -> tuple[int, str, str, int, int] | None:
+        return self._db.execute(
+            "SELECT rowid, title, content, published, updated_us FROM articles "
+            "WHERE kb_id = ? AND article_id = ?",
+            (kb_id, article_id),
+        ).fetchone()
+
+    def _require_row(self, kb_id: str, article_id: str) -> tuple[int, str, str, int, int]:
+        row = self._row(kb_id, article_id)
+        if row is None:
+            raise StoreError(f"no article {article_id!r} in knowledge base {kb_id!r}")
+        return row
+
+    def _write(
+        self,
+        kb_id: str,
+        article_id: str,
+        title: str,
+        content: str,
+        published: bool,
+        type_: str,
+        actor: str,
+    ) -> tuple[int, int]:
+        """Write the new state, keep FTS equal to the published set, append the event."""
+        rowid, _, _, was_published, current_us = self._require_row(kb_id, article_id)
+        us = self._next_version(current_us)
+        self._db.execute(
+            "UPDATE articles SET title = ?, content = ?, published = ?, updated_us = ? "
+            "WHERE rowid = ?",
+            (title, content, int(published), us, rowid),
+        )
+        if was_published:
+            self._db.execute("DELETE FROM articles_fts WHERE rowid = ?", (rowid,))
+        if published:
+            self._db.execute(
+                "INSERT INTO articles_fts (rowid, title, content) VALUES (?, ?, ?)",
+                (rowid, title, content),
+            )
+        return us, self._append_event(kb_id, type_, article_id, us, actor)
+
+    # -- the human side (the KB editor app) -----------------------------------
+    def create_kb(self, kb_id: str) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO kbs (kb_id) VALUES (?)", (kb_id,))
+
+    def create_articles(
+        self, kb_id: str, articles: Iterable[tuple[str, str, str]], published: bool = True
+    ) -> None:
+        """Bulk create (article_id, title, content); one event each, one transaction."""
+        with self._tx() as db:
+            if not db.execute("SELECT 1 FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone():
+                raise StoreError(f"no knowledge base {kb_id!r}")
+            for article_id, title, content in articles:
+                us = self._clock()
+                cur = db.execute(
+                    "INSERT INTO articles (kb_id, article_id, title, content, published, "
+                    "updated_us) VALUES (?, ?, ?, ?, ?, ?)",
+                    (kb_id, article_id, title, content, int(published), us),
+                )
+                if published:
+                    db.execute(
+                        "INSERT INTO articles_fts (rowid, title, content) VALUES (?, ?, ?)",
+                        (cur.lastrowid, title, content),
+                    )
+                self._append_event(kb_id, "created", article_id, us, "human")
+
+    def save(
+        self,
+        kb_id: str,
+        article_id: str,
+        content: str,
+        title: str | None = None,
+        actor: str = "human",
+    ) -> int:
+        """Human save of a published article or a draft; returns the new version."""
+        with self._tx():
+            _, old_title, _, published, _ = self._require_row(kb_id, article_id)
+            us, _ = self._write(
+                kb_id,
+                article_id,
+                old_title if title is None else title,
+                content,
+                bool(published),
+                "saved",
+                actor,
+            )
+        return us
+
+    def set_published(self, kb_id: str, article_id: str, published: bool) -> int:
+        with self._tx():
+            _, title, content, _, _ = self._require_row(kb_id, article_id)
+            type_ = "published" if published else "unpublished"
+            us, _ = self._write(kb_id, article_id, title, content, published, type_, "human")
+        return us
+
+    # -- reads used by the tools ----------------------------------------------
+    def kb_exists(self, kb_id: str) -> bool:
+        return (
+            self._db.execute("SELECT 1 FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone() is not None
+        )
+
+    def published_article(self, kb_id: str, article_id: str) -> Article | None:
+        row = self._row(kb_id, article_id)
+        if row is None or not row[3]:
+            return None
+        return Article(kb_id, article_id, row[1], row[2], True, row[4])
+
+    def search(self, kb_id: str, fts_query: str, limit: int) -> tuple[int, list[SearchHit]]:
+        """(published matches in all, best `limit` of them by bm25)."""
+        rows = self._db.execute(_SEARCH_SQL, (fts_query, kb_id, limit)).fetchall()
+        return (rows[0][3] if rows else 0), [SearchHit(r[0], r[1], r[2]) for r in rows]
+
+    def head_sequence(self, kb_id: str) -> int:
+        row = self._db.execute("SELECT head_sequence FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no knowledge base {kb_id!r}")
+        return row[0]
+
+    def events_after(self, kb_id: str, after_sequence: int, limit: int) -> EventPage:
+        head = self.head_sequence(kb_id)
+        (oldest,) = self._db.execute(
+            "SELECT coalesce(min(sequence), ?) FROM events WHERE kb_id = ?", (head + 1, kb_id)
+        ).fetchone()
+        rows = self._db.execute(
+            "SELECT sequence, type, article_id, updated_us, actor FROM events "
+            "WHERE kb_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+            (kb_id, after_sequence, limit),
+        ).fetchall()
+        return EventPage([Event(*r) for r in rows], head, oldest)
+
+    # -- the tool's compare-and-swap edit ---------------------------------------
+    def cas_edit(
+        self,
+        kb_id: str,
+        article_id: str,
+        expected_us: int,
+        content: str,
+        title: str | None,
+        idempotency_key: str,
+        request_hash: str,
+        render: ResultRenderer,
+    ) -> EditOutcome:
+        """Idempotency lookup, version check, write, event and key record: one transaction."""
+        with self._tx() as db:
+            prior = db.execute(
+                "SELECT request_hash, result_json FROM idempotency WHERE kb_id = ? AND key = ?",
+                (kb_id, idempotency_key),
+            ).fetchone()
+            if prior is not None:
+                return Replayed(prior[1]) if prior[0] == request_hash else KeyReused()
+            row = self._row(kb_id, article_id)
+            if row is None or not row[3]:
+                return Gone()
+            if row[4] != expected_us:
+                return Conflict(row[4])
+            us, seq = self._write(
+                kb_id,
+                article_id,
+                row[1] if title is None else title,
+                content,
+                True,
+                "saved",
+                "agent",
+            )
+            result_json = render(us, seq)
+            db.execute(
+                "INSERT INTO idempotency VALUES (?, ?, ?, ?)",
+                (kb_id, idempotency_key, request_hash, result_json),
+            )
+            return Saved(us, seq, result_json)
+
+    # -- ground truth and test support (never called by the agent) ---------------
+    def article_state(self, kb_id: str, article_id: str) -> Article:
+        """Any article, draft or published: for the ground-truth oracle only."""
+        _, title, content, published, us = self._require_row(kb_id, article_id)
+        return Article(kb_id, article_id, title, content, bool(published), us)
+
+    def all_events(self, kb_id: str) -> list[Event]:
+        """Every kept event with its actor: for the ground-truth oracle and tests."""
+        return self.events_after(kb_id, 0, 2**62).events
+
+    def snapshot(self) -> str:
+        """Every table, FTS shadow tables included, as SQL text: equal iff nothing changed."""
+        return "\n".join(self._db.iterdump())
+
+    def clone(self, clock: Clock) -> KBStore:
+        """An independent in-memory copy (SQLite backup API) with its own clock."""
+        copy = KBStore.__new__(KBStore)
+        copy._clock = clock
+        copy._retention = self._retention
+        copy._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self._db.backup(copy._db)
+        return copy

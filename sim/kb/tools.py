@@ -1,0 +1,408 @@
+"""The four MCP tools over the store, called exactly as a client would call them.
+
+A ``Session`` holds one client's grants. ``Session.call(name, arguments)`` takes
+the argument dict as it arrives over MCP, checks it against the published
+schemas, runs the tool and returns an MCP-shaped result. Errors are results
+(``isError``), never exceptions, and a refused call changes nothing. Every call,
+refused or not, is one line in the call log.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sim.kb import store as st
+from sim.kb.calllog import CallLog, ToolCall
+from sim.kb.validation import TOOL_NAMES, TOOLS, check_arguments, describe_value
+from sim.kb.versions import Clock, format_version, parse_version
+
+DEFAULT_SEARCH_LIMIT = 5
+DEFAULT_POLL_LIMIT = 100
+KB_RESOURCE_TYPE = "knowledge_base"
+RESOURCE_TYPES = ("channel", "note", KB_RESOURCE_TYPE, "record", "session")
+_WORD = re.compile(r"\w+")
+
+Structured = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    structured: Structured
+    text: str
+    """The structured result serialised once; its length is the logged result size."""
+    is_error: bool
+
+    def to_mcp(self) -> dict[str, Any]:
+        return {
+            "content": [{"type": "text", "text": self.text}],
+            "structuredContent": self.structured,
+            "isError": self.is_error,
+        }
+
+
+def _error(code: str, message: str, **fields: Any) -> Structured:
+    return {"error": {"code": code, **fields}, "message": message}
+
+
+def _citation(kb_id: str, article_id: str, version: str) -> Structured:
+    return {"knowledge_base_id": kb_id, "article_id": article_id, "updated_at": version}
+
+
+def _fts_query(text: str) -> str:
+    """Free text to an FTS5 query: every word quoted (no operator injection), OR-ed."""
+    words = dict.fromkeys(w.lower() for w in _WORD.findall(text))
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+class KBServer:
+    def __init__(self, store: st.KBStore, clock: Clock, log: CallLog | None = None) -> None:
+        self.store = store
+        self.clock = clock
+        self.log = log if log is not None else CallLog()
+
+    @staticmethod
+    def list_tools() -> list[dict[str, Any]]:
+        return copy.deepcopy(TOOLS)
+
+    def connect(self, client_id: str, grants: Iterable[str]) -> Session:
+        return Session(self, client_id, frozenset(grants))
+
+
+class Session:
+    def __init__(self, server: KBServer, client_id: str, grants: frozenset[str]) -> None:
+        self.server = server
+        self.client_id = client_id
+        self.grants = grants
+
+    # -- dispatch ----------------------------------------------------------------
+    def call(self, name: str, arguments: Any) -> ToolResult:
+        started = time.perf_counter_ns()
+        structured, empty = self._dispatch(name, arguments)
+        is_error = "error" in structured
+        text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+        args = arguments if isinstance(arguments, dict) else {}
+        query = args.get("query")
+        article = args.get("article_id")
+        self.server.log.append(
+            ToolCall(
+                t_us=self.server.clock(),
+                client_id=self.client_id,
+                tool=name,
+                arg_names=",".join(sorted(args)),
+                query_chars=len(query) if isinstance(query, str) else 0,
+                article_id=article if isinstance(article, str) else "",
+                result_chars=len(text),
+                empty=empty or is_error,
+                outcome=structured["error"]["code"] if is_error else "ok",
+                wall_us=(time.perf_counter_ns() - started) // 1000,
+            )
+        )
+        return ToolResult(structured, text, is_error)
+
+    def _dispatch(self, name: str, arguments: Any) -> tuple[Structured, bool]:
+        if name not in TOOL_NAMES:
+            names = ", ".join(TOOL_NAMES)
+            return _error(
+                "unknown_tool",
+                f"There is no tool {name!r}. Call one of: {names}.",
+                received=name,
+                allowed=names,
+            ), True
+        if not isinstance(arguments, dict):
+            return _error(
+                "invalid_arguments",
+                f"Arguments must be a JSON object; received {describe_value(arguments)}. "
+                f"Send an object with the argument names of {name}.",
+                received=describe_value(arguments),
+                allowed="a JSON object",
+            ), True
+        problem = check_arguments(name, arguments)
+        if problem is not None:
+            message = (
+                f"{problem.argument}: expected {problem.allowed}; received {problem.received}. "
+                f"{problem.what_to_do}"
+            )
+            return _error(
+                problem.code,
+                message,
+                argument=problem.argument,
+                allowed=problem.allowed,
+                received=problem.received,
+                what_to_do=problem.what_to_do,
+            ), True
+        handler = getattr(self, "_" + name)
+        return handler(**arguments)
+
+    def _kb_refusal(self, kb_id: str, argument: str) -> Structured | None:
+        """Same answer for 'not granted' and 'does not exist': reveal nothing."""
+        if kb_id in self.grants and self.server.store.kb_exists(kb_id):
+            return None
+        granted = ", ".join(sorted(self.grants)) or "none"
+        return _error(
+            "knowledge_base_not_found",
+            f"No knowledge base {kb_id!r} is available to this session. "
+            f"Use one this session was granted: {granted}.",
+            argument=argument,
+            received=kb_id,
+            allowed=granted,
+        )
+
+    # -- the four tools ------------------------------------------------------------
+    def _search_knowledge_base(
+        self, knowledge_base_id: str, query: str, limit: int = DEFAULT_SEARCH_LIMIT
+    ) -> tuple[Structured, bool]:
+        if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
+            return refusal, True
+        fts = _fts_query(query)
+        total, hits = self.server.store.search(knowledge_base_id, fts, limit) if fts else (0, [])
+        if total:
+            message = (
+                f"{total} published articles match; showing the top {len(hits)} by relevance. "
+                "Each hit's citation is ready to store."
+            )
+        else:
+            message = (
+                "No published article matches these words; try other key terms. "
+                "Drafts and unpublished articles are never searched."
+            )
+        result = {
+            "knowledge_base_id": knowledge_base_id,
+            "scope": "published articles only",
+            "total_matches": total,
+            "shown": len(hits),
+            "hits": [
+                {
+                    "article_id": h.article_id,
+                    "title": h.title,
+                    "updated_at": (v := format_version(h.updated_us)),
+                    "citation": _citation(knowledge_base_id, h.article_id, v),
+                }
+                for h in hits
+            ],
+            "message": message,
+        }
+        return result, not hits
+
+    def _read_knowledge_article(
+        self, knowledge_base_id: str, article_id: str
+    ) -> tuple[Structured, bool]:
+        if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
+            return refusal, True
+        store = self.server.store
+        article = store.published_article(knowledge_base_id, article_id)
+        if article is None:
+            return self._not_found(knowledge_base_id, article_id), True
+        version = format_version(article.updated_us)
+        head = store.head_sequence(knowledge_base_id)
+        return {
+            "citation": _citation(knowledge_base_id, article_id, version),
+            "article_id": article_id,
+            "title": article.title,
+            "content": article.content,
+            "updated_at": version,
+            "event_sequence": head,
+            "message": (
+                f"Published article {article_id}, version {version}. Store the citation; "
+                f"to edit, pass updated_at as expected_version; to watch for changes, "
+                f"poll events with after_sequence={head}."
+            ),
+        }, False
+
+    def _edit_knowledge_article(
+        self,
+        knowledge_base_id: str,
+        article_id: str,
+        content: str,
+        expected_version: str,
+        idempotency_key: str,
+        title: str | None = None,
+    ) -> tuple[Structured, bool]:
+        if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
+            return refusal, True
+        if title is not None and not title.strip():
+            return _error(
+                "invalid_argument",
+                "title: expected a non-blank string; received a blank one. "
+                "Send a title with words in it, or leave title out to keep the current one.",
+                argument="title",
+                allowed="a non-blank string",
+                received=describe_value(title),
+            ), True
+        try:
+            expected_us = parse_version(expected_version)
+        except ValueError:
+            return _error(
+                "invalid_argument",
+                f"expected_version: {expected_version!r} is not a date-time this server can "
+                "read. Send updated_at exactly as read_knowledge_article returned it.",
+                argument="expected_version",
+                received=describe_value(expected_version),
+                allowed="an RFC 3339 date-time with a UTC offset",
+            ), True
+        request = {
+            "knowledge_base_id": knowledge_base_id,
+            "article_id": article_id,
+            "content": content,
+            "expected_version": expected_version,
+            "idempotency_key": idempotency_key,
+            "title": title,
+        }
+        request_hash = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+
+        def render(version_us: int, sequence: int) -> str:
+            version = format_version(version_us)
+            return json.dumps(
+                {
+                    "status": "saved",
+                    "citation": _citation(knowledge_base_id, article_id, version),
+                    "article_id": article_id,
+                    "updated_at": version,
+                    "previous_version": expected_version,
+                    "event_sequence": sequence,
+                    "replayed": False,
+                    "message": (
+                        f"Saved {article_id} as version {version} (event {sequence}). Store the new "
+                        f"citation; a further edit must send expected_version={version}."
+                    ),
+                },
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+
+        outcome = self.server.store.cas_edit(
+            knowledge_base_id,
+            article_id,
+            expected_us,
+            content,
+            title,
+            idempotency_key,
+            request_hash,
+            render,
+        )
+        match outcome:
+            case st.Saved(result_json=text):
+                return json.loads(text), False
+            case st.Replayed(result_json=text):
+                first = json.loads(text)
+                first["replayed"] = True
+                first["message"] = (
+                    f"Replay: idempotency_key {idempotency_key!r} already saved {article_id} as "
+                    f"version {first['updated_at']}; this is that first result, nothing was "
+                    "written again."
+                )
+                return first, False
+            case st.KeyReused():
+                return _error(
+                    "idempotency_key_reused",
+                    f"idempotency_key {idempotency_key!r} was already used for a different "
+                    "edit. Nothing was written. Use a new key for a new edit; resend the "
+                    "identical arguments only to replay the first one.",
+                    argument="idempotency_key",
+                    received=describe_value(idempotency_key),
+                ), True
+            case st.Gone():
+                return self._not_found(knowledge_base_id, article_id), True
+            case st.Conflict(current_us=current_us):
+                current = format_version(current_us)
+                return _error(
+                    "version_conflict",
+                    f"Version conflict: {article_id} is now at version {current}, not "
+                    f"{expected_version}; it changed after your read and nothing was written. "
+                    "Re-read it with read_knowledge_article, re-apply your change to the "
+                    f"current content, and edit again with expected_version={current}.",
+                    argument="expected_version",
+                    received=expected_version,
+                    current_version=current,
+                    what_to_do="re-read, re-apply the change, retry with the current version",
+                ), True
+        raise AssertionError(f"unhandled edit outcome {outcome!r}")
+
+    def _poll_resource_events(
+        self,
+        resource_type: str,
+        resource_id: str,
+        after_sequence: int = 0,
+        limit: int = DEFAULT_POLL_LIMIT,
+    ) -> tuple[Structured, bool]:
+        if resource_type != KB_RESOURCE_TYPE:
+            known = resource_type in RESOURCE_TYPES
+            return _error(
+                "resource_type_not_simulated" if known else "invalid_argument",
+                f"resource_type {resource_type!r} "
+                + (
+                    "exists on the real server but is not simulated here. "
+                    if known
+                    else f"is not one of: {', '.join(RESOURCE_TYPES)}. "
+                )
+                + f"Poll resource_type={KB_RESOURCE_TYPE!r} with a granted knowledge base id.",
+                argument="resource_type",
+                received=describe_value(resource_type),
+                allowed=KB_RESOURCE_TYPE,
+            ), True
+        if refusal := self._kb_refusal(resource_id, "resource_id"):
+            return refusal, True
+        page = self.server.store.events_after(resource_id, after_sequence, limit)
+        head = page.head_sequence
+        if after_sequence > head:
+            return _error(
+                "sequence_ahead_of_log",
+                f"after_sequence {after_sequence} is beyond the log's head {head}; it cannot "
+                f"come from this knowledge base. Re-read what you cite, then resume with "
+                f"after_sequence={head}.",
+                argument="after_sequence",
+                received=after_sequence,
+                head_sequence=head,
+            ), True
+        if after_sequence < page.oldest_sequence - 1:
+            return _error(
+                "history_trimmed",
+                f"Events {after_sequence + 1} to {page.oldest_sequence - 1} were trimmed from "
+                f"the log; the oldest kept is {page.oldest_sequence} and the head is {head}. "
+                "Changes in that gap cannot be listed: re-read every article you cite, then "
+                f"resume with after_sequence={head}.",
+                argument="after_sequence",
+                received=after_sequence,
+                oldest_available_sequence=page.oldest_sequence,
+                head_sequence=head,
+            ), True
+        events = page.events
+        next_after = events[-1].sequence if events else after_sequence
+        has_more = next_after < head
+        tail = "more wait: call again with it now." if has_more else "no more pages."
+        return {
+            "resource_type": resource_type,
+            "resource_id": resource_id,
+            "events": [
+                {
+                    "sequence": e.sequence,
+                    "type": e.type,
+                    "article_id": e.article_id,
+                    "updated_at": format_version(e.updated_us),
+                }
+                for e in events
+            ],
+            "next_after_sequence": next_after,
+            "has_more": has_more,
+            "head_sequence": head,
+            "message": (
+                f"{len(events)} events after sequence {after_sequence}; resume with "
+                f"after_sequence={next_after}; {tail}"
+            ),
+        }, not events
+
+    def _not_found(self, kb_id: str, article_id: str) -> Structured:
+        return _error(
+            "article_not_found",
+            f"No published article {article_id!r} in knowledge base {kb_id!r}: it may have "
+            "been unpublished, or never existed. Treat citations of it as gone; search again "
+            "for a current article.",
+            argument="article_id",
+            received=article_id,
+        )
