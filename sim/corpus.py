@@ -1,0 +1,300 @@
+"""A synthetic help-centre corpus in which search means something.
+
+Each article is one task: a verb, an object from a topic, and a place in the
+product ("How to export the invoice PDF in the web app"). A customer's question
+names the task of its target article, so the KB's real bm25 search ranks the
+target first and a related article (same object or same verb and place) second.
+Popularity rank is drawn independently of topic. Human edits keep the task's key
+words, so the question still finds the article after it is edited or renamed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+TOPICS: dict[str, tuple[str, ...]] = {
+    "billing": (
+        "invoice PDF",
+        "payment method",
+        "billing address",
+        "refund request",
+        "tax ID",
+        "subscription plan",
+    ),
+    "accounts": (
+        "password",
+        "two-factor login",
+        "email address",
+        "profile photo",
+        "account owner",
+        "single sign-on",
+    ),
+    "team": (
+        "team member",
+        "guest access",
+        "user role",
+        "invitation link",
+        "seat count",
+        "department group",
+    ),
+    "data": (
+        "CSV export",
+        "data backup",
+        "import template",
+        "archive folder",
+        "retention policy",
+        "audit log",
+    ),
+    "notifications": (
+        "email digest",
+        "push alert",
+        "mention notice",
+        "quiet hours",
+        "webhook endpoint",
+        "alert rule",
+    ),
+    "calendar": (
+        "meeting invite",
+        "shared calendar",
+        "time zone",
+        "recurring event",
+        "room booking",
+        "availability slot",
+    ),
+    "projects": (
+        "project template",
+        "task board",
+        "milestone",
+        "due date",
+        "task label",
+        "project owner",
+    ),
+    "documents": (
+        "shared note",
+        "page history",
+        "file attachment",
+        "document link",
+        "page template",
+        "comment thread",
+    ),
+    "integrations": (
+        "API token",
+        "Slack channel",
+        "Zapier flow",
+        "OAuth app",
+        "sync job",
+        "Git repository",
+    ),
+    "security": (
+        "session timeout",
+        "IP allowlist",
+        "security key",
+        "device list",
+        "encryption key",
+        "login alert",
+    ),
+    "reports": (
+        "usage report",
+        "sales dashboard",
+        "chart widget",
+        "report schedule",
+        "KPI target",
+        "filter preset",
+    ),
+    "support": (
+        "support ticket",
+        "chat widget",
+        "help article",
+        "canned reply",
+        "ticket priority",
+        "SLA timer",
+    ),
+}
+VERBS: tuple[tuple[str, str], ...] = (
+    ("set up", "setting up"),
+    ("change", "changing"),
+    ("delete", "deleting"),
+    ("export", "exporting"),
+    ("restore", "restoring"),
+    ("share", "sharing"),
+    ("rename", "renaming"),
+    ("disable", "disabling"),
+    ("reset", "resetting"),
+    ("move", "moving"),
+    ("find", "finding"),
+    ("update", "updating"),
+    ("copy", "copying"),
+    ("lock", "locking"),
+    ("merge", "merging"),
+    ("verify", "verifying"),
+    ("schedule", "scheduling"),
+    ("limit", "limiting"),
+    ("transfer", "transferring"),
+    ("troubleshoot", "troubleshooting"),
+)
+PLACES = (
+    "web app",
+    "desktop app",
+    "iOS app",
+    "Android app",
+    "admin console",
+    "public API",
+    "browser extension",
+    "Outlook add-in",
+    "Teams app",
+    "command line",
+    "partner portal",
+    "mobile web",
+    "kiosk mode",
+    "sandbox workspace",
+    "enterprise plan",
+    "starter plan",
+    "EU region",
+    "US region",
+    "offline mode",
+    "beta channel",
+    "Mac app",
+    "Windows app",
+    "Linux app",
+    "Chrome app",
+    "Safari app",
+    "Gmail add-on",
+    "Zoom app",
+    "tablet app",
+    "watch app",
+    "education plan",
+)
+_TITLES = (
+    "How to {verb} the {obj} in the {place}",
+    "{Gerund} the {obj} in the {place}",
+    "{Obj} in the {place}: {gerund} it",
+    "{Place}: {verb} the {obj} step by step",
+    "Guide to {gerund} the {obj} ({place})",
+)
+_ROLES = ("admin", "owner", "editor", "billing manager", "workspace admin")
+_SECTIONS = ("Settings", "the sidebar", "the account menu", "the Admin page", "the toolbar")
+_SYMPTOMS = (
+    "an error banner",
+    "a spinning icon",
+    "an old value",
+    "a permission warning",
+    "a blank page",
+    "a sync delay",
+)
+_SENTENCES = (
+    "You need {role} permissions to {verb} the {obj}.",
+    "Open {section}, pick the {obj} and choose the option you need.",
+    "If you see {symptom}, reload the {place} and try again.",
+    "Changes to the {obj} reach every member of the workspace within a few minutes.",
+    "The {place} keeps a record of who changed the {obj} and when.",
+    "Contact support with a screenshot if the {obj} still shows {symptom}.",
+    "In the {place}, {topic} settings are under {section}.",
+    "Ask your {role} if the option to {verb} the {obj} is greyed out.",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ArticleSpec:
+    article_id: str
+    topic: str
+    verb: str
+    gerund: str
+    obj: str
+    place: str
+    title: str
+    content: str
+
+    @property
+    def query(self) -> str:
+        """What a customer types about this article's task."""
+        return f"how do I {self.verb} the {self.obj} in the {self.place}"
+
+
+def _fill(template: str, spec: ArticleSpec | dict[str, str], u: np.ndarray) -> str:
+    """Fill a template; u holds 3 uniforms that pick role, section and symptom."""
+    d = (
+        spec
+        if isinstance(spec, dict)
+        else {
+            "verb": spec.verb,
+            "gerund": spec.gerund,
+            "obj": spec.obj,
+            "place": spec.place,
+            "topic": spec.topic,
+        }
+    )
+    words = {
+        **d,
+        "Verb": d["verb"].capitalize(),
+        "Gerund": d["gerund"].capitalize(),
+        "Obj": d["obj"][0].upper() + d["obj"][1:],
+        "Place": d["place"][0].upper() + d["place"][1:],
+        "role": _ROLES[int(u[0] * len(_ROLES))],
+        "section": _SECTIONS[int(u[1] * len(_SECTIONS))],
+        "symptom": _SYMPTOMS[int(u[2] * len(_SYMPTOMS))],
+    }
+    return template.format(**words)
+
+
+def title_for(spec: ArticleSpec | dict[str, str], revision: int) -> str:
+    return _fill(_TITLES[revision % len(_TITLES)], spec, np.zeros(3))
+
+
+def _body(d: dict[str, str], rng: np.random.Generator) -> str:
+    lead = _fill("This article explains how to {verb} the {obj} in the {place}.", d, np.zeros(3))
+    picks = rng.choice(len(_SENTENCES), size=int(rng.integers(4, 7)), replace=False)
+    return "\n\n".join([lead, *(_fill(_SENTENCES[i], d, rng.random(3)) for i in picks)])
+
+
+def build_corpus(n_articles: int, rng: np.random.Generator) -> list[ArticleSpec]:
+    """n distinct tasks drawn without replacement; ids art-00001.. in draw order."""
+    objects = [(topic, obj) for topic, objs in TOPICS.items() for obj in objs]
+    tasks = list(itertools.product(range(len(objects)), range(len(VERBS)), range(len(PLACES))))
+    if n_articles > len(tasks):
+        raise ValueError(f"n_articles: at most {len(tasks)} distinct tasks; got {n_articles}")
+    chosen = rng.choice(len(tasks), size=n_articles, replace=False)
+    specs = []
+    width = max(5, len(str(n_articles)))
+    for i, t in enumerate(chosen):
+        o, v, p = tasks[t]
+        topic, obj = objects[o]
+        d = {
+            "verb": VERBS[v][0],
+            "gerund": VERBS[v][1],
+            "obj": obj,
+            "place": PLACES[p],
+            "topic": topic,
+        }
+        specs.append(
+            ArticleSpec(
+                f"art-{i + 1:0{width}d}",
+                topic,
+                d["verb"],
+                d["gerund"],
+                obj,
+                d["place"],
+                title_for(d, 0),
+                _body(d, rng),
+            )
+        )
+    return specs
+
+
+EDIT_UNIFORMS = 6
+"""Uniforms one body edit consumes, whatever the content: a fixed draw per save keeps the
+humans' stream aligned when the agent's edits change what the humans edit."""
+
+
+def edited_body(spec: ArticleSpec, content: str, u: np.ndarray) -> str:
+    """A human body edit: one paragraph after the lead is rewritten, or one is added."""
+    paragraphs = content.split("\n\n")
+    new = _fill(_SENTENCES[int(u[0] * len(_SENTENCES))], spec, u[1:4])
+    new += f" (Reviewed: step {2 + int(u[4] * 7)} clarified.)"
+    if len(paragraphs) > 1 and u[5] < 0.7:
+        paragraphs[1 + int(u[5] / 0.7 * (len(paragraphs) - 1))] = new
+    else:
+        paragraphs.append(new)
+    return "\n\n".join(paragraphs[:10])

@@ -1,0 +1,189 @@
+"""The hourly checker: three ways to find out which held citations went stale.
+
+Each method is its own client session, so its cost is read off the call log.
+Checks take no simulated time: each is a snapshot that the ground-truth oracle
+judges at the same instant, and an id-based method that disagrees with it stops
+the run, because that is a bug, not a result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import simpy
+
+from sim.kb.calllog import ToolCall
+from sim.kb.tools import DEFAULT_POLL_LIMIT, KB_RESOURCE_TYPE, KBServer, Session
+from sim.model.agent import HeldCitation, Proc
+from sim.model.oracle import GroundTruthOracle
+from sim.model.records import CheckRecord
+from sim.params import Params
+
+METHODS = ("title_only", "reread", "poll")
+
+
+class GroundTruthMismatch(AssertionError):
+    """An id-based check disagreed with the oracle."""
+
+
+class Checker:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        server: KBServer,
+        kb_id: str,
+        citations: list[HeldCitation],
+        oracle: GroundTruthOracle,
+        params: Params,
+        seed: int,
+        out: list[CheckRecord],
+    ) -> None:
+        self.env = env
+        self.server = server
+        self.kb_id = kb_id
+        self.citations = citations
+        self.oracle = oracle
+        self.params = params
+        self.seed = seed
+        self.out = out
+        self.sessions = {m: server.connect(f"checker-{m}", [kb_id]) for m in METHODS}
+        self.cursor: int | None = None
+        self.poll_status: list[str] = []
+
+    def run(self) -> Proc:
+        for k in range(1, self.params.n_checks + 1):
+            yield self.env.timeout(k * self.params.check_interval_s - self.env.now)
+            self.check(k)
+
+    def check(self, k: int) -> None:
+        held = list(self.citations)
+        truth = [self.oracle.status(c.article_id, c.version, c.title) for c in held]
+        status = [s for s, _ in truth]
+        self._record(k, "truth", held, truth, status, [])
+        methods: dict[str, Callable[[list[HeldCitation]], list[str]]] = {
+            "title_only": self._title_only,
+            "reread": self._reread,
+            "poll": self._poll,
+        }
+        for name, method in methods.items():
+            start = len(self.server.log)
+            found = method(held)
+            if name != "title_only" and found != status:
+                wrong = [i for i, (a, b) in enumerate(zip(found, status, strict=True)) if a != b]
+                raise GroundTruthMismatch(
+                    f"seed {self.seed}, check {k}: {name} disagrees with ground truth on "
+                    f"citations {wrong[:10]}"
+                )
+            self._record(k, name, held, truth, found, self.server.log.records[start:])
+
+    # -- the three methods ------------------------------------------------------
+    def _title_only(self, held: list[HeldCitation]) -> list[str]:
+        """Search each kept title; a citation whose title no hit carries is flagged."""
+        session = self.sessions["title_only"]
+        found: dict[str, bool] = {}
+        for title in dict.fromkeys(c.title for c in held):
+            r = session.call(
+                "search_knowledge_base",
+                {
+                    "knowledge_base_id": self.kb_id,
+                    "query": title[:200],
+                    "limit": self.params.title_check_limit,
+                },
+            )
+            found[title] = any(h["title"] == title for h in r.structured.get("hits", []))
+        return ["fresh" if found[c.title] else "changed" for c in held]
+
+    def _read_versions(self, session: Session, article_ids: list[str]) -> dict[str, str | None]:
+        current: dict[str, str | None] = {}
+        for a in article_ids:
+            r = session.call(
+                "read_knowledge_article", {"knowledge_base_id": self.kb_id, "article_id": a}
+            )
+            if r.is_error and r.structured["error"]["code"] != "article_not_found":
+                raise RuntimeError(f"checker read refused unexpectedly: {r.text}")
+            current[a] = None if r.is_error else r.structured["updated_at"]
+        return current
+
+    @staticmethod
+    def _compare(c: HeldCitation, current: str | None) -> str:
+        if current is None:
+            return "gone"
+        return "fresh" if current == c.version else "stale"
+
+    def _reread(self, held: list[HeldCitation]) -> list[str]:
+        """Read every cited article, compare versions."""
+        current = self._read_versions(
+            self.sessions["reread"], list(dict.fromkeys(c.article_id for c in held))
+        )
+        return [self._compare(c, current[c.article_id]) for c in held]
+
+    def _poll(self, held: list[HeldCitation]) -> list[str]:
+        """Page through the events since the last check; re-read only cited articles in them."""
+        if not held:
+            return []
+        session = self.sessions["poll"]
+        if self.cursor is None:
+            self.cursor = min(c.event_sequence for c in held)
+        changed: set[str] = set()
+        while True:
+            r = session.call(
+                "poll_resource_events",
+                {
+                    "resource_type": KB_RESOURCE_TYPE,
+                    "resource_id": self.kb_id,
+                    "after_sequence": self.cursor,
+                    "limit": DEFAULT_POLL_LIMIT,
+                },
+            )
+            if r.is_error:
+                raise RuntimeError(f"checker poll refused unexpectedly: {r.text}")
+            changed.update(e["article_id"] for e in r.structured["events"])
+            self.cursor = r.structured["next_after_sequence"]
+            if not r.structured["has_more"]:
+                break
+        cited = [a for a in dict.fromkeys(c.article_id for c in held) if a in changed]
+        current = self._read_versions(session, cited)
+        previous = self.poll_status + ["fresh"] * (len(held) - len(self.poll_status))
+        self.poll_status = [
+            self._compare(c, current[c.article_id]) if c.article_id in current else prev
+            for c, prev in zip(held, previous, strict=True)
+        ]
+        return list(self.poll_status)
+
+    def _record(
+        self,
+        k: int,
+        method: str,
+        held: list[HeldCitation],
+        truth: list[tuple[str, str]],
+        found: list[str],
+        calls: list[ToolCall],
+    ) -> None:
+        def count(pred: Callable[[str, str, str], bool]) -> int:
+            return sum(pred(f, s, kind) for f, (s, kind) in zip(found, truth, strict=True))
+
+        self.out.append(
+            CheckRecord(
+                seed=self.seed,
+                save_popularity=self.params.save_popularity,
+                check=k,
+                t_s=self.env.now,
+                method=method,
+                citations=len(held),
+                flagged=count(lambda f, s, kind: f != "fresh"),
+                flagged_gone=count(lambda f, s, kind: f == "gone"),
+                caught=count(lambda f, s, kind: f != "fresh" and s != "fresh"),
+                missed=count(lambda f, s, kind: f == "fresh" and s != "fresh"),
+                false_alarms=count(lambda f, s, kind: f != "fresh" and s == "fresh"),
+                caught_body=count(lambda f, s, kind: f != "fresh" and kind == "body"),
+                caught_title=count(lambda f, s, kind: f != "fresh" and kind == "title"),
+                caught_gone=count(lambda f, s, kind: f != "fresh" and kind == "gone"),
+                truth_body=sum(kind == "body" for _, kind in truth),
+                truth_title=sum(kind == "title" for _, kind in truth),
+                truth_gone=sum(kind == "gone" for _, kind in truth),
+                calls=len(calls),
+                poll_calls=sum(c.tool == "poll_resource_events" for c in calls),
+                articles_reread=sum(c.tool == "read_knowledge_article" for c in calls),
+                result_chars=sum(c.result_chars for c in calls),
+            )
+        )

@@ -1,0 +1,165 @@
+"""One simulated working day: wires the processes and returns its records.
+
+Params -> corpus and random streams -> SimPy day (humans, customers, agent,
+checker, delayed editor) -> KB tools -> call log and records. No printing, no
+files: reporting turns the records into files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import simpy
+
+from sim import rng
+from sim.corpus import ArticleSpec, build_corpus
+from sim.kb.calllog import ToolCall
+from sim.kb.store import KBStore
+from sim.kb.tools import KBServer
+from sim.kb.versions import us_from_datetime
+from sim.model.agent import HeldCitation, Proc, ScriptedAgent
+from sim.model.checker import Checker
+from sim.model.humans import human_editors
+from sim.model.oracle import GroundTruthOracle
+from sim.model.records import CheckRecord, CitationRecord, DayRecord, EditRecord, SaveRecord
+from sim.model.schedule import DaySchedule, draw_schedule
+from sim.params import Params
+
+KB_ID = "kb-support"
+DAY_START_US = us_from_datetime(datetime(2026, 11, 9, 9, 0, tzinfo=UTC))
+"""09:00 UTC on a Monday: simulated time 0 as a version timestamp."""
+
+
+@dataclass
+class DayResult:
+    params: Params
+    seed: int
+    day: DayRecord | None = None
+    citations: list[CitationRecord] = field(default_factory=list)
+    checks: list[CheckRecord] = field(default_factory=list)
+    edits: list[EditRecord] = field(default_factory=list)
+    saves: list[SaveRecord] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+
+
+class _Day:
+    def __init__(self, params: Params, seed: int) -> None:
+        self.params = params
+        self.seed = seed
+        self.result = DayResult(params, seed)
+        streams = rng.streams(seed)
+        self.specs: list[ArticleSpec] = build_corpus(params.n_articles, streams["corpus"])
+        self.schedule: DaySchedule = draw_schedule(params, streams)
+        self.env = simpy.Environment()
+        clock = self.clock
+        self.store = KBStore(clock)
+        self.store.create_kb(KB_ID)
+        self.store.create_articles(KB_ID, ((a.article_id, a.title, a.content) for a in self.specs))
+        self.server = KBServer(self.store, clock)
+        self.oracle = GroundTruthOracle(self.store, KB_ID)
+        self.agent = ScriptedAgent(
+            self.env, self.server.connect("agent", [KB_ID]), KB_ID, params.tool_latency_s
+        )
+        self.final: dict[tuple[int, int], tuple[str, str]] = {}
+
+    def clock(self) -> int:
+        return DAY_START_US + round(self.env.now * 1_000_000)
+
+    def customer(self, answer: int, target: int) -> Proc:
+        spec = self.specs[target]
+        held = yield from self.agent.answer(
+            answer, spec.article_id, spec.query, self.params.citations_per_answer
+        )
+        if self.params.agent_edits and held:
+            delays = self.params.edit_delays_s
+            record = yield from self.agent.delayed_edit(
+                self.seed,
+                held[0],
+                delays[answer % len(delays)],
+                self.params.max_edit_attempts,
+                self.oracle,
+            )
+            self.result.edits.append(record)
+
+    def customers(self) -> Proc:
+        s = self.schedule
+        for answer, (t, target) in enumerate(zip(s.question_s, s.question_targets, strict=True)):
+            yield self.env.timeout(t - self.env.now)
+            self.env.process(self.customer(answer, int(target)))
+
+    def day_end(self) -> Proc:
+        yield self.env.timeout(self.params.day_s)
+        for c in self.agent.citations:
+            self.final[(c.answer, c.slot)] = self.oracle.status(c.article_id, c.version, c.title)
+        s = self.schedule
+        top10 = set(int(i) for i in s.question_rank.argsort()[:10])
+        self.result.day = DayRecord(
+            seed=self.seed,
+            save_popularity=self.params.save_popularity,
+            agent_edits=self.params.agent_edits,
+            questions=len(s.question_targets),
+            questions_top10=sum(int(t) in top10 for t in s.question_targets),
+            saves=len(s.save_targets),
+            saves_top10=sum(int(t) in top10 for t in s.save_targets),
+            unpublished_at_end=self.oracle.unpublished_count([a.article_id for a in self.specs]),
+            events=self.oracle.head_sequence(),
+        )
+
+    def citation_record(self, c: HeldCitation) -> CitationRecord:
+        status, kind = self.final[(c.answer, c.slot)]
+        index = int(c.article_id.split("-")[1]) - 1
+        return CitationRecord(
+            seed=self.seed,
+            save_popularity=self.params.save_popularity,
+            answer=c.answer,
+            slot=c.slot,
+            question_article=c.question_article,
+            article_id=c.article_id,
+            article_rank=int(self.schedule.question_rank[index]) + 1,
+            read_s=c.read_s,
+            version=c.version,
+            title=c.title,
+            event_sequence=c.event_sequence,
+            final_status=status,
+            final_kind=kind,
+        )
+
+    def run(self) -> DayResult:
+        p, r = self.params, self.result
+        self.env.process(
+            human_editors(
+                self.env,
+                self.store,
+                KB_ID,
+                self.specs,
+                self.schedule,
+                self.seed,
+                p.save_popularity,
+                r.saves,
+            )
+        )
+        self.env.process(self.customers())
+        self.env.process(self.day_end())
+        if p.run_checker:
+            checker = Checker(
+                self.env,
+                self.server,
+                KB_ID,
+                self.agent.citations,
+                self.oracle,
+                p,
+                self.seed,
+                r.checks,
+            )
+            self.env.process(checker.run())
+        self.env.run()
+        r.citations = [self.citation_record(c) for c in self.agent.citations]
+        r.edits.sort(key=lambda e: e.answer)
+        r.calls = self.server.log.records
+        return r
+
+
+def run_day(params: Params, seed: int) -> DayResult:
+    """Simulate one day for one seed; same (params, seed), same records."""
+    return _Day(params, seed).run()

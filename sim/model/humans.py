@@ -1,0 +1,60 @@
+"""The human side: editors saving articles through the KB editor app (not the tools).
+
+An unpublished article stays unpublished for the rest of the day; a save drawn
+for it edits its draft (an event, but invisible to search and read), and an
+unpublish drawn for it does the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import simpy
+
+from sim.corpus import ArticleSpec, edited_body, title_for
+from sim.kb.store import KBStore
+from sim.model.records import SaveRecord
+from sim.model.schedule import SAVE_KINDS, DaySchedule
+
+
+def human_editors(
+    env: simpy.Environment,
+    store: KBStore,
+    kb_id: str,
+    specs: list[ArticleSpec],
+    schedule: DaySchedule,
+    seed: int,
+    popularity: str,
+    out: list[SaveRecord],
+) -> Generator[simpy.Event, None, None]:
+    title_revision = [0] * len(specs)
+    for t, target, kind, u in zip(
+        schedule.save_s,
+        schedule.save_targets,
+        schedule.save_kinds,
+        schedule.save_uniforms,
+        strict=True,
+    ):
+        yield env.timeout(t - env.now)
+        spec = specs[target]
+        current = store.article_state(kb_id, spec.article_id)
+        drawn = SAVE_KINDS[kind]
+        if not current.published:
+            effect = "draft"
+            store.save(kb_id, spec.article_id, edited_body(spec, current.content, u))
+        elif drawn == "unpublish":
+            effect = "unpublish"
+            store.set_published(kb_id, spec.article_id, False)
+        elif drawn == "title":
+            effect = "title"
+            title_revision[target] += 1
+            store.save(
+                kb_id,
+                spec.article_id,
+                edited_body(spec, current.content, u),
+                title=title_for(spec, title_revision[target]),
+            )
+        else:
+            effect = "body"
+            store.save(kb_id, spec.article_id, edited_body(spec, current.content, u))
+        out.append(SaveRecord(seed, popularity, float(t), spec.article_id, drawn, effect))

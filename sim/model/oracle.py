@@ -1,0 +1,40 @@
+"""The ground-truth oracle: the only model code that reads the store directly.
+
+It sees drafts and who wrote each event, which no tool reveals; the checks are
+judged against it and never use it.
+"""
+
+from __future__ import annotations
+
+from sim.kb.store import KBStore
+from sim.kb.versions import parse_version
+
+
+class GroundTruthOracle:
+    def __init__(self, store: KBStore, kb_id: str) -> None:
+        self._store = store
+        self._kb_id = kb_id
+
+    def status(self, article_id: str, cited_version: str, cited_title: str) -> tuple[str, str]:
+        """(status, kind): ('fresh', ''), ('stale', 'body' | 'title') or ('gone', 'gone')."""
+        a = self._store.article_state(self._kb_id, article_id)
+        if not a.published:
+            return "gone", "gone"
+        if a.updated_us > parse_version(cited_version):
+            return "stale", "title" if a.title != cited_title else "body"
+        return "fresh", ""
+
+    def writers_since(self, article_id: str, cited_version: str) -> set[str]:
+        """Actors ('human', 'agent') of the saves of this article after the cited version."""
+        since = parse_version(cited_version)
+        return {
+            e.actor
+            for e in self._store.all_events(self._kb_id)
+            if e.article_id == article_id and e.updated_us > since
+        }
+
+    def head_sequence(self) -> int:
+        return self._store.head_sequence(self._kb_id)
+
+    def unpublished_count(self, article_ids: list[str]) -> int:
+        return sum(not self._store.article_state(self._kb_id, a).published for a in article_ids)

@@ -1,0 +1,108 @@
+"""Tidy result records: one row per citation, check, edit, save, day.
+
+Flat dataclasses of scalars, so a list of them is a DataFrame directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class CitationRecord:
+    seed: int
+    save_popularity: str
+    answer: int
+    slot: int
+    """0 for the top hit, 1 for the second, ..."""
+    question_article: str
+    """The article the customer's question was about."""
+    article_id: str
+    article_rank: int
+    """Popularity rank of the cited article among questions, 1 = most asked."""
+    read_s: float
+    version: str
+    title: str
+    event_sequence: int
+    final_status: str
+    """'fresh', 'stale' or 'gone' at the end of the day (ground truth)."""
+    final_kind: str
+    """For stale: 'body' or 'title' (title differs from the cited one); 'gone'; '' if fresh."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRecord:
+    seed: int
+    save_popularity: str
+    check: int
+    t_s: float
+    method: str
+    """'title_only', 'reread', 'poll', or 'truth' (the ground-truth oracle)."""
+    citations: int
+    flagged: int
+    """Citations the method reports as changed or gone."""
+    flagged_gone: int
+    caught: int
+    """Flagged and truly stale or gone."""
+    missed: int
+    false_alarms: int
+    caught_body: int
+    caught_title: int
+    caught_gone: int
+    truth_body: int
+    truth_title: int
+    truth_gone: int
+    calls: int
+    """Tool calls the method made in this check, from the call log."""
+    poll_calls: int
+    articles_reread: int
+    result_chars: int
+    """Characters of all results the method received in this check, from the call log."""
+
+
+@dataclass(frozen=True, slots=True)
+class EditRecord:
+    seed: int
+    answer: int
+    article_id: str
+    delay_s: float
+    read_s: float
+    edit_s: float
+    first_outcome: str
+    """'ok', 'conflict' or 'gone' for the first try with the citation's version."""
+    conflict_cause: str
+    """For a conflict: 'human' if a human saved since the read, else 'agent'; '' otherwise."""
+    human_save_in_window: bool
+    """Ground truth: a human saved or unpublished the article between read and first try."""
+    attempts: int
+    final_outcome: str
+    """'ok', 'gone', or 'gave_up' after max_edit_attempts conflicts."""
+    replay_matched: bool
+    """The same call sent again returned the first result, marked as a replay."""
+    replay_new_events: int
+
+
+@dataclass(frozen=True, slots=True)
+class SaveRecord:
+    seed: int
+    save_popularity: str
+    t_s: float
+    article_id: str
+    drawn: str
+    """'body', 'title' or 'unpublish': what the mix drew."""
+    effect: str
+    """What it did: 'body', 'title', 'unpublish', or 'draft' (an edit of an unpublished article)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DayRecord:
+    seed: int
+    save_popularity: str
+    agent_edits: bool
+    questions: int
+    questions_top10: int
+    saves: int
+    saves_top10: int
+    """Saves on the 10 articles most popular among questions."""
+    unpublished_at_end: int
+    events: int

@@ -1,0 +1,109 @@
+"""Every knob of the simulated day, in one frozen, validated dataclass.
+
+Defaults are the write-up's day. Vary it with ``dataclasses.replace``; a bad
+value raises ``ValueError`` on construction, naming the field, what it accepts
+and what it got.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Literal
+
+HOUR_S = 3600.0
+LADDER_S = (5.0, 600.0, 3600.0, 4 * 3600.0)
+
+
+@dataclass(frozen=True)
+class Params:
+    n_articles: int = 400
+    """Articles in the knowledge base, all published at the start of the day."""
+    n_questions: int = 120
+    """Customer questions in the day (the mean, with ``arrivals='poisson'``)."""
+    n_saves: int = 300
+    """Human saves in the day (the mean, with ``arrivals='poisson'``)."""
+    day_s: float = 8 * HOUR_S
+    """Length of the working day in seconds; questions and saves fall inside it."""
+    zipf_s: float = 0.9
+    """Zipf exponent of article popularity; 0 is uniform."""
+    save_popularity: Literal["zipf", "even"] = "zipf"
+    """'zipf': saves follow popularity; 'even': the control, saves spread uniformly."""
+    edit_follows_questions: float = 1.0
+    """1: saves use the questions' popularity ranking (the write-up); 0: an independent
+    ranking of the same Zipf shape; in between: a mixture of the two."""
+    save_mix: tuple[float, float, float] = (0.85, 0.10, 0.05)
+    """Shares of saves that edit the body, edit body and title, unpublish."""
+    citations_per_answer: int = 2
+    """Top search hits the agent reads and cites per question."""
+    check_interval_s: float = HOUR_S
+    """Seconds between the checker's rounds over every citation held so far."""
+    run_checker: bool = True
+    """Run the hourly checks (the staleness experiment)."""
+    agent_edits: bool = False
+    """After each answer, edit the first cited article after a delay (the CAS experiment)."""
+    edit_delays_s: tuple[float, ...] = LADDER_S
+    """Delays in seconds, assigned round-robin by answer index."""
+    max_edit_attempts: int = 5
+    """Attempts per agent edit (first try plus re-read-and-retry) before giving up."""
+    arrivals: Literal["uniform", "poisson"] = "uniform"
+    """'uniform': exactly n_questions and n_saves at independent uniform times (a Poisson
+    process conditioned on its count); 'poisson': Poisson counts with those means."""
+    tool_latency_s: float = 0.0
+    """Simulated seconds each tool call takes."""
+    title_check_limit: int = 5
+    """Hits the title-only check asks for when it searches a kept title."""
+
+    def __post_init__(self) -> None:
+        def bad(name: str, allowed: str) -> ValueError:
+            return ValueError(
+                f"Params.{name}: expected {allowed}; received {getattr(self, name)!r}"
+            )
+
+        for name in (
+            "n_articles",
+            "n_questions",
+            "citations_per_answer",
+            "max_edit_attempts",
+            "title_check_limit",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise bad(name, "an integer of 1 or more")
+        if isinstance(self.n_saves, bool) or not isinstance(self.n_saves, int) or self.n_saves < 0:
+            raise bad("n_saves", "an integer of 0 or more")
+        for name in ("day_s", "check_interval_s"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+                raise bad(name, "a finite number of seconds above 0")
+        if not 0 <= self.tool_latency_s < math.inf:
+            raise bad("tool_latency_s", "a finite number of seconds, 0 or more")
+        if not 0 <= self.zipf_s < math.inf:
+            raise bad("zipf_s", "a finite exponent of 0 or more")
+        if not 0 <= self.edit_follows_questions <= 1:
+            raise bad("edit_follows_questions", "a number from 0 to 1")
+        if self.save_popularity not in ("zipf", "even"):
+            raise bad("save_popularity", "'zipf' or 'even'")
+        if self.arrivals not in ("uniform", "poisson"):
+            raise bad("arrivals", "'uniform' or 'poisson'")
+        if (
+            len(self.save_mix) != 3
+            or any(not 0 <= x <= 1 for x in self.save_mix)
+            or not math.isclose(sum(self.save_mix), 1.0, abs_tol=1e-9)
+        ):
+            raise bad("save_mix", "three shares from 0 to 1 (body, title, unpublish) summing to 1")
+        if not self.edit_delays_s or any(
+            not isinstance(d, int | float) or not 0 <= d < math.inf for d in self.edit_delays_s
+        ):
+            raise bad("edit_delays_s", "a non-empty tuple of finite delays in seconds, 0 or more")
+        if self.citations_per_answer > 20:
+            raise bad("citations_per_answer", "at most 20 (search_knowledge_base's limit)")
+        if self.title_check_limit > 20:
+            raise bad("title_check_limit", "at most 20 (search_knowledge_base's limit)")
+
+    @property
+    def n_checks(self) -> int:
+        return int(self.day_s // self.check_interval_s) if self.run_checker else 0
+
+    def as_dict(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
