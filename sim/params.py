@@ -7,6 +7,8 @@ and what it got.
 
 from __future__ import annotations
 
+import ast
+import inspect
 import math
 from dataclasses import dataclass, fields
 from typing import Literal
@@ -107,3 +109,18 @@ class Params:
 
     def as_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def param_docs() -> dict[str, str]:
+    """Each field's docstring, read from this module's source so the report cannot drift."""
+    tree = ast.parse(inspect.getsource(Params))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs = {}
+    for node, after in zip(body, body[1:], strict=False):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+        ):
+            docs[node.target.id] = " ".join(after.value.value.split())  # type: ignore[union-attr]
+    return docs

@@ -28,6 +28,10 @@ DEFAULT_POLL_LIMIT = 100
 KB_RESOURCE_TYPE = "knowledge_base"
 RESOURCE_TYPES = ("channel", "note", KB_RESOURCE_TYPE, "record", "session")
 _WORD = re.compile(r"\w+")
+# Words too common to rank by: left out of the FTS query, as most search engines do.
+STOPWORDS = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "so", "that", "the", "this", "to", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your"]
+)
 
 Structured = dict[str, Any]
 
@@ -56,9 +60,9 @@ def _citation(kb_id: str, article_id: str, version: str) -> Structured:
 
 
 def _fts_query(text: str) -> str:
-    """Free text to an FTS5 query: every word quoted (no operator injection), OR-ed."""
+    """Free text to an FTS5 query: each word but stopwords quoted (no operator injection), OR-ed."""
     words = dict.fromkeys(w.lower() for w in _WORD.findall(text))
-    return " OR ".join(f'"{w}"' for w in words)
+    return " OR ".join(f'"{w}"' for w in words if w not in STOPWORDS)
 
 
 class KBServer:

@@ -1,0 +1,136 @@
+"""The study's four runs per seed, over many seeds, on all local cores.
+
+Every seed runs the same day four ways: the staleness run (Zipf saves), the even
+control, the CAS run on the delay ladder, and the CAS run on the log-spaced
+delay curve. Random streams are per process, so the four see the same questions
+and, where the popularity is the same, the same human saves.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from sim.model.day import DayResult, run_day
+from sim.params import Params
+
+CURVE_DELAYS_S: tuple[float, ...] = tuple(float(d) for d in np.round(np.geomspace(1, 8 * 3600, 13)))
+"""13 log-spaced delays from 1 s to 8 h, whole seconds."""
+
+EXPERIMENTS = ("staleness", "control", "cas", "cas_curve")
+WRITEUP_SEEDS = [1, 2, 3, 4, 5]
+
+
+def experiment_params(base: Params, experiment: str) -> Params:
+    match experiment:
+        case "staleness":
+            return base
+        case "control":
+            return replace(base, save_popularity="even")
+        case "cas":
+            return replace(base, agent_edits=True, run_checker=False)
+        case "cas_curve":
+            return replace(base, agent_edits=True, run_checker=False, edit_delays_s=CURVE_DELAYS_S)
+    raise ValueError(f"experiment: expected one of {EXPERIMENTS}; received {experiment!r}")
+
+
+@dataclass
+class StudyFrames:
+    """All records of a set of runs, one tidy frame per record type."""
+
+    days: pd.DataFrame
+    citations: pd.DataFrame
+    checks: pd.DataFrame
+    edits: pd.DataFrame
+    saves: pd.DataFrame
+    calls: pd.DataFrame
+    """Tool calls counted per (experiment, seed, client, tool, outcome), with result chars."""
+
+    def seeds(self, seeds: list[int]) -> StudyFrames:
+        return StudyFrames(
+            *(f[f["seed"].isin(seeds)].reset_index(drop=True) for f in self.frames())
+        )
+
+    def frames(self) -> tuple[pd.DataFrame, ...]:
+        return (self.days, self.citations, self.checks, self.edits, self.saves, self.calls)
+
+
+def _rows(result: DayResult, experiment: str) -> dict[str, list[dict]]:
+    tag = {"experiment": experiment}
+    calls = Counter()
+    chars = Counter()
+    for c in result.calls:
+        key = (c.client_id, c.tool, c.outcome)
+        calls[key] += 1
+        chars[key] += c.result_chars
+    return {
+        "days": [{**tag, **asdict(result.day)}],
+        "citations": [{**tag, **asdict(r)} for r in result.citations],
+        "checks": [{**tag, **asdict(r)} for r in result.checks],
+        "edits": [{**tag, **asdict(r)} for r in result.edits],
+        "saves": [{**tag, **asdict(r)} for r in result.saves],
+        "calls": [
+            {
+                **tag,
+                "seed": result.seed,
+                "client_id": k[0],
+                "tool": k[1],
+                "outcome": k[2],
+                "calls": n,
+                "result_chars": chars[k],
+            }
+            for k, n in sorted(calls.items())
+        ],
+    }
+
+
+def run_seed(base: Params, seed: int, experiments: tuple[str, ...] = EXPERIMENTS) -> dict:
+    rows: dict[str, list[dict]] = {}
+    for experiment in experiments:
+        for name, part in _rows(
+            run_day(experiment_params(base, experiment), seed), experiment
+        ).items():
+            rows.setdefault(name, []).extend(part)
+    return rows
+
+
+def _run_seed_args(args: tuple[Params, int, tuple[str, ...]]) -> dict:
+    return run_seed(*args)
+
+
+def run_study(
+    base: Params,
+    seeds: list[int],
+    experiments: tuple[str, ...] = EXPERIMENTS,
+    workers: int | None = None,
+    progress: bool = True,
+) -> StudyFrames:
+    """Run every experiment for every seed; results do not depend on the worker count."""
+    workers = workers or os.cpu_count() or 1
+    jobs = [(base, s, experiments) for s in seeds]
+    if workers == 1 or len(seeds) == 1:
+        results = map(_run_seed_args, jobs)
+        pool = None
+    else:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        results = pool.map(_run_seed_args, jobs, chunksize=max(1, len(jobs) // (8 * workers)))
+    merged: dict[str, list[dict]] = {}
+    try:
+        for rows in tqdm(results, total=len(jobs), desc="seeds", unit="seed", disable=not progress):
+            for name, part in rows.items():
+                merged.setdefault(name, []).extend(part)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return StudyFrames(
+        *(
+            pd.DataFrame(merged.get(n, []))
+            for n in ("days", "citations", "checks", "edits", "saves", "calls")
+        )
+    )

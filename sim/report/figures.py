@@ -1,0 +1,137 @@
+"""The report's figures, drawn from the same tables that are written as CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+COLOURS = {
+    "zipf": "#c0392b",
+    "even": "#2c7fb8",
+    "title_only": "#7f7f7f",
+    "reread": "#d95f02",
+    "poll": "#1b9e77",
+}
+LABELS = {
+    "zipf": "Zipf saves (s = 0.9)",
+    "even": "even control",
+    "title_only": "title only",
+    "reread": "re-read every cited article",
+    "poll": "poll events, re-read changed",
+}
+
+
+def save(fig: Figure, path: Path) -> None:
+    # No timestamp or version in the file, so a rerun writes the same bytes where it can.
+    fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+
+
+def stale_over_day(t: pd.DataFrame) -> Figure:
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for pop, g in t.groupby("save_popularity"):
+        ax.plot(g["hour"], 100 * g["stale_share_mean"], color=COLOURS[pop], label=LABELS[pop])
+        ax.fill_between(
+            g["hour"],
+            100 * g["stale_share_ci_lo"],
+            100 * g["stale_share_ci_hi"],
+            color=COLOURS[pop],
+            alpha=0.2,
+        )
+        ax.plot(g["hour"], 100 * g["stale_share_seeds_1_5"], "o", color=COLOURS[pop], ms=4)
+    n = int(t["seeds"].max())
+    ax.set(
+        xlabel="time of day (hours since opening)",
+        ylabel="citations stale or gone (%)",
+        title=f"Citations held so far that are out of date\n(line: mean of {n} seeds, "
+        "band: 95 % CI; dots: seeds 1–5 pooled)",
+    )
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return fig
+
+
+def check_cost(checks: pd.DataFrame) -> Figure:
+    c = checks[(checks["method"] != "truth") & (checks["experiment"] == "staleness")]
+    mean = c.groupby(["method", "check"], as_index=False)[["calls", "result_chars", "t_s"]].mean()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    for method, g in mean.groupby("method"):
+        kw = {"color": COLOURS[method], "label": LABELS[method], "marker": "o", "ms": 3}
+        a1.plot(g["t_s"] / 3600, g["calls"], **kw)
+        a2.plot(g["t_s"] / 3600, g["result_chars"] / 1000, **kw)
+    a1.set(
+        xlabel="time of day (hours)",
+        ylabel="tool calls per check",
+        title="Calls per hourly check (Zipf day)",
+    )
+    a2.set(
+        xlabel="time of day (hours)",
+        ylabel="result size per check (thousand characters)",
+        title="Characters returned per hourly check",
+    )
+    for a in (a1, a2):
+        a.grid(alpha=0.3)
+        a.set_ylim(bottom=0)
+    a1.legend()
+    fig.suptitle(f"Mean over {c['seed'].nunique()} seeds, from the call log", fontsize=9)
+    return fig
+
+
+def cas_by_delay(curve: pd.DataFrame, ladder: pd.DataFrame) -> Figure:
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    x = curve["delay_s"]
+    ax.plot(
+        x,
+        100 * curve["rejected_share_all_seeds_mean"],
+        color="#6a3d9a",
+        label="rejected on first try (simulation)",
+    )
+    ax.fill_between(
+        x,
+        100 * curve["rejected_share_all_seeds_ci_lo"],
+        100 * curve["rejected_share_all_seeds_ci_hi"],
+        color="#6a3d9a",
+        alpha=0.2,
+        label="95 % CI over seeds",
+    )
+    ax.plot(
+        x,
+        100 * curve["human_save_in_window_share_all_seeds"],
+        ":",
+        color="#333333",
+        label="a human saved or unpublished in between (simulation)",
+    )
+    ax.plot(
+        x,
+        100 * curve["human_save_in_window_theory"],
+        "--",
+        color="#333333",
+        label="the same, closed form",
+    )
+    ax.plot(
+        ladder["delay_s"],
+        100 * ladder["rejected_share_all_seeds_mean"],
+        "D",
+        color="#e31a1c",
+        label="delay ladder 5 s, 10 min, 1 h, 4 h",
+    )
+    ax.set_xscale("log")
+    ticks = [1, 10, 60, 600, 3600, 4 * 3600, 8 * 3600]
+    ax.set_xticks(ticks, ["1 s", "10 s", "1 min", "10 min", "1 h", "4 h", "8 h"])
+    ax.set(
+        xlabel="delay between the read and the edit (log scale)",
+        ylabel="edits rejected (%)",
+        title=f"CAS edits with the citation's version, by delay ({int(curve['seeds'].max())} "
+        "seeds)",
+    )
+    ax.set_ylim(0, 100)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    return fig

@@ -1,0 +1,122 @@
+"""Headline quantities, one row per seed, from the study's record frames.
+
+'Stale' in the headline counts every citation whose article was saved after the
+read, including those unpublished since (gone): the write-up's 369 includes the
+unpublished ones, since its title-only check caught "title changes or unpublishes".
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from sim.experiments import StudyFrames
+from sim.params import LADDER_S
+
+
+def staleness_by_seed(citations: pd.DataFrame, prefix: str = "") -> pd.DataFrame:
+    c = citations.assign(stale=citations["final_status"] != "fresh")
+    per_answer = c.groupby(["seed", "answer"])["stale"].any()
+    out = pd.DataFrame(
+        {
+            "citations": c.groupby("seed").size(),
+            "stale": c.groupby("seed")["stale"].sum(),
+            "stale_body": c.groupby("seed")["final_kind"].apply(lambda k: (k == "body").sum()),
+            "stale_title": c.groupby("seed")["final_kind"].apply(lambda k: (k == "title").sum()),
+            "gone": c.groupby("seed")["final_kind"].apply(lambda k: (k == "gone").sum()),
+            "answers": per_answer.groupby("seed").size(),
+            "answers_with_stale": per_answer.groupby("seed").sum(),
+        }
+    )
+    out["stale_share"] = out["stale"] / out["citations"]
+    out["answers_with_stale_share"] = out["answers_with_stale"] / out["answers"]
+    return out.add_prefix(prefix)
+
+
+def checks_by_seed(checks: pd.DataFrame) -> pd.DataFrame:
+    final = checks[checks["check"] == checks.groupby("seed")["check"].transform("max")]
+    title = final[final["method"] == "title_only"].set_index("seed")
+    truth = final[final["method"] == "truth"].set_index("seed")
+    by = checks.set_index(["seed", "check", "method"])
+    truth_flags = by.xs("truth", level="method")["flagged"]
+    ids_equal = (
+        pd.concat(
+            [
+                (by.xs(m, level="method")["caught"] == truth_flags)
+                & (by.xs(m, level="method")["false_alarms"] == 0)
+                for m in ("reread", "poll")
+            ],
+            axis=1,
+        )
+        .all(axis=1)
+        .groupby("seed")
+        .all()
+    )
+    polls = checks[checks["method"] == "poll"].groupby("seed")["poll_calls"]
+    return pd.DataFrame(
+        {
+            "title_caught": title["caught"],
+            "title_caught_body": title["caught_body"],
+            "title_caught_title": title["caught_title"],
+            "title_caught_gone": title["caught_gone"],
+            "title_false_alarms": title["false_alarms"],
+            "title_caught_share": title["caught"] / truth["flagged"],
+            "title_truth_stale": truth["flagged"],
+            "ids_equal_truth": ids_equal,
+            "poll_calls_per_check_max": polls.max(),
+        }
+    )
+
+
+def cas_by_seed(edits: pd.DataFrame) -> pd.DataFrame:
+    e = edits.assign(
+        conflict=edits["first_outcome"] == "conflict",
+        gone=edits["first_outcome"] == "gone",
+        first_ok=edits["first_outcome"] == "ok",
+        ok=edits["final_outcome"] == "ok",
+    )
+    g = e.groupby("seed")
+    out = pd.DataFrame(
+        {
+            "cas_edits": g.size(),
+            "cas_first_ok": g["first_ok"].sum(),
+            "cas_conflicts": g["conflict"].sum(),
+            "cas_conflicts_agent": g["conflict_cause"].apply(lambda s: (s == "agent").sum()),
+            "cas_gone": g["gone"].sum(),
+            "cas_successes": g["ok"].sum(),
+            "cas_retries_all_succeeded": e[e["conflict"]].groupby("seed")["ok"].all(),
+            "cas_replays_matched": g["replay_matched"].sum(),
+            "cas_replay_new_events": g["replay_new_events"].sum(),
+        }
+    )
+    out["cas_retries_all_succeeded"] = out["cas_retries_all_succeeded"].fillna(True).astype(bool)
+    out["cas_reject_share"] = out["cas_conflicts"] / out["cas_edits"]
+    for d in LADDER_S:
+        at = e[e["delay_s"] == d].groupby("seed")["conflict"].mean()
+        out[f"cas_reject_share_{int(d)}s"] = at
+    return out
+
+
+def per_seed(f: StudyFrames) -> pd.DataFrame:
+    """One row per seed with every headline quantity."""
+    days = f.days[f.days["experiment"] == "staleness"].set_index("seed")
+    out = pd.concat(
+        [
+            staleness_by_seed(f.citations[f.citations["experiment"] == "staleness"], "zipf_"),
+            staleness_by_seed(f.citations[f.citations["experiment"] == "control"], "control_"),
+            checks_by_seed(f.checks[f.checks["experiment"] == "staleness"]),
+            cas_by_seed(f.edits[f.edits["experiment"] == "cas"]),
+            pd.DataFrame(
+                {
+                    "questions": days["questions"],
+                    "questions_top10": days["questions_top10"],
+                    "saves": days["saves"],
+                    "saves_top10": days["saves_top10"],
+                    "top10_question_share": days["questions_top10"] / days["questions"],
+                    "top10_save_share": days["saves_top10"] / days["saves"],
+                }
+            ),
+        ],
+        axis=1,
+    )
+    out.index.name = "seed"
+    return out.reset_index()

@@ -1,0 +1,99 @@
+"""`make reproduce`: run the study and write every table, figure and the report."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from sim.experiments import WRITEUP_SEEDS, StudyFrames, run_study
+from sim.params import Params
+from sim.popularity import top_share
+from sim.report import figures, tables, writeup
+from sim.report.comparison import comparison_table
+from sim.report.metrics import per_seed
+
+DEFAULT_SEEDS = 100
+FLOAT_FORMAT = "%.10g"
+
+
+def _json_ready(value: object) -> object:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):
+        return value.item()  # numpy scalar
+    return value
+
+
+def build_tables(base: Params, frames: StudyFrames) -> dict[str, pd.DataFrame]:
+    first5 = frames.seeds(WRITEUP_SEEDS)
+    seeds = per_seed(frames)
+    return {
+        "per_seed": seeds,
+        "comparison": comparison_table(seeds, base, WRITEUP_SEEDS),
+        "staleness": tables.staleness_table(first5),
+        "check_cost": tables.check_cost_table(first5),
+        "cas_by_delay": tables.cas_table(base, frames, first5, "cas"),
+        "cas_curve": tables.cas_table(base, frames, first5, "cas_curve"),
+        "stale_over_day": tables.stale_over_day_table(frames),
+        "tool_calls": tables.tool_calls_table(first5),
+    }
+
+
+def summary(base: Params, t: dict[str, pd.DataFrame], n_seeds: int) -> dict[str, object]:
+    comparison = t["comparison"].set_index("key")
+    return {
+        "seeds": n_seeds,
+        "analytic": {"top10_share": top_share(base.n_articles, base.zipf_s)},
+        "seeds_1_5": {k: _json_ready(v) for k, v in comparison["seeds_1_5"].items()},
+        "all_seeds": {
+            k: {
+                "mean": _json_ready(r["mean"]),
+                "ci_lo": _json_ready(r["ci_lo"]),
+                "ci_hi": _json_ready(r["ci_hi"]),
+            }
+            for k, r in comparison.iterrows()
+        },
+        "verdicts": dict(comparison["verdict"].items()),
+    }
+
+
+def write_results(
+    out: Path, base: Params, frames: StudyFrames, n_seeds: int
+) -> dict[str, pd.DataFrame]:
+    out.mkdir(parents=True, exist_ok=True)
+    t = build_tables(base, frames)
+    for name, df in t.items():
+        df.to_csv(out / f"{name}.csv", index=False, float_format=FLOAT_FORMAT)
+    (out / "summary.json").write_text(
+        json.dumps(summary(base, t, n_seeds), indent=2, ensure_ascii=False) + "\n"
+    )
+    figures.save(figures.stale_over_day(t["stale_over_day"]), out / "stale_over_day.png")
+    figures.save(figures.check_cost(frames.checks), out / "check_cost.png")
+    figures.save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), out / "cas_by_delay.png")
+    (out / "REPORT.md").write_text(
+        writeup.render(
+            base,
+            n_seeds,
+            t["comparison"],
+            t["staleness"],
+            t["check_cost"],
+            t["cas_by_delay"],
+            t["per_seed"],
+        )
+    )
+    return t
+
+
+def reproduce(
+    out: Path,
+    n_seeds: int = DEFAULT_SEEDS,
+    workers: int | None = None,
+    progress: bool = True,
+    base: Params | None = None,
+) -> dict[str, pd.DataFrame]:
+    base = base or Params()
+    frames = run_study(base, list(range(1, n_seeds + 1)), workers=workers, progress=progress)
+    return write_results(out, base, frames, n_seeds)
