@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import math
 from dataclasses import dataclass, fields
 from typing import Literal
@@ -116,7 +117,7 @@ def param_docs() -> dict[str, str]:
     tree = ast.parse(inspect.getsource(Params))
     body = tree.body[0].body  # type: ignore[attr-defined]
     docs = {}
-    for node, after in zip(body, body[1:], strict=False):
+    for node, after in itertools.pairwise(body):
         if (
             isinstance(node, ast.AnnAssign)
             and isinstance(after, ast.Expr)

@@ -29,9 +29,11 @@ KB_RESOURCE_TYPE = "knowledge_base"
 RESOURCE_TYPES = ("channel", "note", KB_RESOURCE_TYPE, "record", "session")
 _WORD = re.compile(r"\w+")
 # Words too common to rank by: left out of the FTS query, as most search engines do.
-STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "so", "that", "the", "this", "to", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your"]
-)
+STOPWORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+    "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "so", "that", "the", "this",
+    "to", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
+})  # fmt: skip
 
 Structured = dict[str, Any]
 
@@ -272,8 +274,8 @@ class Session:
                     "event_sequence": sequence,
                     "replayed": False,
                     "message": (
-                        f"Saved {article_id} as version {version} (event {sequence}). Store the new "
-                        f"citation; a further edit must send expected_version={version}."
+                        f"Saved {article_id} as version {version} (event {sequence}). Store "
+                        f"the new citation; a further edit must send expected_version={version}."
                     ),
                 },
                 ensure_ascii=False,

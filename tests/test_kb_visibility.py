@@ -1,0 +1,75 @@
+"""Published articles only; unpublishing is immediate and logged; grants isolate KBs."""
+
+from __future__ import annotations
+
+from sim.kb.store import KBStore
+from sim.kb.tools import KBServer, Session
+from tests.conftest import KB, OTHER_KB, ManualClock, read
+
+
+def search(session: Session, query: str, kb: str = KB, limit: int = 20) -> dict:
+    args = {"knowledge_base_id": kb, "query": query, "limit": limit}
+    return session.call("search_knowledge_base", args).structured
+
+
+def test_search_ranks_by_relevance_and_cites(session: Session) -> None:
+    r = search(session, "reset password web app")
+    assert r["hits"][0]["article_id"] == "a1"
+    hit = r["hits"][0]
+    assert hit["citation"] == {
+        "knowledge_base_id": KB,
+        "article_id": "a1",
+        "updated_at": hit["updated_at"],
+    }
+    assert r["scope"] == "published articles only"
+    assert f"{r['total_matches']} published article" in r["message"]
+
+
+def test_search_words_cannot_inject_fts_syntax(session: Session) -> None:
+    for q in ['password" OR *', "NEAR(a b)", "title:password", "-- ; DROP", "()"]:
+        r = session.call("search_knowledge_base", {"knowledge_base_id": KB, "query": q})
+        assert not r.is_error, r.text
+
+
+def test_drafts_are_never_visible(store: KBStore, session: Session, clock: ManualClock) -> None:
+    store.create_articles(KB, [("draft", "Unreleased password feature", "secret")], published=False)
+    assert all(h["article_id"] != "draft" for h in search(session, "unreleased password")["hits"])
+    assert read(session, "draft")["error"]["code"] == "article_not_found"
+
+
+def test_unpublished_article_vanishes_on_the_next_call_and_leaves_an_event(
+    store: KBStore, session: Session, clock: ManualClock
+) -> None:
+    assert read(session, "a1")["article_id"] == "a1"
+    head = store.head_sequence(KB)
+    clock.advance(1)
+    store.set_published(KB, "a1", False)
+    assert read(session, "a1")["error"]["code"] == "article_not_found"
+    assert all(h["article_id"] != "a1" for h in search(session, "reset password")["hits"])
+    events = session.call(
+        "poll_resource_events",
+        {
+            "resource_type": "knowledge_base",
+            "resource_id": KB,
+            "after_sequence": head,
+        },
+    ).structured["events"]
+    assert [(e["type"], e["article_id"]) for e in events] == [("unpublished", "a1")]
+
+
+def test_grants_isolate_kbs_without_revealing_existence(server: KBServer) -> None:
+    mine = server.connect("mine", [KB])
+    missing = read(mine, "secret", kb="kb-does-not-exist")["error"]
+    not_granted = read(mine, "secret", kb=OTHER_KB)["error"]
+    assert missing["code"] == not_granted["code"] == "knowledge_base_not_found"
+    assert {k: v for k, v in missing.items() if k != "received"} == {
+        k: v for k, v in not_granted.items() if k != "received"
+    }
+    assert search(mine, "password", kb=OTHER_KB)["error"]["code"] == "knowledge_base_not_found"
+    r = mine.call(
+        "poll_resource_events", {"resource_type": "knowledge_base", "resource_id": OTHER_KB}
+    )
+    assert r.structured["error"]["code"] == "knowledge_base_not_found"
+    theirs = server.connect("theirs", [OTHER_KB])
+    assert read(theirs, "secret", kb=OTHER_KB)["article_id"] == "secret"
+    assert all(h["article_id"] != "secret" for h in search(mine, "password")["hits"])
