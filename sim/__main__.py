@@ -26,7 +26,9 @@ def main(argv: list[str] | None = None) -> int:
         seeds = args.seeds or DEFAULT_SEEDS
         if seeds < 5:
             parser.error(f"--seeds: expected 5 or more (the write-up's seeds 1–5); got {seeds}")
-        reproduce(args.out, seeds, args.workers)
+        readme = Path("README.md")
+        in_place = args.out == Path("results") and readme.exists()
+        reproduce(args.out, seeds, args.workers, readme_path=readme if in_place else None)
         print(f"wrote {args.out}/REPORT.md and its tables and figures", file=sys.stderr)
     return 0
 

@@ -11,7 +11,7 @@ import pandas as pd
 from sim.experiments import WRITEUP_SEEDS, StudyFrames, run_study
 from sim.params import Params
 from sim.popularity import top_share
-from sim.report import figures, tables, writeup
+from sim.report import figures, readme, tables, writeup
 from sim.report.comparison import comparison_table
 from sim.report.metrics import per_seed
 

@@ -1,0 +1,141 @@
+"""The simulated day: determinism, independent streams, real tool traces, the write-up's
+qualitative claims, and a live ground-truth assertion."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+
+import pandas as pd
+import pytest
+
+from sim.experiments import experiment_params, run_study
+from sim.kb.versions import format_version
+from sim.model import checker as checker_module
+from sim.model.checker import GroundTruthMismatch
+from sim.model.day import DAY_START_US, run_day
+from sim.params import Params
+
+BASE = Params()
+
+
+@pytest.fixture(scope="module")
+def day() -> object:
+    return run_day(BASE, 7)
+
+
+def _calls(result) -> list[dict]:  # noqa: ANN001
+    return [{k: v for k, v in asdict(c).items() if k != "wall_us"} for c in result.calls]
+
+
+def test_same_seed_same_records(day) -> None:  # noqa: ANN001
+    again = run_day(BASE, 7)
+    for name in ("citations", "checks", "saves"):
+        assert getattr(again, name) == getattr(day, name)
+    assert again.day == day.day
+    assert _calls(again) == _calls(day)
+
+
+def test_other_seed_other_day(day) -> None:  # noqa: ANN001
+    assert run_day(BASE, 8).saves != day.saves
+
+
+def test_agent_edits_do_not_move_a_single_human_save(day) -> None:  # noqa: ANN001
+    cas = run_day(experiment_params(BASE, "cas"), 7)
+    assert cas.saves == day.saves
+    assert [(c.answer, c.question_article) for c in cas.citations if c.slot == 0] == [
+        (c.answer, c.question_article) for c in day.citations if c.slot == 0
+    ]
+    assert len(cas.edits) == BASE.n_questions
+
+
+def test_control_asks_the_same_questions(day) -> None:  # noqa: ANN001
+    control = run_day(experiment_params(BASE, "control"), 7)
+    assert [c.question_article for c in control.citations if c.slot == 0] == [
+        c.question_article for c in day.citations if c.slot == 0
+    ]
+    assert {s.t_s for s in control.saves} == {s.t_s for s in day.saves}
+
+
+def test_every_citation_comes_from_a_logged_read(day) -> None:  # noqa: ANN001
+    reads = {
+        (c.article_id, c.t_us)
+        for c in day.calls
+        if c.client_id == "agent" and c.tool == "read_knowledge_article" and c.outcome == "ok"
+    }
+    for c in day.citations:
+        assert (c.article_id, DAY_START_US + round(c.read_s * 1e6)) in reads
+        assert c.version >= format_version(DAY_START_US)
+
+
+def test_search_ranks_the_question_target_first_while_it_is_published(day) -> None:  # noqa: ANN001
+    unpublished_at = {s.article_id: s.t_s for s in day.saves if s.effect == "unpublish"}
+    for c in day.citations:
+        if c.slot == 0:
+            published = unpublished_at.get(c.question_article, float("inf")) > c.read_s
+            assert (c.article_id == c.question_article) == published
+    assert all(
+        len({c.article_id for c in day.citations if c.answer == a}) == 2
+        for a in range(BASE.n_questions)
+    )
+
+
+def test_checks_claims_hold_at_every_check(day) -> None:  # noqa: ANN001
+    checks = pd.DataFrame(day.checks)
+    assert len(checks) == 4 * BASE.n_checks
+    truth = checks[checks["method"] == "truth"].set_index("check")
+    for method in ("reread", "poll"):
+        m = checks[checks["method"] == method].set_index("check")
+        assert (m["caught"] == truth["flagged"]).all() and (m["false_alarms"] == 0).all()
+        assert (m["flagged_gone"] == truth["truth_gone"]).all()
+    title = checks[checks["method"] == "title_only"]
+    assert (title["caught_body"] == 0).all()
+    assert (title["caught_title"] == title["truth_title"]).all()
+    assert (title["caught_gone"] == title["truth_gone"]).all()
+    poll = checks[checks["method"] == "poll"]
+    assert (poll["poll_calls"] == 1).all()
+    reread = checks[checks["method"] == "reread"].set_index("check")
+    assert (reread["calls"] >= checks[checks["method"] == "poll"].set_index("check")["calls"]).all()
+
+
+def test_polling_pages_when_an_hour_has_over_100_changes() -> None:
+    busy = run_day(replace(BASE, n_saves=3000, n_questions=30), 3)
+    poll = pd.DataFrame(busy.checks).query("method == 'poll'")
+    assert poll["poll_calls"].max() > 1
+    truth = pd.DataFrame(busy.checks).query("method == 'truth'")
+    assert poll["caught"].tolist() == truth["flagged"].tolist()
+
+
+def test_a_wrong_check_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checker_module.Checker, "_compare", staticmethod(lambda c, v: "fresh"))
+    with pytest.raises(GroundTruthMismatch, match="disagrees with ground truth"):
+        run_day(BASE, 1)
+
+
+def test_tool_latency_moves_time_but_checks_stay_exact() -> None:
+    slow = run_day(replace(BASE, tool_latency_s=2.0), 2)
+    fast = run_day(BASE, 2)
+    assert slow.saves == fast.saves
+    assert [c.read_s for c in slow.citations] != [c.read_s for c in fast.citations]
+    assert {c.method for c in slow.checks} == {"truth", "title_only", "reread", "poll"}
+
+
+def test_cas_claims() -> None:
+    edits = run_study(BASE, [1, 2, 3], experiments=("cas",), workers=1, progress=False).edits
+    by_delay = edits.groupby("delay_s")["first_outcome"].apply(lambda s: (s == "conflict").mean())
+    assert by_delay.loc[5.0] == 0
+    assert by_delay.is_monotonic_increasing and by_delay.iloc[-1] > 0.2
+    ok = edits[edits["final_outcome"] == "ok"]
+    assert ok["replay_matched"].all() and (ok["replay_new_events"] == 0).all()
+    conflicts = edits[edits["first_outcome"] == "conflict"]
+    assert set(conflicts["conflict_cause"]) <= {"human", "agent"}
+    assert (conflicts["final_outcome"] != "gave_up").all()
+    # A human-caused rejection always had a human save in its window, and vice versa for ok.
+    assert conflicts.query("conflict_cause == 'human'")["human_save_in_window"].all()
+    assert not edits.query("first_outcome == 'ok'")["human_save_in_window"].any()
+
+
+def test_results_do_not_depend_on_the_worker_count() -> None:
+    one = run_study(BASE, [4, 5], experiments=("staleness", "cas"), workers=1, progress=False)
+    two = run_study(BASE, [4, 5], experiments=("staleness", "cas"), workers=2, progress=False)
+    for a, b in zip(one.frames(), two.frames(), strict=True):
+        pd.testing.assert_frame_equal(a, b)
