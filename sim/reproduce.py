@@ -93,7 +93,12 @@ def reproduce(
     workers: int | None = None,
     progress: bool = True,
     base: Params | None = None,
+    readme_path: Path | None = None,
 ) -> dict[str, pd.DataFrame]:
+    """Run seeds 1..n_seeds, write out/; also refresh the README's results block if given."""
     base = base or Params()
     frames = run_study(base, list(range(1, n_seeds + 1)), workers=workers, progress=progress)
-    return write_results(out, base, frames, n_seeds)
+    t = write_results(out, base, frames, n_seeds)
+    if readme_path is not None:
+        readme.update(readme_path, "results", readme.results_block(t["comparison"]))
+    return t

@@ -12,22 +12,22 @@ from sim.experiments import experiment_params, run_study
 from sim.kb.versions import format_version
 from sim.model import checker as checker_module
 from sim.model.checker import GroundTruthMismatch
-from sim.model.day import DAY_START_US, run_day
+from sim.model.day import DAY_START_US, DayResult, run_day
 from sim.params import Params
 
 BASE = Params()
 
 
 @pytest.fixture(scope="module")
-def day() -> object:
+def day() -> DayResult:
     return run_day(BASE, 7)
 
 
-def _calls(result) -> list[dict]:  # noqa: ANN001
+def _calls(result: DayResult) -> list[dict]:
     return [{k: v for k, v in asdict(c).items() if k != "wall_us"} for c in result.calls]
 
 
-def test_same_seed_same_records(day) -> None:  # noqa: ANN001
+def test_same_seed_same_records(day: DayResult) -> None:
     again = run_day(BASE, 7)
     for name in ("citations", "checks", "saves"):
         assert getattr(again, name) == getattr(day, name)
@@ -35,11 +35,11 @@ def test_same_seed_same_records(day) -> None:  # noqa: ANN001
     assert _calls(again) == _calls(day)
 
 
-def test_other_seed_other_day(day) -> None:  # noqa: ANN001
+def test_other_seed_other_day(day: DayResult) -> None:
     assert run_day(BASE, 8).saves != day.saves
 
 
-def test_agent_edits_do_not_move_a_single_human_save(day) -> None:  # noqa: ANN001
+def test_agent_edits_do_not_move_a_single_human_save(day: DayResult) -> None:
     cas = run_day(experiment_params(BASE, "cas"), 7)
     assert cas.saves == day.saves
     assert [(c.answer, c.question_article) for c in cas.citations if c.slot == 0] == [
@@ -48,7 +48,7 @@ def test_agent_edits_do_not_move_a_single_human_save(day) -> None:  # noqa: ANN0
     assert len(cas.edits) == BASE.n_questions
 
 
-def test_control_asks_the_same_questions(day) -> None:  # noqa: ANN001
+def test_control_asks_the_same_questions(day: DayResult) -> None:
     control = run_day(experiment_params(BASE, "control"), 7)
     assert [c.question_article for c in control.citations if c.slot == 0] == [
         c.question_article for c in day.citations if c.slot == 0
@@ -56,7 +56,7 @@ def test_control_asks_the_same_questions(day) -> None:  # noqa: ANN001
     assert {s.t_s for s in control.saves} == {s.t_s for s in day.saves}
 
 
-def test_every_citation_comes_from_a_logged_read(day) -> None:  # noqa: ANN001
+def test_every_citation_comes_from_a_logged_read(day: DayResult) -> None:
     reads = {
         (c.article_id, c.t_us)
         for c in day.calls
@@ -67,7 +67,7 @@ def test_every_citation_comes_from_a_logged_read(day) -> None:  # noqa: ANN001
         assert c.version >= format_version(DAY_START_US)
 
 
-def test_search_ranks_the_question_target_first_while_it_is_published(day) -> None:  # noqa: ANN001
+def test_search_ranks_the_question_target_first_while_it_is_published(day: DayResult) -> None:
     unpublished_at = {s.article_id: s.t_s for s in day.saves if s.effect == "unpublish"}
     for c in day.citations:
         if c.slot == 0:
@@ -79,7 +79,7 @@ def test_search_ranks_the_question_target_first_while_it_is_published(day) -> No
     )
 
 
-def test_checks_claims_hold_at_every_check(day) -> None:  # noqa: ANN001
+def test_checks_claims_hold_at_every_check(day: DayResult) -> None:
     checks = pd.DataFrame(day.checks)
     assert len(checks) == 4 * BASE.n_checks
     truth = checks[checks["method"] == "truth"].set_index("check")
