@@ -1,4 +1,4 @@
-"""Command line: `python -m sim reproduce | bench`."""
+"""Command line: `python -m sim reproduce`."""
 
 from __future__ import annotations
 
@@ -7,28 +7,38 @@ import sys
 from pathlib import Path
 
 
+def _at_least_5(text: str) -> int:
+    n = int(text)
+    if n < 5:
+        raise argparse.ArgumentTypeError(f"expected 5 or more (the write-up's seeds 1–5); got {n}")
+    return n
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("reproduce", help="run the study and write results/")
     rep.add_argument("--out", type=Path, default=Path("results"))
     rep.add_argument(
-        "--seeds",
-        type=int,
-        default=None,
-        help="seeds 1..N for the intervals (default 100; at least 5)",
+        "--seeds", type=_at_least_5, default=None, help="staleness runs on seeds 1..N (default 150)"
+    )
+    rep.add_argument(
+        "--cas-seeds", type=_at_least_5, default=None, help="CAS runs on seeds 1..N (default 300)"
     )
     rep.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     args = parser.parse_args(argv)
     if args.command == "reproduce":
-        from sim.reproduce import DEFAULT_SEEDS, reproduce
+        from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
 
-        seeds = args.seeds or DEFAULT_SEEDS
-        if seeds < 5:
-            parser.error(f"--seeds: expected 5 or more (the write-up's seeds 1–5); got {seeds}")
         readme = Path("README.md")
         in_place = args.out == Path("results") and readme.exists()
-        reproduce(args.out, seeds, args.workers, readme_path=readme if in_place else None)
+        reproduce(
+            args.out,
+            args.seeds or STALENESS_SEEDS,
+            args.cas_seeds or CAS_SEEDS,
+            args.workers,
+            readme_path=readme if in_place else None,
+        )
         print(f"wrote {args.out}/REPORT.md and its tables and figures", file=sys.stderr)
     return 0
 

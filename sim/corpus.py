@@ -10,7 +10,6 @@ words, so the question still finds the article after it is edited or renamed.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -252,14 +251,15 @@ def _body(d: dict[str, str], rng: np.random.Generator) -> str:
 def build_corpus(n_articles: int, rng: np.random.Generator) -> list[ArticleSpec]:
     """n distinct tasks drawn without replacement; ids art-00001.. in draw order."""
     objects = [(topic, obj) for topic, objs in TOPICS.items() for obj in objs]
-    tasks = list(itertools.product(range(len(objects)), range(len(VERBS)), range(len(PLACES))))
-    if n_articles > len(tasks):
-        raise ValueError(f"n_articles: at most {len(tasks)} distinct tasks; got {n_articles}")
-    chosen = rng.choice(len(tasks), size=n_articles, replace=False)
+    n_tasks = len(objects) * len(VERBS) * len(PLACES)
+    if n_articles > n_tasks:
+        raise ValueError(f"n_articles: at most {n_tasks} distinct tasks; got {n_articles}")
+    chosen = rng.choice(n_tasks, size=n_articles, replace=False)
     specs = []
     width = max(5, len(str(n_articles)))
-    for i, t in enumerate(chosen):
-        o, v, p = tasks[t]
+    for i, t in enumerate(chosen.tolist()):
+        o, rest = divmod(t, len(VERBS) * len(PLACES))
+        v, p = divmod(rest, len(PLACES))
         topic, obj = objects[o]
         d = {
             "verb": VERBS[v][0],

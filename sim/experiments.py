@@ -60,6 +60,15 @@ class StudyFrames:
     def frames(self) -> tuple[pd.DataFrame, ...]:
         return (self.days, self.citations, self.checks, self.edits, self.saves, self.calls)
 
+    @staticmethod
+    def concat(parts: list[StudyFrames]) -> StudyFrames:
+        return StudyFrames(
+            *(
+                pd.concat([f for f in group if not f.empty], ignore_index=True)
+                for group in zip(*(p.frames() for p in parts), strict=True)
+            )
+        )
+
 
 def _rows(result: DayResult, experiment: str) -> dict[str, list[dict]]:
     tag = {"experiment": experiment}

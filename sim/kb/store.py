@@ -41,6 +41,7 @@ CREATE TABLE events (
     actor TEXT NOT NULL,
     PRIMARY KEY (kb_id, sequence)
 ) WITHOUT ROWID;
+CREATE INDEX events_by_article ON events (kb_id, article_id, updated_us);
 CREATE TABLE idempotency (
     kb_id TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -354,6 +355,15 @@ class KBStore:
         """Any article, draft or published: for the ground-truth oracle only."""
         _, title, content, published, us = self._require_row(kb_id, article_id)
         return Article(kb_id, article_id, title, content, bool(published), us)
+
+    def actors_since(self, kb_id: str, article_id: str, since_us: int) -> set[str]:
+        """Who saved the article after a version: for the ground-truth oracle only."""
+        rows = self._db.execute(
+            "SELECT DISTINCT actor FROM events WHERE kb_id = ? AND article_id = ? "
+            "AND updated_us > ?",
+            (kb_id, article_id, since_us),
+        ).fetchall()
+        return {r[0] for r in rows}
 
     def all_events(self, kb_id: str) -> list[Event]:
         """Every kept event with its actor: for the ground-truth oracle and tests."""

@@ -26,12 +26,7 @@ class GroundTruthOracle:
 
     def writers_since(self, article_id: str, cited_version: str) -> set[str]:
         """Actors ('human', 'agent') of the saves of this article after the cited version."""
-        since = parse_version(cited_version)
-        return {
-            e.actor
-            for e in self._store.all_events(self._kb_id)
-            if e.article_id == article_id and e.updated_us > since
-        }
+        return self._store.actors_since(self._kb_id, article_id, parse_version(cited_version))
 
     def head_sequence(self) -> int:
         return self._store.head_sequence(self._kb_id)
