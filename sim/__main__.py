@@ -1,4 +1,4 @@
-"""Command line: `python -m sim reproduce`."""
+"""Command line: `python -m sim reproduce | bench`."""
 
 from __future__ import annotations
 
@@ -26,6 +26,16 @@ def main(argv: list[str] | None = None) -> int:
         "--cas-seeds", type=_at_least_5, default=None, help="CAS runs on seeds 1..N (default 300)"
     )
     rep.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    bench = sub.add_parser("bench", help="speed figures into results/bench.json and the README")
+    bench.add_argument("--out", type=Path, default=Path("results"))
+    bench.add_argument("--repeats", type=int, default=5, help="runs per timed figure")
+    bench.add_argument(
+        "--factors",
+        type=int,
+        nargs="+",
+        default=[1, 10, 100],
+        help="day sizes to scale to, as multiples of the default day",
+    )
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
@@ -40,6 +50,13 @@ def main(argv: list[str] | None = None) -> int:
             readme_path=readme if in_place else None,
         )
         print(f"wrote {args.out}/REPORT.md and its tables and figures", file=sys.stderr)
+    elif args.command == "bench":
+        from sim.bench import main as bench_main
+
+        readme = Path("README.md")
+        in_place = args.out == Path("results") and readme.exists()
+        bench_main(args.out, readme if in_place else None, args.repeats, tuple(args.factors))
+        print(f"wrote {args.out}/bench.json", file=sys.stderr)
     return 0
 
 

@@ -1,12 +1,20 @@
 """Closed-form expectations the simulation is checked against.
 
-Saves on article i form (approximately, exactly with ``arrivals='poisson'``) a
+Saves on article i form (approximately; exactly with ``arrivals='poisson'``) a
 Poisson process of rate λᵢ = n_saves · wᵢ / day_s, wᵢ its share of saves. A copy
-read at time t is out of date at time t + L with probability 1 − exp(−λᵢ L):
-the freshness of a Poisson-changing element (Cho & Garcia-Molina, "Synchronizing
-a database to improve freshness", SIGMOD 2000; "Estimating frequency of change",
-ACM TOIT 2003). Human saves stop at the end of the day, so a window that runs
-past it is cut there.
+read at time t is out of date at time t + L with probability 1 − exp(−λᵢ L): the
+freshness of a Poisson-changing element (Cho & Garcia-Molina, "Synchronizing a
+database to improve freshness", SIGMOD 2000; "Estimating frequency of change",
+ACM TOIT 2003). Human saves stop at the end of the day, so windows are cut there.
+
+Two effects of the model are included rather than left as bias:
+- a question's target is cited first only while it is published; it is
+  unpublished at rate u·λᵢ (u the unpublish share of saves), and then the first
+  citation is another article, whose popularity is that of a random article
+  (popularity rank is independent of topic);
+- the second citation is such a random article too, and shares the first's read
+  time, which correlates an answer's two citations.
+Read times are uniform over the day; expectations over them are taken numerically.
 """
 
 from __future__ import annotations
@@ -16,10 +24,12 @@ import numpy as np
 from sim.params import Params
 from sim.popularity import zipf_weights
 
+_GRID = 2001
+
 
 def save_rates_per_s(params: Params) -> np.ndarray:
-    """λ by question-popularity rank (rank 1 first), for edits that follow questions fully
-    or for the even control."""
+    """λ by question-popularity rank (rank 1 first): edits follow questions fully, or the
+    even control."""
     n = params.n_articles
     if params.save_popularity == "even":
         w = np.full(n, 1.0 / n)
@@ -35,25 +45,38 @@ def p_changed(rate_per_s: np.ndarray | float, window_s: np.ndarray | float) -> n
     return 1.0 - np.exp(-np.asarray(rate_per_s) * np.asarray(window_s))
 
 
-def p_stale_at_day_end(params: Params) -> np.ndarray:
-    """P(a citation of the rank-r article, read at a uniform time, is stale or gone at day end),
-    per rank: 1 − (1 − e^(−λT)) / (λT)."""
-    x = save_rates_per_s(params) * params.day_s
-    return 1.0 - np.where(x > 0, -np.expm1(-x) / np.where(x > 0, x, 1.0), 1.0)
+def _cited_changed(params: Params, window_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per read time t on the grid: P(first citation changed in its window), P(second)."""
+    t = np.linspace(0.0, params.day_s, _GRID)
+    lam = save_rates_per_s(params)[:, None]
+    q = zipf_weights(params.n_articles, params.zipf_s)[:, None]
+    changed = p_changed(lam, window_s[None, :])  # article × t
+    random_article = changed.mean(axis=0)
+    target_published = np.exp(-params.save_mix[2] * lam * t[None, :])
+    first = (q * (target_published * changed + (1 - target_published) * random_article)).sum(0)
+    return first, random_article
 
 
-def p_first_citation_stale(params: Params) -> float:
-    """Expected stale-or-gone share of first citations, if the first citation is the question's
-    target (true while the target is published)."""
-    return float(zipf_weights(params.n_articles, params.zipf_s) @ p_stale_at_day_end(params))
+def _mean_over_day(values: np.ndarray) -> float:
+    return float(np.trapezoid(values, dx=1.0 / (len(values) - 1)))
 
 
 def p_human_save_before_edit(params: Params, delay_s: float) -> float:
-    """P(a human saves or unpublishes the question's target between the read, at a uniform
-    time of day, and an edit delay_s later): Σᵢ qᵢ · E_t[1 − exp(−λᵢ · min(d, T − t))]."""
-    T, d = params.day_s, min(delay_s, params.day_s)
-    lam = save_rates_per_s(params)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ramp = np.where(lam > 0, d - (-np.expm1(-lam * d)) / lam, 0.0)
-    per_article = (ramp + (T - d) * p_changed(lam, d)) / T
-    return float(zipf_weights(params.n_articles, params.zipf_s) @ per_article)
+    """P(a human saves or unpublishes the first cited article between the read, at a uniform
+    time of day, and an edit delay_s later)."""
+    t = np.linspace(0.0, params.day_s, _GRID)
+    first, _ = _cited_changed(params, np.minimum(delay_s, params.day_s - t))
+    return _mean_over_day(first)
+
+
+def stale_shares_at_day_end(params: Params) -> dict[str, float]:
+    """Expected shares at day end: first and second citations stale or gone, all citations,
+    and answers with at least one (two citations, sharing their read time)."""
+    t = np.linspace(0.0, params.day_s, _GRID)
+    first, second = _cited_changed(params, params.day_s - t)
+    return {
+        "first": _mean_over_day(first),
+        "second": _mean_over_day(second),
+        "citations": _mean_over_day((first + second) / 2),
+        "answers": _mean_over_day(1 - (1 - first) * (1 - second)),
+    }

@@ -10,7 +10,7 @@ deterministic).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,8 +19,9 @@ import pytest
 from sim.experiments import run_study
 from sim.params import Params
 from sim.popularity import top_share, zipf_weights
-from sim.theory import p_changed, p_human_save_before_edit, p_stale_at_day_end
+from sim.theory import p_changed, p_human_save_before_edit, stale_shares_at_day_end
 
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 Z_TOLERANCE = 3.5
 SEEDS = list(range(1, 21))
 
@@ -73,6 +74,48 @@ def test_unconditional_forms_are_consistent() -> None:
     assert p_human_save_before_edit(p, 0) == 0
     ladder = [p_human_save_before_edit(p, d) for d in p.edit_delays_s]
     assert ladder == sorted(ladder)
-    even = p_stale_at_day_end(replace(p, save_popularity="even"))
+    shares = stale_shares_at_day_end(p)
+    assert 0 < shares["second"] < shares["first"] < 1
+    assert shares["answers"] <= 2 * shares["citations"]
+    assert shares["answers"] >= max(shares["first"], shares["second"])
+
+
+def test_even_control_closed_form_is_the_uniform_read_formula() -> None:
     x = 300 / 400
-    assert even[0] == pytest.approx(1 - (1 - np.exp(-x)) / x)
+    even = stale_shares_at_day_end(Params(save_popularity="even"))
+    assert even["citations"] == pytest.approx(1 - (1 - np.exp(-x)) / x, rel=1e-6)
+    assert even["first"] == pytest.approx(even["second"])
+
+
+# -- the default day (fixed counts at uniform times) against the committed run -----------
+# The closed forms treat saves as Poisson and the second citation as a random article, so
+# they may sit off the simulation by a little: tolerance 3 standard errors + 1 point.
+COMPARISON = pd.read_csv(RESULTS / "comparison.csv").set_index("key")
+CURVE = pd.read_csv(RESULTS / "cas_curve.csv")
+
+
+def _se(lo: float, hi: float) -> float:
+    return (hi - lo) / (2 * 1.959964)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "top10_question_share",
+        "top10_save_share",
+        "zipf_stale_share",
+        "zipf_answers_with_stale_share",
+        "control_stale_share",
+        "control_answers_with_stale_share",
+    ],
+)
+def test_default_day_matches_its_closed_form(key: str) -> None:
+    r = COMPARISON.loc[key]
+    assert abs(r["mean"] - r["closed_form"]) <= 3 * _se(r["ci_lo"], r["ci_hi"]) + 0.01
+
+
+def test_cas_curve_matches_its_closed_form() -> None:
+    n = CURVE["seeds"] * CURVE["edits_seeds_1_5"] / 5  # edits per delay over all seeds
+    p = CURVE["human_save_in_window_theory"]
+    se = np.sqrt(p * (1 - p) / n)
+    assert (abs(CURVE["human_save_in_window_share_all_seeds"] - p) <= 3 * se + 0.01).all()

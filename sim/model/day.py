@@ -43,7 +43,13 @@ class DayResult:
     calls: list[ToolCall] = field(default_factory=list)
 
 
-class _Day:
+class Day:
+    """One day's wiring. The store and server classes are attributes so that a benchmark
+    can substitute recording subclasses without touching the model."""
+
+    store_class: type[KBStore] = KBStore
+    server_class: type[KBServer] = KBServer
+
     def __init__(self, params: Params, seed: int) -> None:
         self.params = params
         self.seed = seed
@@ -53,10 +59,10 @@ class _Day:
         self.schedule: DaySchedule = draw_schedule(params, streams)
         self.env = simpy.Environment()
         clock = self.clock
-        self.store = KBStore(clock)
+        self.store = self.store_class(clock)
         self.store.create_kb(KB_ID)
         self.store.create_articles(KB_ID, ((a.article_id, a.title, a.content) for a in self.specs))
-        self.server = KBServer(self.store, clock)
+        self.server = self.server_class(self.store, clock)
         self.oracle = GroundTruthOracle(self.store, KB_ID)
         self.agent = ScriptedAgent(
             self.env, self.server.connect("agent", [KB_ID]), KB_ID, params.tool_latency_s
@@ -162,4 +168,4 @@ class _Day:
 
 def run_day(params: Params, seed: int) -> DayResult:
     """Simulate one day for one seed; same (params, seed), same records."""
-    return _Day(params, seed).run()
+    return Day(params, seed).run()

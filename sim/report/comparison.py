@@ -17,7 +17,7 @@ import pandas as pd
 from sim.params import Params
 from sim.popularity import top_share
 from sim.report.stats import interval
-from sim.theory import p_stale_at_day_end
+from sim.theory import stale_shares_at_day_end
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ def _infeasible(key: str, by_key: dict[str, Reported]) -> str:
     if key == "zipf_answers_with_stale_share":
         cap = 2 * by_key["zipf_stale_share"].value
         return (
-            f"Each answer has two citations, so at most 2 × 30.75 % = {cap:.1%} of answers "
+            f"Each answer has two citations, so at most 2 × 30.75 % = {_pct(cap)} of answers "
             "can hold a stale one; 80 % exceeds that."
         )
     if key == "control_answers_with_stale_share":
@@ -178,12 +178,12 @@ def _reason(key: str, mean: float, reported: float, base: Params, df: pd.DataFra
         )
     if key == "control_stale_share":
         per_article = base.n_saves / base.n_articles
-        theory = float(p_stale_at_day_end(replace(base, save_popularity="even"))[0])
+        theory = stale_shares_at_day_end(replace(base, save_popularity="even"))["citations"]
         return (
             f"With {base.n_saves} saves spread evenly, each article is saved "
             f"{per_article:.2f} times a day; a citation read at a uniform time is then "
-            f"stale by day end with probability {theory:.1%} (closed form); the simulation "
-            f"gives {mean:.1%}. The reported 13.9 % needs far fewer saves on cited "
+            f"stale by day end with probability {_pct(theory)} (closed form); the simulation "
+            f"gives {_pct(mean)}. The reported 13.9 % needs far fewer saves on cited "
             "articles; the write-up does not say how its control spread them."
         )
     return (
@@ -194,6 +194,23 @@ def _reason(key: str, mean: float, reported: float, base: Params, df: pd.DataFra
     )
 
 
+def closed_forms(base: Params) -> dict[str, float]:
+    """The closed form of each figure that has one (sim/theory.py)."""
+    if base.edit_follows_questions != 1.0:
+        return {}
+    zipf = stale_shares_at_day_end(base)
+    even = stale_shares_at_day_end(replace(base, save_popularity="even"))
+    top = top_share(base.n_articles, base.zipf_s)
+    return {
+        "top10_question_share": top,
+        "top10_save_share": top,
+        "zipf_stale_share": zipf["citations"],
+        "zipf_answers_with_stale_share": zipf["answers"],
+        "control_stale_share": even["citations"],
+        "control_answers_with_stale_share": even["answers"],
+    }
+
+
 def comparison_table(per_seed: pd.DataFrame, base: Params, first5_seeds: list[int]) -> pd.DataFrame:
     df = per_seed.assign(
         cas_gone_share=per_seed["cas_gone"] / per_seed["cas_edits"],
@@ -201,6 +218,7 @@ def comparison_table(per_seed: pd.DataFrame, base: Params, first5_seeds: list[in
     )
     first5 = df[df["seed"].isin(first5_seeds)]
     by_key = {r.key: r for r in REPORTED}
+    forms = closed_forms(base)
     rows = []
     for r in REPORTED:
         values = df[r.key].dropna().astype(float).to_numpy()
@@ -233,6 +251,7 @@ def comparison_table(per_seed: pd.DataFrame, base: Params, first5_seeds: list[in
                 "five_seed_hi": hi5,
                 "seeds": i.n,
                 "sd": i.sd,
+                "closed_form": forms.get(r.key, np.nan),
                 "verdict": verdict,
                 "reason": reason,
             }
@@ -253,6 +272,7 @@ def comparison_table(per_seed: pd.DataFrame, base: Params, first5_seeds: list[in
             "five_seed_hi": analytic,
             "seeds": 0,
             "sd": 0.0,
+            "closed_form": analytic,
             "verdict": "reproduced" if round(analytic, 3) == 0.367 else "not reproduced",
             "reason": "",
         },

@@ -63,6 +63,7 @@ def verdict_table(comparison: pd.DataFrame) -> str:
                 "ours, mean over seeds": _value(r, "mean"),
                 "95 % CI": ci,
                 "seeds": int(r["seeds"]) or "analytic",
+                "closed form": "" if pd.isna(r["closed_form"]) else _pct(r["closed_form"]),
                 "verdict": r["verdict"],
             }
         )
@@ -132,6 +133,7 @@ def render(
                 strict=True,
             )
         ],
+        human_save_all_seeds=cas["human_save_in_window_share_all_seeds"].map(_pct),
         closed_form_human_save=cas["human_save_in_window_theory"].map(_pct),
     )[
         [
@@ -145,6 +147,7 @@ def render(
             "replays_matched_seeds_1_5",
             "replay_new_events_seeds_1_5",
             "share_all_seeds",
+            "human_save_all_seeds",
             "closed_form_human_save",
         ]
     ]
@@ -172,12 +175,12 @@ Why a figure is not reproduced, or cannot be:
 
 ## 1. How fast citations go stale
 
-Seeds 1–5 pooled, at the end of the day. Zipf: {int(z["stale"])} of {int(z["citations"])}
+Seeds 1–5 pooled, at the end of the day. Zipf: {int(z["stale"]):,} of {int(z["citations"]):,}
 citations stale or gone ({_pct(z["stale_share"])}): {int(z["stale_body"])} body edits,
 {int(z["stale_title"])} title changes, {int(z["gone"])} unpublished;
 {int(z["answers_with_stale"])} of {int(z["answers"])} answers
 ({_pct(z["answers_with_stale_share"])}) hold at least one. Even control:
-{int(e["stale"])} of {int(e["citations"])} ({_pct(e["stale_share"])}); answers
+{int(e["stale"]):,} of {int(e["citations"]):,} ({_pct(e["stale_share"])}); answers
 {int(e["answers_with_stale"])} of {int(e["answers"])} ({_pct(e["answers_with_stale_share"])}).
 The title-only check caught {int(z["title_caught"])} of {int(z["stale"])}
 ({_pct(z["title_caught_share"])}) on the Zipf day: {int(z["title_caught_title"])} title
@@ -200,9 +203,10 @@ ground truth at every check.
 ## 3. CAS edits with the citation's version, by delay
 
 Seeds 1–5 pooled per delay (the ladder is assigned round-robin by answer); the share
-column is over all seeds with its 95 % CI; the closed form is the probability that a
-human saved or unpublished the question's target between the read and the edit
-(`sim/theory.py`). The whole curve is in `cas_curve.csv`.
+column is over all seeds with its 95 % CI. The last two columns are the share of edits
+whose article a human saved or unpublished between the read and the edit, simulated
+over all seeds and in closed form (`sim/theory.py`); rejections above that come from the
+agent's own other edits. The whole curve is in `cas_curve.csv`.
 
 {_md(cas_rows)}
 

@@ -1,0 +1,137 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Explore the stale-citation study
+#
+# The first section shows the default day as `make reproduce` left it in `results/`.
+# The rest reruns the simulation with the parameters of the next cell: change them
+# and run all cells. The cell is tagged `parameters`, so the notebook also runs
+# headless with other values (papermill style; `make test` runs it on small ones).
+
+# %% tags=["parameters"]
+SEEDS = 20  # seeds per setting; the report's intervals use more
+ZIPF_S = 0.9  # Zipf exponent of popularity
+N_SAVES = 300  # human saves in the 8-hour day
+EDIT_FOLLOWS = 1.0  # 1: edits follow question popularity fully; 0: independently
+CHECK_INTERVAL_S = 3600.0  # seconds between checks
+CITATIONS = 2  # citations per answer
+SENSITIVITY_S = (0.0, 0.5, 0.9, 1.2)  # Zipf exponents to compare
+SENSITIVITY_SAVES = (75, 150, 300, 600, 1200)  # edit volumes to compare
+SENSITIVITY_FOLLOWS = (0.0, 0.5, 1.0)  # edit-popularity couplings to compare
+WORKERS = None  # processes; None = all cores
+RESULTS_DIR = "../results"  # where make reproduce wrote the default day
+
+# %%
+from dataclasses import replace
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from sim.experiments import run_study
+from sim.params import Params
+from sim.report.metrics import per_seed
+
+pd.set_option("display.width", 140)
+
+# %% [markdown]
+# ## 1. The default day, as reported
+
+# %%
+comparison = pd.read_csv(Path(RESULTS_DIR) / "comparison.csv")
+comparison[["figure", "reported", "seeds_1_5", "mean", "ci_lo", "ci_hi", "verdict"]]
+
+# %% [markdown]
+# ## 2. Your parameters: staleness, cost of checks, CAS by delay
+
+# %%
+params = Params(
+    zipf_s=ZIPF_S,
+    n_saves=N_SAVES,
+    edit_follows_questions=EDIT_FOLLOWS,
+    check_interval_s=CHECK_INTERVAL_S,
+    citations_per_answer=CITATIONS,
+)
+seeds = list(range(1, SEEDS + 1))
+frames = run_study(params, seeds, ("staleness", "control", "cas"), workers=WORKERS)
+mine = per_seed(frames)
+mine[
+    [
+        "zipf_stale_share",
+        "control_stale_share",
+        "zipf_answers_with_stale_share",
+        "title_caught_share",
+        "cas_reject_share_3600s",
+    ]
+].describe().loc[["mean", "std"]]
+
+# %%
+checks = frames.checks[
+    (frames.checks["experiment"] == "staleness") & (frames.checks["method"] != "truth")
+]
+cost = checks.groupby(["method", "check"], as_index=False)[["calls", "result_chars"]].mean()
+fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.5))
+for method, g in cost.groupby("method"):
+    a1.plot(g["check"], g["calls"], marker="o", label=method)
+    a2.plot(g["check"], g["result_chars"] / 1000, marker="o", label=method)
+a1.set(xlabel="check number", ylabel="tool calls per check")
+a2.set(xlabel="check number", ylabel="thousand characters per check")
+a1.legend()
+plt.show()
+
+# %%
+edits = frames.edits
+by_delay = edits.groupby("delay_s")["first_outcome"].apply(lambda s: (s == "conflict").mean())
+ax = by_delay.plot(marker="o", logx=True, ylim=(0, 1))
+ax.set(xlabel="delay between read and edit (s)", ylabel="share rejected on first try")
+plt.show()
+
+# %% [markdown]
+# ## 3. Sensitivity of the headline figures
+#
+# Each row reruns the day with one parameter changed; the write-up assumed edits
+# follow questions fully (`edit_follows_questions = 1`), while the web-caching
+# literature finds popularity and change rate only weakly related.
+
+
+# %%
+def headline(p: Params) -> pd.Series:
+    f = per_seed(run_study(p, seeds, ("staleness", "cas"), workers=WORKERS, progress=False))
+    return f[
+        [
+            "zipf_stale_share",
+            "zipf_answers_with_stale_share",
+            "title_caught_share",
+            "cas_reject_share_3600s",
+        ]
+    ].mean()
+
+
+rows = []
+for name, values in (
+    ("zipf_s", SENSITIVITY_S),
+    ("n_saves", SENSITIVITY_SAVES),
+    ("edit_follows_questions", SENSITIVITY_FOLLOWS),
+):
+    for v in values:
+        rows.append({"parameter": name, "value": v, **headline(replace(params, **{name: v}))})
+sensitivity = pd.DataFrame(rows)
+sensitivity
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(12, 3.5), sharey=True)
+for ax, (name, g) in zip(axes, sensitivity.groupby("parameter", sort=False), strict=True):
+    for col in ["zipf_stale_share", "zipf_answers_with_stale_share", "cas_reject_share_3600s"]:
+        ax.plot(g["value"], g[col], marker="o", label=col)
+    ax.set(xlabel=name, ylim=(0, 1))
+axes[0].set_ylabel("share")
+axes[0].legend(fontsize=7)
+plt.show()

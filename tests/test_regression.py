@@ -1,0 +1,119 @@
+"""Regression: committed results/ equal a fresh `make reproduce`, and the reported
+percentages of seeds 1–5 are rerun and compared value by value.
+
+Counts must match exactly; values derived from floating point within REL_TOL.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sim.experiments import WRITEUP_SEEDS, run_study
+from sim.params import Params
+from sim.report import readme
+from sim.report.comparison import REPORTED, pooled
+from sim.report.metrics import per_seed
+from sim.reproduce import reproduce
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+REL_TOL = 1e-9
+TABLES = [
+    "comparison",
+    "per_seed",
+    "staleness",
+    "check_cost",
+    "cas_by_delay",
+    "cas_curve",
+    "stale_over_day",
+    "tool_calls",
+]
+SUMMARY = json.loads((RESULTS / "summary.json").read_text())
+
+
+def _close(a: object, b: object) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        return (a is None and b is None) or math.isclose(a, b, rel_tol=REL_TOL, abs_tol=1e-12)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    return a == b
+
+
+@pytest.fixture(scope="session")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("results")
+    seeds = SUMMARY["seeds"]
+    reproduce(out, seeds["staleness"], seeds["cas"], progress=False)
+    return out
+
+
+def test_seeds_1_to_5_rerun_gives_every_reported_value() -> None:
+    frames = run_study(
+        Params(), WRITEUP_SEEDS, ("staleness", "control", "cas"), workers=1, progress=False
+    )
+    first5 = per_seed(frames)
+    for r in REPORTED:
+        assert _close(pooled(first5, r.key), SUMMARY["seeds_1_5"][r.key]), r.key
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_committed_table_equals_a_fresh_run(fresh: Path, name: str) -> None:
+    committed = pd.read_csv(RESULTS / f"{name}.csv")
+    again = pd.read_csv(fresh / f"{name}.csv")
+    pd.testing.assert_frame_equal(committed, again, check_exact=False, rtol=REL_TOL)
+
+
+def test_committed_summary_and_report_equal_a_fresh_run(fresh: Path) -> None:
+    assert _close(SUMMARY, json.loads((fresh / "summary.json").read_text()))
+    assert (RESULTS / "REPORT.md").read_text() == (fresh / "REPORT.md").read_text()
+    for png in ("stale_over_day.png", "check_cost.png", "cas_by_delay.png"):
+        assert (RESULTS / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (fresh / png).exists()
+
+
+def test_readme_shows_the_committed_results() -> None:
+    text = (ROOT / "README.md").read_text()
+    block = readme.results_block(pd.read_csv(RESULTS / "comparison.csv"))
+    assert readme.replace_block(text, "results", block) == text
+
+
+# -- the write-up's qualitative claims, on the committed (and so on a fresh) run ----------
+PER_SEED = pd.read_csv(RESULTS / "per_seed.csv")
+
+
+def test_id_methods_equal_ground_truth_at_every_check_of_every_seed() -> None:
+    assert PER_SEED["ids_equal_truth"].dropna().astype(bool).all()
+
+
+def test_title_only_never_catches_a_body_only_edit() -> None:
+    assert (PER_SEED["title_caught_body"].dropna() == 0).all()
+
+
+def test_polling_needs_one_call_per_hourly_check() -> None:
+    assert (PER_SEED["poll_calls_per_check_max"].dropna() == 1).all()
+
+
+def test_every_replay_matches_and_appends_nothing() -> None:
+    s = PER_SEED.dropna(subset=["cas_edits"])
+    assert (s["cas_replays_matched"] == s["cas_successes"]).all()
+    assert (s["cas_replay_new_events"] == 0).all()
+    assert s["cas_retries_all_succeeded"].astype(bool).all()
+
+
+def test_rejection_rises_with_delay_and_is_about_zero_at_5_s() -> None:
+    ladder = pd.read_csv(RESULTS / "cas_by_delay.csv")
+    assert ladder["rejected_share_all_seeds_mean"].is_monotonic_increasing
+    assert ladder.loc[ladder["delay_s"] == 5, "rejected_share_all_seeds_mean"].item() < 0.01
+    curve = pd.read_csv(RESULTS / "cas_curve.csv")
+    assert curve["rejected_share_all_seeds_mean"].iloc[0] < 0.01
+    assert curve["rejected_share_all_seeds_mean"].iloc[-1] > 0.3
+
+
+def test_zipf_leaves_more_stale_citations_than_the_control() -> None:
+    c = pd.read_csv(RESULTS / "comparison.csv").set_index("key")
+    assert c.loc["zipf_stale_share", "ci_lo"] > c.loc["control_stale_share", "ci_hi"]
