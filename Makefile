@@ -21,6 +21,7 @@ test: lint
 
 reproduce: $(VENV)/.installed
 	$(PY) -m sim reproduce
+	$(PY) -m sim notebook
 
 bench: $(VENV)/.installed
 	$(PY) -m sim bench

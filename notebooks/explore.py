@@ -26,8 +26,13 @@ CITATIONS = 2  # citations per answer
 SENSITIVITY_S = (0.0, 0.5, 0.9, 1.2)  # Zipf exponents to compare
 SENSITIVITY_SAVES = (75, 150, 300, 600, 1200)  # edit volumes to compare
 SENSITIVITY_FOLLOWS = (0.0, 0.5, 1.0)  # edit-popularity couplings to compare
+BREAK_EVEN_SAVES = (300, 3000, 12000)  # human saves per day to sweep for the break-even
+BREAK_EVEN_QUESTIONS = (10, 120)  # questions per day (held citations grow with them)
+BREAK_EVEN_INTERVALS_S = (900.0, 3600.0)  # check intervals
+BREAK_EVEN_SEEDS = 3  # seeds per break-even point
 WORKERS = None  # processes; None = all cores
 RESULTS_DIR = "../results"  # where make reproduce wrote the default day
+OUT_DIR = ""  # if set, tables and figures of sections 3 and 4 are saved there
 
 # %%
 from dataclasses import replace
@@ -39,6 +44,7 @@ import pandas as pd
 from sim.experiments import run_study
 from sim.params import Params
 from sim.report.metrics import per_seed
+from sim.sweep import grid, sweep
 
 pd.set_option("display.width", 140)
 
@@ -124,6 +130,8 @@ for name, values in (
     for v in values:
         rows.append({"parameter": name, "value": v, **headline(replace(params, **{name: v}))})
 sensitivity = pd.DataFrame(rows)
+if OUT_DIR:
+    sensitivity.to_csv(Path(OUT_DIR) / "sensitivity.csv", index=False, float_format="%.10g")
 sensitivity
 
 # %%
@@ -134,4 +142,62 @@ for ax, (name, g) in zip(axes, sensitivity.groupby("parameter", sort=False), str
     ax.set(xlabel=name, ylim=(0, 1))
 axes[0].set_ylabel("share")
 axes[0].legend(fontsize=7)
+if OUT_DIR:
+    fig.savefig(
+        Path(OUT_DIR) / "sensitivity.png", dpi=110, bbox_inches="tight", metadata={"Software": None}
+    )
+plt.show()
+
+# %% [markdown]
+# ## 4. Break-even: when does polling stop being cheaper than re-reading?
+#
+# Per check, re-reading costs one read per distinct cited article held (D). Polling
+# costs ⌈E / 100⌉ pages for the E events since the last check, plus one read per cited
+# article that changed (C ≤ D). In calls, polling is cheaper while
+# ⌈E / 100⌉ + C < D: it stops being cheaper only when an interval's events reach about
+# 100 × (D − C). In characters a page of 100 events is about the size of ten reads, so
+# that break-even comes about ten times sooner. The sweep below measures both from the
+# call log.
+
+# %%
+points = grid(
+    Params(),
+    {
+        "n_saves": list(BREAK_EVEN_SAVES),
+        "n_questions": list(BREAK_EVEN_QUESTIONS),
+        "check_interval_s": list(BREAK_EVEN_INTERVALS_S),
+    },
+)
+runs = sweep(points, list(range(1, BREAK_EVEN_SEEDS + 1)), ("staleness",), workers=WORKERS)
+runs["events_per_check"] = runs["saves"] / runs["checks"]
+runs["calls_ratio"] = runs["poll_method_calls"] / runs["reread_calls"]
+runs["chars_ratio"] = runs["poll_method_chars"] / runs["reread_chars"]
+break_even = runs.groupby(["n_saves", "n_questions", "check_interval_s"], as_index=False)[
+    ["events_per_check", "reread_calls", "poll_method_calls", "calls_ratio", "chars_ratio"]
+].mean()
+if OUT_DIR:
+    break_even.to_csv(Path(OUT_DIR) / "break_even.csv", index=False, float_format="%.10g")
+break_even
+
+# %%
+fig, ax = plt.subplots(figsize=(7, 4))
+for (q, interval), g in break_even.groupby(["n_questions", "check_interval_s"]):
+    label = f"{q} questions, check every {interval / 60:.0f} min"
+    ax.plot(g["events_per_check"], g["calls_ratio"], marker="o", label=f"calls: {label}")
+    ax.plot(
+        g["events_per_check"], g["chars_ratio"], marker="x", ls="--", label=f"characters: {label}"
+    )
+ax.axhline(1, color="black", lw=0.8)
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="human saves per check interval",
+    ylabel="poll cost / re-read cost",
+    title="Above 1, polling costs more than re-reading",
+)
+ax.legend(fontsize=7)
+if OUT_DIR:
+    fig.savefig(
+        Path(OUT_DIR) / "break_even.png", dpi=110, bbox_inches="tight", metadata={"Software": None}
+    )
 plt.show()

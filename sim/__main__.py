@@ -1,4 +1,4 @@
-"""Command line: `python -m sim reproduce | bench`."""
+"""Command line: `python -m sim reproduce | notebook | sweep | bench | serve`."""
 
 from __future__ import annotations
 
@@ -36,6 +36,42 @@ def main(argv: list[str] | None = None) -> int:
         default=[1, 10, 100],
         help="day sizes to scale to, as multiples of the default day",
     )
+    sw = sub.add_parser("sweep", help="a parameter grid × seeds into one tidy table")
+    sw.add_argument(
+        "axes",
+        nargs="+",
+        metavar="name=v1,v2,...",
+        help="a swept parameter and its values, e.g. zipf_s=0,0.5,0.9",
+    )
+    sw.add_argument("--seeds", type=int, default=10, help="seeds 1..N per grid point")
+    sw.add_argument(
+        "--experiments",
+        nargs="+",
+        default=None,
+        help="runs per seed (default: staleness control cas)",
+    )
+    sw.add_argument("--out", type=Path, default=Path("sweep.csv"), help="CSV file to write")
+    sw.add_argument("--workers", type=int, default=None, help="local processes (default: all)")
+    sw.add_argument(
+        "--scheduler",
+        default=None,
+        help="address of a running Dask scheduler, e.g. tcp://host:8786",
+    )
+    nbp = sub.add_parser("notebook", help="run a notebook on its own parameters, saving outputs")
+    nbp.add_argument("--path", type=Path, default=Path("notebooks/explore.py"))
+    nbp.add_argument("--out", type=Path, default=Path("results/notebook"))
+    srv = sub.add_parser("serve", help="serve the simulated KB over MCP on stdio")
+    srv.add_argument("--seed", type=int, default=1, help="corpus seed (default 1)")
+    srv.add_argument("--articles", type=int, default=400, help="articles in a new KB")
+    srv.add_argument(
+        "--db", type=Path, default=None, help="SQLite file to serve (created and seeded if missing)"
+    )
+    srv.add_argument(
+        "--human-edits-per-minute",
+        type=float,
+        default=0.0,
+        help="a background human editor's save rate (default 0: none)",
+    )
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
@@ -57,6 +93,36 @@ def main(argv: list[str] | None = None) -> int:
         in_place = args.out == Path("results") and readme.exists()
         bench_main(args.out, readme if in_place else None, args.repeats, tuple(args.factors))
         print(f"wrote {args.out}/bench.json", file=sys.stderr)
+    elif args.command == "sweep":
+        from sim.params import Params
+        from sim.sweep import DEFAULT_EXPERIMENTS, grid, parse_axis, sweep
+
+        try:
+            axes = dict(parse_axis(a) for a in args.axes)
+            points = grid(Params(), axes)
+        except ValueError as e:
+            parser.error(str(e))
+        table = sweep(
+            points,
+            list(range(1, args.seeds + 1)),
+            tuple(args.experiments or DEFAULT_EXPERIMENTS),
+            args.workers,
+            args.scheduler,
+        )
+        table.to_csv(args.out, index=False)
+        print(f"wrote {len(table)} runs to {args.out}", file=sys.stderr)
+    elif args.command == "notebook":
+        from sim.notebook import execute
+
+        args.out.mkdir(parents=True, exist_ok=True)
+        execute(args.path.resolve(), {"OUT_DIR": str(args.out.resolve())})
+        print(f"ran {args.path}; its tables and figures are in {args.out}", file=sys.stderr)
+    elif args.command == "serve":
+        import anyio
+
+        from sim.serve import serve
+
+        anyio.run(serve, args.seed, args.articles, args.db, args.human_edits_per_minute)
     return 0
 
 

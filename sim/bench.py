@@ -146,6 +146,26 @@ def day_versus_replay(repeats: int, seed: int = 1) -> dict[str, Any]:
     }
 
 
+# -- the MCP protocol's cost -------------------------------------------------------------------
+def mcp_overhead(repeats: int, seed: int = 1) -> dict[str, Any]:
+    """The same staleness day with in-process calls and with every call over MCP."""
+    direct, over_mcp = [], []
+    calls = 0
+    for _ in range(repeats):
+        for transport, out in (("direct", direct), ("mcp", over_mcp)):
+            t = time.perf_counter()
+            result = Day(replace(Params(), transport=transport), seed).run()
+            out.append(time.perf_counter() - t)
+            calls = len(result.calls)
+    extra = [(m - d) / calls * 1e6 for d, m in zip(direct, over_mcp, strict=True)]
+    return {
+        "direct_day_s": _spread(direct),
+        "mcp_day_s": _spread(over_mcp),
+        "tool_calls": calls,
+        "overhead_us_per_call": _spread(extra),
+    }
+
+
 # -- 4. scaling ---------------------------------------------------------------------------------
 def _scaled_day(factor: int, queue: multiprocessing.Queue) -> None:
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -217,6 +237,7 @@ def run_all(
         },
         "reproduction_seeds_1_5": reproduction(repeats),
         "day_versus_replay": day_versus_replay(repeats),
+        "mcp": mcp_overhead(repeats),
         "scaling": scaling(factors),
         "sweep": sweep_throughput(sweep_seeds),
     }
@@ -238,6 +259,11 @@ def readme_table(b: dict[str, Any]) -> str:
     lines += [
         f"| {k}, µs per call | {v['median']:.0f} | {v['calls']} calls |" for k, v in per.items()
     ]
+    o = b["mcp"]["overhead_us_per_call"]
+    lines.append(
+        f"| MCP protocol overhead, µs per call | {o['median']:.0f} "
+        f"| {o['min']:.0f} – {o['max']:.0f} |"
+    )
     for row in b["scaling"]:
         tools = ", ".join(
             f"{k.split('_')[0]} {v:.0f}" for k, v in row["us_per_call_median"].items()

@@ -56,6 +56,9 @@ class Params:
     """Simulated seconds each tool call takes."""
     title_check_limit: int = 5
     """Hits the title-only check asks for when it searches a kept title."""
+    transport: Literal["direct", "mcp"] = "direct"
+    """'direct': the agent and checker call the tools in-process; 'mcp': every call crosses
+    the MCP protocol (official SDK client and server, JSON-RPC over in-memory streams)."""
 
     def __post_init__(self) -> None:
         def bad(name: str, allowed: str) -> ValueError:
@@ -87,6 +90,8 @@ class Params:
             raise bad("edit_follows_questions", "a number from 0 to 1")
         if self.save_popularity not in ("zipf", "even"):
             raise bad("save_popularity", "'zipf' or 'even'")
+        if self.transport not in ("direct", "mcp"):
+            raise bad("transport", "'direct' or 'mcp'")
         if self.arrivals not in ("uniform", "poisson"):
             raise bad("arrivals", "'uniform' or 'poisson'")
         if (

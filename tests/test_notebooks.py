@@ -1,13 +1,12 @@
-"""The notebooks run top to bottom on small parameters (papermill-style injection)."""
+"""The notebooks run top to bottom on small parameters, and save their outputs when asked."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import jupytext
-import nbformat
 import pytest
-from nbclient import NotebookClient
+
+from sim.notebook import execute
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 SMALL = {
@@ -16,26 +15,18 @@ SMALL = {
         "SENSITIVITY_S": (0.0, 0.9),
         "SENSITIVITY_SAVES": (150, 300),
         "SENSITIVITY_FOLLOWS": (0.0, 1.0),
+        "BREAK_EVEN_SAVES": (300, 1500),
+        "BREAK_EVEN_QUESTIONS": (10,),
+        "BREAK_EVEN_INTERVALS_S": (3600.0,),
+        "BREAK_EVEN_SEEDS": 1,
         "WORKERS": 1,
     },
 }
 
 
-def with_parameters(nb: nbformat.NotebookNode, values: dict) -> nbformat.NotebookNode:
-    """Insert an 'injected-parameters' cell after the one tagged 'parameters'."""
-    index = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
-    source = "\n".join(f"{k} = {v!r}" for k, v in values.items())
-    cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["injected-parameters"]})
-    nb.cells.insert(index + 1, cell)
-    return nb
-
-
 @pytest.mark.parametrize("name", sorted(SMALL))
-def test_notebook_runs_on_small_parameters(name: str) -> None:
-    nb = with_parameters(jupytext.read(NOTEBOOKS / name), SMALL[name])
-    NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
-    ).execute()
+def test_notebook_runs_on_small_parameters(name: str, tmp_path: Path) -> None:
+    nb = execute(NOTEBOOKS / name, {**SMALL[name], "OUT_DIR": str(tmp_path)})
     errors = [
         o
         for c in nb.cells
@@ -44,6 +35,8 @@ def test_notebook_runs_on_small_parameters(name: str) -> None:
         if o.get("output_type") == "error"
     ]
     assert not errors
+    saved = {p.name for p in tmp_path.iterdir()}
+    assert {"sensitivity.csv", "break_even.csv", "sensitivity.png", "break_even.png"} <= saved
 
 
 def test_every_notebook_has_small_parameters() -> None:

@@ -277,6 +277,13 @@ class KBStore:
             us, _ = self._write(kb_id, article_id, title, content, published, type_, "human")
         return us
 
+    def article_ids(self, kb_id: str) -> list[str]:
+        """Every article of a KB, drafts included, in id order: the editor app's list."""
+        rows = self._db.execute(
+            "SELECT article_id FROM articles WHERE kb_id = ? ORDER BY article_id", (kb_id,)
+        ).fetchall()
+        return [r[0] for r in rows]
+
     # -- reads used by the tools ----------------------------------------------
     def kb_exists(self, kb_id: str) -> bool:
         return (
@@ -369,18 +376,9 @@ class KBStore:
         return {r[0] for r in rows}
 
     def all_events(self, kb_id: str) -> list[Event]:
-        """Every kept event with its actor: for the ground-truth oracle and tests."""
+        """Every kept event with its actor: for tests, never the agent."""
         return self.events_after(kb_id, 0, 2**62).events
 
     def snapshot(self) -> str:
         """Every table, FTS shadow tables included, as SQL text: equal iff nothing changed."""
         return "\n".join(self._db.iterdump())
-
-    def clone(self, clock: Clock) -> KBStore:
-        """An independent in-memory copy (SQLite backup API) with its own clock."""
-        copy = KBStore.__new__(KBStore)
-        copy._clock = clock
-        copy._retention = self._retention
-        copy._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        self._db.backup(copy._db)
-        return copy

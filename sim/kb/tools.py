@@ -16,7 +16,7 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from sim.kb import store as st
 from sim.kb.calllog import CallLog, ToolCall
@@ -36,6 +36,14 @@ STOPWORDS = frozenset({
 })  # fmt: skip
 
 Structured = dict[str, Any]
+
+
+class ToolCaller(Protocol):
+    """What a client holds: a session in-process, or one across the MCP protocol."""
+
+    client_id: str
+
+    def call(self, name: str, arguments: Any) -> ToolResult: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 import simpy
 
-from sim.kb.tools import Session, ToolResult
+from sim.kb.tools import ToolCaller, ToolResult
 from sim.model.oracle import GroundTruthOracle
 from sim.model.records import EditRecord
 
@@ -40,7 +40,7 @@ def _without_replay_marks(result: dict[str, Any]) -> dict[str, Any]:
 
 class ScriptedAgent:
     def __init__(
-        self, env: simpy.Environment, session: Session, kb_id: str, latency_s: float
+        self, env: simpy.Environment, session: ToolCaller, kb_id: str, latency_s: float
     ) -> None:
         self.env = env
         self.session = session

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import simpy
 
-from sim.kb.calllog import ToolCall
-from sim.kb.tools import DEFAULT_POLL_LIMIT, KB_RESOURCE_TYPE, KBServer, Session
+from sim.kb.calllog import CallLog, ToolCall
+from sim.kb.tools import DEFAULT_POLL_LIMIT, KB_RESOURCE_TYPE, ToolCaller
 from sim.model.agent import HeldCitation, Proc
 from sim.model.oracle import GroundTruthOracle
 from sim.model.records import CheckRecord
@@ -30,7 +30,8 @@ class Checker:
     def __init__(
         self,
         env: simpy.Environment,
-        server: KBServer,
+        connect: Callable[[str], ToolCaller],
+        log: CallLog,
         kb_id: str,
         citations: list[HeldCitation],
         oracle: GroundTruthOracle,
@@ -39,14 +40,14 @@ class Checker:
         out: list[CheckRecord],
     ) -> None:
         self.env = env
-        self.server = server
+        self.log = log
         self.kb_id = kb_id
         self.citations = citations
         self.oracle = oracle
         self.params = params
         self.seed = seed
         self.out = out
-        self.sessions = {m: server.connect(f"checker-{m}", [kb_id]) for m in METHODS}
+        self.sessions = {m: connect(f"checker-{m}") for m in METHODS}
         self.cursor: int | None = None
         self.poll_status: list[str] = []
 
@@ -66,7 +67,7 @@ class Checker:
             "poll": self._poll,
         }
         for name, method in methods.items():
-            start = len(self.server.log)
+            start = len(self.log)
             found = method(held)
             if name != "title_only" and found != status:
                 wrong = [i for i, (a, b) in enumerate(zip(found, status, strict=True)) if a != b]
@@ -74,7 +75,7 @@ class Checker:
                     f"seed {self.seed}, check {k}: {name} disagrees with ground truth on "
                     f"citations {wrong[:10]}"
                 )
-            self._record(k, name, held, truth, found, self.server.log.records[start:])
+            self._record(k, name, held, truth, found, self.log.records[start:])
 
     # -- the three methods ------------------------------------------------------
     def _title_only(self, held: list[HeldCitation]) -> list[str]:
@@ -93,7 +94,7 @@ class Checker:
             found[title] = any(h["title"] == title for h in r.structured.get("hits", []))
         return ["fresh" if found[c.title] else "changed" for c in held]
 
-    def _read_versions(self, session: Session, article_ids: list[str]) -> dict[str, str | None]:
+    def _read_versions(self, session: ToolCaller, article_ids: list[str]) -> dict[str, str | None]:
         current: dict[str, str | None] = {}
         for a in article_ids:
             r = session.call(

@@ -16,7 +16,7 @@ from sim import rng
 from sim.corpus import ArticleSpec, build_corpus
 from sim.kb.calllog import ToolCall
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer
+from sim.kb.tools import KBServer, ToolCaller
 from sim.kb.versions import us_from_datetime
 from sim.model.agent import HeldCitation, Proc, ScriptedAgent
 from sim.model.checker import Checker
@@ -64,10 +64,18 @@ class Day:
         self.store.create_articles(KB_ID, ((a.article_id, a.title, a.content) for a in self.specs))
         self.server = self.server_class(self.store, clock)
         self.oracle = GroundTruthOracle(self.store, KB_ID)
-        self.agent = ScriptedAgent(
-            self.env, self.server.connect("agent", [KB_ID]), KB_ID, params.tool_latency_s
-        )
+        self.bridge = None
+        if params.transport == "mcp":
+            from sim.kb.mcp_server import McpBridge
+
+            self.bridge = McpBridge()
+        self.agent = ScriptedAgent(self.env, self.connect("agent"), KB_ID, params.tool_latency_s)
         self.final: dict[tuple[int, int], tuple[str, str]] = {}
+
+    def connect(self, client_id: str) -> ToolCaller:
+        """A session granted the day's KB: in-process, or across MCP if params say so."""
+        session = self.server.connect(client_id, [KB_ID])
+        return self.bridge.wrap(session) if self.bridge is not None else session
 
     def clock(self) -> int:
         return DAY_START_US + round(self.env.now * 1_000_000)
@@ -150,7 +158,8 @@ class Day:
         if p.run_checker:
             checker = Checker(
                 self.env,
-                self.server,
+                self.connect,
+                self.server.log,
                 KB_ID,
                 self.agent.citations,
                 self.oracle,
@@ -159,7 +168,11 @@ class Day:
                 r.checks,
             )
             self.env.process(checker.run())
-        self.env.run()
+        try:
+            self.env.run()
+        finally:
+            if self.bridge is not None:
+                self.bridge.close()
         r.citations = [self.citation_record(c) for c in self.agent.citations]
         r.edits.sort(key=lambda e: e.answer)
         r.calls = self.server.log.records

@@ -52,6 +52,7 @@ def checks_by_seed(checks: pd.DataFrame) -> pd.DataFrame:
         .all()
     )
     polls = checks[checks["method"] == "poll"].groupby("seed")["poll_calls"]
+    cost = checks.groupby(["seed", "method"])[["calls", "result_chars"]].sum().unstack("method")
     return pd.DataFrame(
         {
             "title_caught": title["caught"],
@@ -63,6 +64,13 @@ def checks_by_seed(checks: pd.DataFrame) -> pd.DataFrame:
             "title_truth_stale": truth["flagged"],
             "ids_equal_truth": ids_equal,
             "poll_calls_per_check_max": polls.max(),
+            "checks": checks.groupby("seed")["check"].max(),
+            "reread_calls": cost[("calls", "reread")],
+            "reread_chars": cost[("result_chars", "reread")],
+            "poll_method_calls": cost[("calls", "poll")],
+            "poll_method_chars": cost[("result_chars", "poll")],
+            "title_calls": cost[("calls", "title_only")],
+            "title_chars": cost[("result_chars", "title_only")],
         }
     )
 
@@ -97,26 +105,35 @@ def cas_by_seed(edits: pd.DataFrame) -> pd.DataFrame:
 
 
 def per_seed(f: StudyFrames) -> pd.DataFrame:
-    """One row per seed with every headline quantity."""
-    days = f.days[f.days["experiment"] == "staleness"].set_index("seed")
-    out = pd.concat(
-        [
-            staleness_by_seed(f.citations[f.citations["experiment"] == "staleness"], "zipf_"),
-            staleness_by_seed(f.citations[f.citations["experiment"] == "control"], "control_"),
-            checks_by_seed(f.checks[f.checks["experiment"] == "staleness"]),
-            cas_by_seed(f.edits[f.edits["experiment"] == "cas"]),
-            pd.DataFrame(
-                {
-                    "questions": days["questions"],
-                    "questions_top10": days["questions_top10"],
-                    "saves": days["saves"],
-                    "saves_top10": days["saves_top10"],
-                    "top10_question_share": days["questions_top10"] / days["questions"],
-                    "top10_save_share": days["saves_top10"] / days["saves"],
-                }
-            ),
-        ],
-        axis=1,
+    """One row per seed with every headline quantity of the experiments that were run."""
+
+    def of(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
+        return frame[frame["experiment"] == experiment] if not frame.empty else frame
+
+    parts = []
+    if not of(f.citations, "staleness").empty:
+        parts.append(staleness_by_seed(of(f.citations, "staleness"), "zipf_"))
+    if not of(f.citations, "control").empty:
+        parts.append(staleness_by_seed(of(f.citations, "control"), "control_"))
+    if not of(f.checks, "staleness").empty:
+        parts.append(checks_by_seed(of(f.checks, "staleness")))
+    if not of(f.edits, "cas").empty:
+        parts.append(cas_by_seed(of(f.edits, "cas")))
+    # Questions are the same in every run of a seed; saves too, except in the control.
+    days = f.days[f.days["experiment"] != "control"]
+    days = (days if not days.empty else f.days).drop_duplicates("seed").set_index("seed")
+    parts.append(
+        pd.DataFrame(
+            {
+                "questions": days["questions"],
+                "questions_top10": days["questions_top10"],
+                "saves": days["saves"],
+                "saves_top10": days["saves_top10"],
+                "top10_question_share": days["questions_top10"] / days["questions"],
+                "top10_save_share": days["saves_top10"] / days["saves"],
+            }
+        )
     )
+    out = pd.concat(parts, axis=1)
     out.index.name = "seed"
     return out.reset_index()

@@ -1,0 +1,170 @@
+"""The KB over real MCP: the SDK's own client sees the tools as listed by the real server,
+gets the in-process results and errors, and the simulation's numbers do not change."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pandas as pd
+import pytest
+from mcp import Client, StdioServerParameters
+
+from sim.experiments import WRITEUP_SEEDS, run_study
+from sim.kb.mcp_server import build_server
+from sim.kb.store import KBStore
+from sim.kb.tools import KBServer
+from sim.params import Params
+from tests.conftest import ARTICLES, KB, ManualClock
+from tests.test_kb_limits import ACCEPTED, REFUSED
+from tests.test_kb_parity import FIXTURE
+
+
+def _twin_stores() -> tuple[Any, Any]:
+    """Two identical KBs: one behind MCP, one called in-process."""
+    pairs = []
+    for _ in range(2):
+        clock = ManualClock()
+        store = KBStore(clock)
+        store.create_kb(KB)
+        store.create_articles(KB, ARTICLES)
+        pairs.append(KBServer(store, clock).connect("client", [KB]))
+    return pairs[0], pairs[1]
+
+
+def _tool_dicts(tools: list[Any]) -> list[dict]:
+    return [
+        t.model_dump(
+            by_alias=True,
+            exclude_none=True,
+            include={"name", "description", "input_schema", "annotations"},
+        )
+        for t in tools
+    ]
+
+
+def test_tools_list_over_mcp_equals_the_parity_fixture() -> None:
+    async def main() -> list[dict]:
+        over_mcp, _ = _twin_stores()
+        async with Client(build_server(over_mcp), mode="legacy") as client:
+            return _tool_dicts((await client.list_tools()).tools)
+
+    assert anyio.run(main) == FIXTURE
+
+
+def test_every_call_and_every_refusal_is_the_in_process_one() -> None:
+    calls = [(tool, args) for tool, args, *_ in ACCEPTED + REFUSED]
+    calls += [
+        ("no_such_tool", {}),
+        ("read_knowledge_article", {"knowledge_base_id": KB, "article_id": "a2"}),
+    ]
+
+    async def main() -> None:
+        over_mcp, direct = _twin_stores()
+        async with Client(build_server(over_mcp), mode="legacy") as client:
+            for tool, args in calls:
+                got = await client.call_tool(tool, args)
+                want = direct.call(tool, args)
+                assert got.is_error == want.is_error, (tool, args)
+                assert got.structured_content == want.structured
+                assert got.content[0].text == want.text
+
+    anyio.run(main)
+
+
+def test_a_replayed_edit_over_mcp_is_a_replay() -> None:
+    async def main() -> None:
+        over_mcp, _ = _twin_stores()
+        async with Client(build_server(over_mcp), mode="legacy") as client:
+            read = await client.call_tool(
+                "read_knowledge_article", {"knowledge_base_id": KB, "article_id": "a1"}
+            )
+            args = {
+                "knowledge_base_id": KB,
+                "article_id": "a1",
+                "content": "new",
+                "expected_version": read.structured_content["updated_at"],
+                "idempotency_key": "k1",
+            }
+            first = await client.call_tool("edit_knowledge_article", args)
+            again = await client.call_tool("edit_knowledge_article", args)
+            assert first.structured_content["replayed"] is False
+            assert again.structured_content["replayed"] is True
+            assert (
+                again.structured_content["event_sequence"]
+                == (first.structured_content["event_sequence"])
+            )
+            poll = await client.call_tool(
+                "poll_resource_events",
+                {
+                    "resource_type": "knowledge_base",
+                    "resource_id": KB,
+                    "after_sequence": first.structured_content["event_sequence"],
+                },
+            )
+            assert poll.structured_content["events"] == []
+
+    anyio.run(main)
+
+
+def test_serve_over_stdio_with_a_live_human_editor(tmp_path: Path) -> None:
+    db = tmp_path / "kb.sqlite"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "sim",
+            "serve",
+            "--articles",
+            "40",
+            "--db",
+            str(db),
+            "--human-edits-per-minute",
+            "1200",
+        ],
+        cwd=str(Path(__file__).resolve().parents[1]),
+    )
+
+    async def main() -> None:
+        async with Client(params) as client:
+            assert _tool_dicts((await client.list_tools()).tools) == FIXTURE
+            hits = await client.call_tool(
+                "search_knowledge_base", {"knowledge_base_id": "kb-support", "query": "password"}
+            )
+            assert not hits.is_error
+            head = (
+                await client.call_tool(
+                    "poll_resource_events",
+                    {"resource_type": "knowledge_base", "resource_id": "kb-support"},
+                )
+            ).structured_content["head_sequence"]
+            with anyio.fail_after(20):
+                while True:
+                    await anyio.sleep(0.2)
+                    r = await client.call_tool(
+                        "poll_resource_events",
+                        {
+                            "resource_type": "knowledge_base",
+                            "resource_id": "kb-support",
+                            "after_sequence": head,
+                        },
+                    )
+                    if r.structured_content["events"]:
+                        break
+            assert r.structured_content["events"][0]["type"] == "saved"
+
+    anyio.run(main)
+    assert db.exists()
+
+
+@pytest.mark.parametrize("experiment", ["staleness", "control", "cas"])
+def test_seeds_1_to_5_are_identical_through_mcp(experiment: str) -> None:
+    direct = run_study(Params(), WRITEUP_SEEDS, (experiment,), workers=2, progress=False)
+    mcp = run_study(
+        replace(Params(), transport="mcp"), WRITEUP_SEEDS, (experiment,), workers=2, progress=False
+    )
+    for a, b in zip(direct.frames(), mcp.frames(), strict=True):
+        pd.testing.assert_frame_equal(a, b)
