@@ -43,8 +43,8 @@ import pandas as pd
 
 from sim.experiments import run_study
 from sim.params import Params
+from sim.report import breakeven
 from sim.report.metrics import per_seed
-from sim.sweep import grid, sweep
 
 pd.set_option("display.width", 140)
 
@@ -153,49 +153,29 @@ plt.show()
 #
 # Per check, re-reading costs one read per distinct cited article held (D). Polling
 # costs ⌈E / 100⌉ pages for the E events since the last check, plus one read per cited
-# article that changed (C ≤ D). In calls, polling is cheaper while
-# ⌈E / 100⌉ + C < D: it stops being cheaper only when an interval's events reach about
-# 100 × (D − C). In characters a page of 100 events is about the size of ten reads, so
-# that break-even comes about ten times sooner. The sweep below measures both from the
-# call log.
+# article that changed (C ≤ D). In calls, polling is cheaper while ⌈E / 100⌉ + C < D;
+# in characters a page of 100 events weighs about as much as several article bodies, so
+# that break-even comes sooner. The sweep below measures both from the call log
+# (`sim/report/breakeven.py`; `make reproduce` puts the same analysis in REPORT.md).
 
 # %%
-points = grid(
-    Params(),
+runs = breakeven.break_even_runs(
+    params,
     {
         "n_saves": list(BREAK_EVEN_SAVES),
         "n_questions": list(BREAK_EVEN_QUESTIONS),
         "check_interval_s": list(BREAK_EVEN_INTERVALS_S),
     },
+    list(range(1, BREAK_EVEN_SEEDS + 1)),
+    workers=WORKERS,
 )
-runs = sweep(points, list(range(1, BREAK_EVEN_SEEDS + 1)), ("staleness",), workers=WORKERS)
-runs["events_per_check"] = runs["saves"] / runs["checks"]
-runs["calls_ratio"] = runs["poll_method_calls"] / runs["reread_calls"]
-runs["chars_ratio"] = runs["poll_method_chars"] / runs["reread_chars"]
-break_even = runs.groupby(["n_saves", "n_questions", "check_interval_s"], as_index=False)[
-    ["events_per_check", "reread_calls", "poll_method_calls", "calls_ratio", "chars_ratio"]
-].mean()
+break_even = breakeven.break_even_table(runs)
 if OUT_DIR:
     break_even.to_csv(Path(OUT_DIR) / "break_even.csv", index=False, float_format="%.10g")
-break_even
+breakeven.crossings(break_even)
 
 # %%
-fig, ax = plt.subplots(figsize=(7, 4))
-for (q, interval), g in break_even.groupby(["n_questions", "check_interval_s"]):
-    label = f"{q} questions, check every {interval / 60:.0f} min"
-    ax.plot(g["events_per_check"], g["calls_ratio"], marker="o", label=f"calls: {label}")
-    ax.plot(
-        g["events_per_check"], g["chars_ratio"], marker="x", ls="--", label=f"characters: {label}"
-    )
-ax.axhline(1, color="black", lw=0.8)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="human saves per check interval",
-    ylabel="poll cost / re-read cost",
-    title="Above 1, polling costs more than re-reading",
-)
-ax.legend(fontsize=7)
+fig = breakeven.figure(break_even)
 if OUT_DIR:
     fig.savefig(
         Path(OUT_DIR) / "break_even.png", dpi=110, bbox_inches="tight", metadata={"Software": None}

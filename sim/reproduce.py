@@ -11,13 +11,14 @@ import pandas as pd
 from sim.experiments import WRITEUP_SEEDS, StudyFrames, run_study
 from sim.params import Params
 from sim.popularity import top_share
-from sim.report import figures, readme, tables, writeup
+from sim.report import breakeven, figures, readme, tables, writeup
 from sim.report.comparison import comparison_table
 from sim.report.metrics import per_seed
 
 STALENESS_SEEDS = 150
 """Seeds of the staleness runs (Zipf and control): each takes about 0.5 s."""
 CAS_SEEDS = 300
+BREAK_EVEN_SEEDS = 3
 """Seeds of the CAS runs: cheaper, and the 1 h rejection share varies more from seed to seed."""
 FLOAT_FORMAT = "%.10g"
 
@@ -30,9 +31,15 @@ def _json_ready(value: object) -> object:
     return value
 
 
-def build_tables(base: Params, frames: StudyFrames) -> dict[str, pd.DataFrame]:
+def build_tables(
+    base: Params, frames: StudyFrames, break_even_runs: pd.DataFrame | None = None
+) -> dict[str, pd.DataFrame]:
     first5 = frames.seeds(WRITEUP_SEEDS)
     seeds = per_seed(frames)
+    extra = {}
+    if break_even_runs is not None:
+        table = breakeven.break_even_table(break_even_runs)
+        extra = {"break_even": table, "break_even_crossings": breakeven.crossings(table)}
     return {
         "per_seed": seeds,
         "comparison": comparison_table(seeds, base, WRITEUP_SEEDS),
@@ -42,6 +49,7 @@ def build_tables(base: Params, frames: StudyFrames) -> dict[str, pd.DataFrame]:
         "cas_curve": tables.cas_table(base, frames, first5, "cas_curve"),
         "stale_over_day": tables.stale_over_day_table(frames),
         "tool_calls": tables.tool_calls_table(first5),
+        **extra,
     }
 
 
@@ -64,10 +72,14 @@ def summary(base: Params, t: dict[str, pd.DataFrame], seeds: dict[str, int]) -> 
 
 
 def write_results(
-    out: Path, base: Params, frames: StudyFrames, seeds: dict[str, int]
+    out: Path,
+    base: Params,
+    frames: StudyFrames,
+    seeds: dict[str, int],
+    break_even_runs: pd.DataFrame,
 ) -> dict[str, pd.DataFrame]:
     out.mkdir(parents=True, exist_ok=True)
-    t = build_tables(base, frames)
+    t = build_tables(base, frames, break_even_runs)
     for name, df in t.items():
         df.to_csv(out / f"{name}.csv", index=False, float_format=FLOAT_FORMAT)
     (out / "summary.json").write_text(
@@ -76,17 +88,8 @@ def write_results(
     figures.save(figures.stale_over_day(t["stale_over_day"]), out / "stale_over_day.png")
     figures.save(figures.check_cost(frames.checks), out / "check_cost.png")
     figures.save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), out / "cas_by_delay.png")
-    (out / "REPORT.md").write_text(
-        writeup.render(
-            base,
-            seeds,
-            t["comparison"],
-            t["staleness"],
-            t["check_cost"],
-            t["cas_by_delay"],
-            t["per_seed"],
-        )
-    )
+    figures.save(breakeven.figure(t["break_even"]), out / "break_even.png")
+    (out / "REPORT.md").write_text(writeup.render(base, seeds, t))
     return t
 
 
@@ -120,8 +123,11 @@ def reproduce(
             ),
         ]
     )
-    seeds = {"staleness": staleness_seeds, "cas": cas_seeds}
-    t = write_results(out, base, frames, seeds)
+    seeds = {"staleness": staleness_seeds, "cas": cas_seeds, "break_even": BREAK_EVEN_SEEDS}
+    be_runs = breakeven.break_even_runs(
+        base, breakeven.AXES, list(range(1, BREAK_EVEN_SEEDS + 1)), workers, progress
+    )
+    t = write_results(out, base, frames, seeds, be_runs)
     if readme_path is not None:
         readme.update(readme_path, "results", readme.results_block(t["comparison"]))
     return t

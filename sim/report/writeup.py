@@ -89,15 +89,40 @@ def seeds_needed_table(comparison: pd.DataFrame, half_width: float = 0.01) -> st
     return _md(pd.DataFrame(rows))
 
 
-def render(
-    base: Params,
-    seeds: dict[str, int],
-    comparison: pd.DataFrame,
-    staleness: pd.DataFrame,
-    cost: pd.DataFrame,
-    cas: pd.DataFrame,
-    per_seed: pd.DataFrame,
-) -> str:
+def _events(x: float) -> str:
+    return "beyond the grid" if pd.isna(x) else f"{x:,.0f}"
+
+
+def break_even_text(crossings: pd.DataFrame, seeds: int) -> str:
+    rows = [
+        {
+            "questions per day": int(r["n_questions"]),
+            "citations held at day end": f"{r['citations_held_at_end']:.0f}",
+            "check every": f"{r['check_interval_s'] / 60:.0f} min",
+            "saves per check where polling costs as many calls": _events(
+                r["events_per_check_where_calls_ratio_is_1"]
+            ),
+            "… as many characters": _events(r["events_per_check_where_chars_ratio_is_1"]),
+        }
+        for _, r in crossings.iterrows()
+    ]
+    return (
+        "Polling costs ⌈E / 100⌉ pages for the E events of an interval plus one read per "
+        "changed cited article; re-reading costs one read per distinct cited article. From "
+        f"a sweep of human saves per day × questions per day (`break_even.csv`, {seeds} seeds "
+        "per point), the number of saves per check interval at which polling stops being "
+        "cheaper, interpolated on log scales:\n\n"
+        + _md(pd.DataFrame(rows))
+        + "\n\nIn characters polling loses sooner than in calls, since every event in a page "
+        "costs characters while a whole page is one call. Few held citations and busy editors "
+        "favour re-reading; many citations and a quiet KB favour polling.\n\n"
+        "![break-even of polling](break_even.png)"
+    )
+
+
+def render(base: Params, seeds: dict[str, int], t: dict[str, pd.DataFrame]) -> str:
+    comparison, staleness, cost = t["comparison"], t["staleness"], t["check_cost"]
+    cas = t["cas_by_delay"]
     reasons = comparison[comparison["reason"] != ""]
     pooled = staleness[staleness["seed"] == "pooled"].set_index("save_popularity")
     z, e = pooled.loc["zipf"], pooled.loc["even"]
@@ -211,6 +236,10 @@ agent's own other edits. The whole curve is in `cas_curve.csv`.
 {_md(cas_rows)}
 
 ![CAS rejection by delay](cas_by_delay.png)
+
+## 4. When polling stops being cheaper
+
+{break_even_text(t["break_even_crossings"], seeds["break_even"])}
 
 ## How many seeds
 

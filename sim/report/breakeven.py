@@ -1,0 +1,107 @@
+"""When does polling the event log stop being cheaper than re-reading every citation?
+
+Per check, re-reading costs one read per distinct cited article held (D); polling
+costs ⌈E / 100⌉ pages for the E events since the last check plus one read per cited
+article that changed (C ≤ D). So in calls polling wins while ⌈E / 100⌉ + C < D; in
+characters a page of events weighs about as much as several reads, so it stops
+winning sooner. A sweep over edit volume and held citations measures both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from sim.params import Params
+from sim.sweep import grid, sweep
+
+AXES: dict[str, list] = {"n_saves": [300, 1000, 3000, 12000], "n_questions": [10, 40, 120]}
+
+
+def break_even_runs(
+    base: Params,
+    axes: dict[str, list],
+    seeds: list[int],
+    workers: int | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    return sweep(grid(base, axes), seeds, ("staleness",), workers=workers, progress=progress)
+
+
+def break_even_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean cost per check of each grid point; ratios above 1 mean polling costs more."""
+    r = runs.assign(
+        events_per_check=runs["saves"] / runs["checks"],
+        citations_held_at_end=runs["zipf_citations"],
+        reread_calls_per_check=runs["reread_calls"] / runs["checks"],
+        poll_calls_per_check=runs["poll_method_calls"] / runs["checks"],
+        calls_ratio=runs["poll_method_calls"] / runs["reread_calls"],
+        chars_ratio=runs["poll_method_chars"] / runs["reread_chars"],
+    )
+    keys = ["n_saves", "n_questions", "check_interval_s"]
+    cols = [
+        "events_per_check",
+        "citations_held_at_end",
+        "reread_calls_per_check",
+        "poll_calls_per_check",
+        "calls_ratio",
+        "chars_ratio",
+    ]
+    out = r.groupby(keys, as_index=False)[cols].mean()
+    out["seeds"] = r.groupby(keys)["seed"].nunique().to_numpy()
+    return out
+
+
+def crossings(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (questions, interval): events per check at which each ratio reaches 1, by log-log
+    interpolation between grid points; NaN where the grid does not reach it."""
+    rows = []
+    for (q, interval), g in table.groupby(["n_questions", "check_interval_s"]):
+        g = g.sort_values("events_per_check")
+        row = {
+            "n_questions": q,
+            "check_interval_s": interval,
+            "citations_held_at_end": g["citations_held_at_end"].mean(),
+        }
+        for ratio in ("calls_ratio", "chars_ratio"):
+            x, y = np.log(g["events_per_check"].to_numpy()), np.log(g[ratio].to_numpy())
+            at = np.nan
+            for i in range(len(x) - 1):
+                if y[i] < 0 <= y[i + 1]:
+                    at = float(np.exp(x[i] - y[i] * (x[i + 1] - x[i]) / (y[i + 1] - y[i])))
+                    break
+            row[f"events_per_check_where_{ratio}_is_1"] = at
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def figure(table: pd.DataFrame) -> Figure:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for (q, interval), g in table.groupby(["n_questions", "check_interval_s"]):
+        g = g.sort_values("events_per_check")
+        label = f"{q} questions/day, check every {interval / 60:.0f} min"
+        line = ax.plot(
+            g["events_per_check"], g["calls_ratio"], marker="o", label=f"tool calls, {label}"
+        )[0]
+        ax.plot(
+            g["events_per_check"],
+            g["chars_ratio"],
+            marker="x",
+            ls="--",
+            color=line.get_color(),
+            label=f"characters, {label}",
+        )
+    ax.axhline(1, color="black", lw=0.8)
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="human saves per check interval (events)",
+        ylabel="poll cost / re-read cost",
+        title="Above 1, polling costs more than re-reading every citation",
+    )
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    return fig
