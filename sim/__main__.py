@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         from sim.notebook import execute
 
         args.out.mkdir(parents=True, exist_ok=True)
-        execute(args.path.resolve(), {"OUT_DIR": str(args.out.resolve())})
+        execute(args.path.resolve(), {"OUT_DIR": str(args.out.resolve())}, progress=True)
         print(f"ran {args.path}; its tables and figures are in {args.out}", file=sys.stderr)
     elif args.command == "serve":
         import anyio

@@ -13,6 +13,7 @@ from typing import Any
 import jupytext
 import nbformat
 from nbclient import NotebookClient
+from tqdm import tqdm
 
 
 def with_parameters(nb: nbformat.NotebookNode, values: dict[str, Any]) -> nbformat.NotebookNode:
@@ -23,13 +24,18 @@ def with_parameters(nb: nbformat.NotebookNode, values: dict[str, Any]) -> nbform
     return nb
 
 
-def execute(path: Path, parameters: dict[str, Any], timeout_s: int = 3600) -> nbformat.NotebookNode:
+def execute(
+    path: Path, parameters: dict[str, Any], timeout_s: int = 3600, progress: bool = False
+) -> nbformat.NotebookNode:
     """Execute in the notebook's own folder; raises CellExecutionError on the first error."""
     nb = with_parameters(jupytext.read(path), parameters)
-    NotebookClient(
-        nb,
-        timeout=timeout_s,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    ).execute()
+    code_cells = sum(c.cell_type == "code" for c in nb.cells)
+    with tqdm(total=code_cells, desc=path.name, unit="cell", disable=not progress) as bar:
+        NotebookClient(
+            nb,
+            timeout=timeout_s,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+            on_cell_executed=lambda **_: bar.update(),
+        ).execute()
     return nb

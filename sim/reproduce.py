@@ -48,6 +48,7 @@ def build_tables(
         "cas_by_delay": tables.cas_table(base, frames, first5, "cas"),
         "cas_curve": tables.cas_table(base, frames, first5, "cas_curve"),
         "stale_over_day": tables.stale_over_day_table(frames),
+        "check_calls_by_check": tables.check_calls_by_check_table(base, frames),
         "tool_calls": tables.tool_calls_table(first5),
         **extra,
     }
@@ -86,7 +87,7 @@ def write_results(
         json.dumps(summary(base, t, seeds), indent=2, ensure_ascii=False) + "\n"
     )
     figures.save(figures.stale_over_day(t["stale_over_day"]), out / "stale_over_day.png")
-    figures.save(figures.check_cost(frames.checks), out / "check_cost.png")
+    figures.save(figures.check_cost(t["check_calls_by_check"]), out / "check_cost.png")
     figures.save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), out / "cas_by_delay.png")
     figures.save(breakeven.figure(t["break_even"]), out / "break_even.png")
     (out / "REPORT.md").write_text(writeup.render(base, seeds, t))

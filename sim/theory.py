@@ -80,3 +80,34 @@ def stale_shares_at_day_end(params: Params) -> dict[str, float]:
         "citations": _mean_over_day((first + second) / 2),
         "answers": _mean_over_day(1 - (1 - first) * (1 - second)),
     }
+
+
+def expected_check_calls(params: Params) -> list[dict[str, float]]:
+    """Expected tool calls of the re-read and poll methods at each check.
+
+    By check k, n questions have been answered (n grows uniformly over the day). A
+    question's first citation is its target, so article j is a cited target with
+    probability 1 − (1 − qⱼ)ⁿ. The second citation is the target's nearest neighbour in
+    search, the same article each time the target is asked about; taking that map as a
+    random function, j is nobody's cited neighbour with probability exp(−ρₙ), ρₙ the mean
+    of 1 − (1 − qᵢ)ⁿ over articles. Re-reading reads every distinct cited article;
+    polling pages the interval's events (one page per 100) and reads the cited articles
+    that changed in the interval, changes being independent of citations.
+    """
+    q = zipf_weights(params.n_articles, params.zipf_s)
+    lam = save_rates_per_s(params)
+    dt = params.check_interval_s
+    pages = max(1.0, float(np.ceil(params.n_saves * dt / params.day_s / 100)))
+    rows = []
+    for k in range(1, params.n_checks + 1):
+        answered = params.n_questions * min(1.0, k * dt / params.day_s)
+        target = 1.0 - (1.0 - q) ** answered
+        cited = 1.0 - (1.0 - target) * np.exp(-target.mean())
+        rows.append(
+            {
+                "check": k,
+                "reread_calls": float(cited.sum()),
+                "poll_calls": pages + float(cited @ p_changed(lam, dt)),
+            }
+        )
+    return rows

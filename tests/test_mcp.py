@@ -17,8 +17,9 @@ from sim.experiments import WRITEUP_SEEDS, run_study
 from sim.kb.mcp_server import build_server
 from sim.kb.store import KBStore
 from sim.kb.tools import KBServer
+from sim.kb.versions import format_version
 from sim.params import Params
-from tests.conftest import ARTICLES, KB, ManualClock
+from tests.conftest import ARTICLES, KB, START_US, ManualClock
 from tests.test_kb_limits import ACCEPTED, REFUSED
 from tests.test_kb_parity import FIXTURE
 
@@ -57,9 +58,29 @@ def test_tools_list_over_mcp_equals_the_parity_fixture() -> None:
 
 def test_every_call_and_every_refusal_is_the_in_process_one() -> None:
     calls = [(tool, args) for tool, args, *_ in ACCEPTED + REFUSED]
+    v0 = format_version(START_US)  # every article's version in both twin stores
+    edit = {
+        "knowledge_base_id": KB,
+        "article_id": "a1",
+        "content": "x",
+        "expected_version": v0,
+        "idempotency_key": "k1",
+    }
     calls += [
         ("no_such_tool", {}),
         ("read_knowledge_article", {"knowledge_base_id": KB, "article_id": "a2"}),
+        ("read_knowledge_article", {"knowledge_base_id": KB, "article_id": "nope"}),
+        ("read_knowledge_article", {"knowledge_base_id": "kb-not-granted", "article_id": "a1"}),
+        ("edit_knowledge_article", edit),  # saved
+        ("edit_knowledge_article", edit),  # replay
+        ("edit_knowledge_article", {**edit, "content": "y"}),  # key reused
+        ("edit_knowledge_article", {**edit, "idempotency_key": "k2"}),  # version conflict
+        ("edit_knowledge_article", {**edit, "article_id": "nope", "idempotency_key": "k3"}),
+        (
+            "poll_resource_events",
+            {"resource_type": "knowledge_base", "resource_id": KB, "after_sequence": 99},
+        ),  # ahead of the log
+        ("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": KB}),
     ]
 
     async def main() -> None:

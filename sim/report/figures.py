@@ -58,14 +58,18 @@ def stale_over_day(t: pd.DataFrame) -> Figure:
     return fig
 
 
-def check_cost(checks: pd.DataFrame) -> Figure:
-    c = checks[(checks["method"] != "truth") & (checks["experiment"] == "staleness")]
-    mean = c.groupby(["method", "check"], as_index=False)[["calls", "result_chars", "t_s"]].mean()
+def check_cost(t: pd.DataFrame) -> Figure:
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
-    for method, g in mean.groupby("method"):
+    for method, g in t.groupby("method"):
         kw = {"color": COLOURS[method], "label": LABELS[method], "marker": "o", "ms": 3}
-        a1.plot(g["t_s"] / 3600, g["calls"], **kw)
-        a2.plot(g["t_s"] / 3600, g["result_chars"] / 1000, **kw)
+        a1.plot(g["hour"], g["calls_mean"], **kw)
+        a1.fill_between(
+            g["hour"], g["calls_ci_lo"], g["calls_ci_hi"], color=COLOURS[method], alpha=0.2
+        )
+        if g["calls_closed_form"].notna().all():
+            a1.plot(g["hour"], g["calls_closed_form"], "--", color=COLOURS[method], lw=1)
+        a2.plot(g["hour"], g["result_chars_mean"] / 1000, **kw)
+    a1.plot([], [], "--", color="#333333", lw=1, label="closed form")
     a1.set(
         xlabel="time of day (hours)",
         ylabel="tool calls per check",
@@ -79,8 +83,10 @@ def check_cost(checks: pd.DataFrame) -> Figure:
     for a in (a1, a2):
         a.grid(alpha=0.3)
         a.set_ylim(bottom=0)
-    a1.legend()
-    fig.suptitle(f"Mean over {c['seed'].nunique()} seeds, from the call log", fontsize=9)
+    a1.legend(fontsize=8)
+    fig.suptitle(
+        f"Mean over {int(t['seeds'].max())} seeds (band: 95 % CI), from the call log", fontsize=9
+    )
     return fig
 
 

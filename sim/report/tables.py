@@ -9,7 +9,7 @@ from sim.experiments import WRITEUP_SEEDS, StudyFrames
 from sim.params import Params
 from sim.report.metrics import checks_by_seed, staleness_by_seed
 from sim.report.stats import interval
-from sim.theory import p_human_save_before_edit
+from sim.theory import expected_check_calls, p_human_save_before_edit
 
 POPULARITY = {"staleness": "zipf", "control": "even"}
 _TITLE_COLUMNS = [
@@ -156,3 +156,29 @@ def tool_calls_table(first5: StudyFrames) -> pd.DataFrame:
     return first5.calls.groupby(["experiment", "client_id", "tool", "outcome"], as_index=False)[
         ["calls", "result_chars"]
     ].sum()
+
+
+def check_calls_by_check_table(base: Params, all_seeds: StudyFrames) -> pd.DataFrame:
+    """Mean calls and characters per method at each check of the Zipf day, over all seeds,
+    beside the closed-form expected calls of re-read and poll."""
+    c = all_seeds.checks[
+        (all_seeds.checks["experiment"] == "staleness") & (all_seeds.checks["method"] != "truth")
+    ]
+    theory = {r["check"]: r for r in expected_check_calls(base)}
+    rows = []
+    for (method, check), g in c.groupby(["method", "check"]):
+        i = interval(g["calls"].to_numpy())
+        rows.append(
+            {
+                "method": method,
+                "check": check,
+                "hour": g["t_s"].iloc[0] / 3600,
+                "calls_mean": i.mean,
+                "calls_ci_lo": i.lo,
+                "calls_ci_hi": i.hi,
+                "result_chars_mean": g["result_chars"].mean(),
+                "seeds": i.n,
+                "calls_closed_form": theory[check].get(f"{method}_calls", float("nan")),
+            }
+        )
+    return pd.DataFrame(rows)
