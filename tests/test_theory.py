@@ -119,3 +119,16 @@ def test_cas_curve_matches_its_closed_form() -> None:
     p = CURVE["human_save_in_window_theory"]
     se = np.sqrt(p * (1 - p) / n)
     assert (abs(CURVE["human_save_in_window_share_all_seeds"] - p) <= 3 * se + 0.01).all()
+
+
+CHECK_CALLS = pd.read_csv(RESULTS / "check_calls_by_check.csv")
+
+
+@pytest.mark.parametrize(("method", "relative"), [("reread", 0.03), ("poll", 0.10)])
+def test_check_calls_match_their_closed_form(method: str, relative: float) -> None:
+    """Re-read calls: within 3 standard errors + 3 %; poll calls: + 10 %, since the closed
+    form takes changes and citations as independent and counts the whole first hour."""
+    c = CHECK_CALLS[CHECK_CALLS["method"] == method]
+    se = (c["calls_ci_hi"] - c["calls_ci_lo"]) / (2 * 1.959964)
+    gap = (c["calls_mean"] - c["calls_closed_form"]).abs()
+    assert (gap <= 3 * se + relative * c["calls_closed_form"]).all()
