@@ -139,3 +139,9 @@ def test_results_do_not_depend_on_the_worker_count() -> None:
     two = run_study(BASE, [4, 5], experiments=("staleness", "cas"), workers=2, progress=False)
     for a, b in zip(one.frames(), two.frames(), strict=True):
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_replays_append_nothing_even_when_calls_take_time() -> None:
+    cas = run_day(replace(experiment_params(BASE, "cas"), tool_latency_s=30.0), 3)
+    ok = [e for e in cas.edits if e.final_outcome == "ok"]
+    assert ok and all(e.replay_matched and e.replay_new_events == 0 for e in ok)

@@ -48,9 +48,13 @@ class ScriptedAgent:
         self.latency_s = latency_s
         self.citations: list[HeldCitation] = []
 
-    def call(self, tool: str, arguments: dict[str, Any]) -> Proc:
+    def latency(self) -> Proc:
+        """A tool call's simulated duration, spent before the call executes."""
         if self.latency_s:
             yield self.env.timeout(self.latency_s)
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> Proc:
+        yield from self.latency()
         return self.session.call(tool, arguments)
 
     def read(self, article_id: str) -> Proc:
@@ -127,8 +131,9 @@ class ScriptedAgent:
             outcome = self._outcome(result)
         replay_matched, new_events = False, 0
         if outcome == "ok":
-            head = oracle.head_sequence()
-            replay = yield from self.call("edit_knowledge_article", args)
+            yield from self.latency()
+            head = oracle.head_sequence()  # same instant as the replay: only it can add events
+            replay = self.session.call("edit_knowledge_article", args)
             new_events = oracle.head_sequence() - head
             replay_matched = replay.structured.get("replayed") is True and _without_replay_marks(
                 replay.structured

@@ -71,6 +71,7 @@ class Day:
             self.bridge = McpBridge()
         self.agent = ScriptedAgent(self.env, self.connect("agent"), KB_ID, params.tool_latency_s)
         self.final: dict[tuple[int, int], tuple[str, str]] = {}
+        self.index = {a.article_id: i for i, a in enumerate(self.specs)}
 
     def connect(self, client_id: str) -> ToolCaller:
         """A session granted the day's KB: in-process, or across MCP if params say so."""
@@ -122,7 +123,7 @@ class Day:
 
     def citation_record(self, c: HeldCitation) -> CitationRecord:
         status, kind = self.final[(c.answer, c.slot)]
-        index = int(c.article_id.split("-")[1]) - 1
+        index = self.index[c.article_id]
         return CitationRecord(
             seed=self.seed,
             save_popularity=self.params.save_popularity,
