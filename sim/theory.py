@@ -92,12 +92,14 @@ def expected_check_calls(params: Params) -> list[dict[str, float]]:
     random function, j is nobody's cited neighbour with probability exp(−ρₙ), ρₙ the mean
     of 1 − (1 − qᵢ)ⁿ over articles. Re-reading reads every distinct cited article;
     polling pages the interval's events (one page per 100) and reads the cited articles
-    that changed in the interval, changes being independent of citations.
+    that changed in the interval, changes being independent of citations. Characters follow
+    from these counts and the sizes of a read result, an event and a page's envelope.
     """
     q = zipf_weights(params.n_articles, params.zipf_s)
     lam = save_rates_per_s(params)
     dt = params.check_interval_s
-    pages = max(1.0, float(np.ceil(params.n_saves * dt / params.day_s / 100)))
+    events = params.n_saves * dt / params.day_s
+    pages = max(1.0, float(np.ceil(events / 100)))
     rows = []
     for k in range(1, params.n_checks + 1):
         answered = params.n_questions * min(1.0, k * dt / params.day_s)
@@ -108,6 +110,8 @@ def expected_check_calls(params: Params) -> list[dict[str, float]]:
                 "check": k,
                 "reread_calls": float(cited.sum()),
                 "poll_calls": pages + float(cited @ p_changed(lam, dt)),
+                "poll_pages": pages,
+                "poll_events": events,
             }
         )
     return rows

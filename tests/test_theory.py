@@ -132,3 +132,12 @@ def test_check_calls_match_their_closed_form(method: str, relative: float) -> No
     se = (c["calls_ci_hi"] - c["calls_ci_lo"]) / (2 * 1.959964)
     gap = (c["calls_mean"] - c["calls_closed_form"]).abs()
     assert (gap <= 3 * se + relative * c["calls_closed_form"]).all()
+
+
+@pytest.mark.parametrize(("method", "relative"), [("reread", 0.06), ("poll", 0.10)])
+def test_check_characters_match_their_closed_form(method: str, relative: float) -> None:
+    """Characters = closed-form counts × result sizes measured on the day's starting corpus;
+    within 6 % for re-read (edits lengthen articles during the day) and 10 % for poll."""
+    c = CHECK_CALLS[CHECK_CALLS["method"] == method]
+    gap = (c["result_chars_mean"] - c["result_chars_closed_form"]).abs()
+    assert (gap <= relative * c["result_chars_closed_form"]).all()

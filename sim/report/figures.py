@@ -69,6 +69,10 @@ def check_cost(t: pd.DataFrame) -> Figure:
         if g["calls_closed_form"].notna().all():
             a1.plot(g["hour"], g["calls_closed_form"], "--", color=COLOURS[method], lw=1)
         a2.plot(g["hour"], g["result_chars_mean"] / 1000, **kw)
+        if g["result_chars_closed_form"].notna().all():
+            a2.plot(
+                g["hour"], g["result_chars_closed_form"] / 1000, "--", color=COLOURS[method], lw=1
+            )
     a1.plot([], [], "--", color="#333333", lw=1, label="closed form")
     a1.set(
         xlabel="time of day (hours)",

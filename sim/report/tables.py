@@ -3,12 +3,17 @@ all seeds."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
+from sim.corpus import build_corpus
 from sim.experiments import WRITEUP_SEEDS, StudyFrames
+from sim.kb.store import KBStore
+from sim.kb.tools import KBServer
 from sim.params import Params
 from sim.report.metrics import checks_by_seed, staleness_by_seed
 from sim.report.stats import interval
+from sim.rng import streams
 from sim.theory import expected_check_calls, p_human_save_before_edit
 
 POPULARITY = {"staleness": "zipf", "control": "even"}
@@ -158,13 +163,67 @@ def tool_calls_table(first5: StudyFrames) -> pd.DataFrame:
     ].sum()
 
 
+def result_sizes(base: Params, seed: int = 1) -> dict[str, float]:
+    """Characters of a read result (mean over the corpus), of one event in a poll page, and of
+    a page's envelope: measured through the tools on a fresh copy of a seed's corpus."""
+    now = [0]
+    store = KBStore(lambda: now[0])
+    store.create_kb("kb")
+    specs = build_corpus(base.n_articles, streams(seed)["corpus"])
+    store.create_articles("kb", ((a.article_id, a.title, a.content) for a in specs))
+    session = KBServer(store, lambda: now[0]).connect("sizes", ["kb"])
+    reads = [
+        len(
+            session.call(
+                "read_knowledge_article", {"knowledge_base_id": "kb", "article_id": a.article_id}
+            ).text
+        )
+        for a in specs
+    ]
+    head = store.head_sequence("kb")
+
+    def page(after: int) -> int:
+        return len(
+            session.call(
+                "poll_resource_events",
+                {
+                    "resource_type": "knowledge_base",
+                    "resource_id": "kb",
+                    "after_sequence": after,
+                    "limit": 100,
+                },
+            ).text
+        )
+
+    empty, full = page(head), page(max(0, head - 100))
+    return {
+        "read": float(np.mean(reads)),
+        "page": float(empty),
+        "event": (full - empty) / min(100, head),
+    }
+
+
 def check_calls_by_check_table(base: Params, all_seeds: StudyFrames) -> pd.DataFrame:
     """Mean calls and characters per method at each check of the Zipf day, over all seeds,
-    beside the closed-form expected calls of re-read and poll."""
+    beside the closed-form expected calls and characters of re-read and poll."""
     c = all_seeds.checks[
         (all_seeds.checks["experiment"] == "staleness") & (all_seeds.checks["method"] != "truth")
     ]
     theory = {r["check"]: r for r in expected_check_calls(base)}
+    size = result_sizes(base)
+
+    def chars(method: str, r: dict[str, float]) -> float:
+        if method == "reread":
+            return r["reread_calls"] * size["read"]
+        if method == "poll":
+            reads = r["poll_calls"] - r["poll_pages"]
+            return (
+                r["poll_pages"] * size["page"]
+                + r["poll_events"] * size["event"]
+                + (reads * size["read"])
+            )
+        return float("nan")
+
     rows = []
     for (method, check), g in c.groupby(["method", "check"]):
         i = interval(g["calls"].to_numpy())
@@ -179,6 +238,7 @@ def check_calls_by_check_table(base: Params, all_seeds: StudyFrames) -> pd.DataF
                 "result_chars_mean": g["result_chars"].mean(),
                 "seeds": i.n,
                 "calls_closed_form": theory[check].get(f"{method}_calls", float("nan")),
+                "result_chars_closed_form": chars(method, theory[check]),
             }
         )
     return pd.DataFrame(rows)
