@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sim.corpus import load
 from sim.experiments import EXPERIMENTS, WRITEUP_SEEDS, experiment_params, run_study
 from sim.kb.store import KBStore
 from sim.kb.tools import KBServer, Session, ToolResult
@@ -100,8 +101,7 @@ def _replay(day: _RecordingDay) -> tuple[float, dict[str, list[float]]]:
     simulated instants: no SimPy, no agent logic, no oracle."""
     now = [0]
     store = KBStore(lambda: now[0])
-    store.create_kb(KB_ID)
-    store.create_articles(KB_ID, ((a.article_id, a.title, a.content) for a in day.specs))
+    load(store, KB_ID, day.specs)
     server = KBServer(store, lambda: now[0])
     sessions: dict[str, Session] = {}
     per_op: dict[str, list[float]] = defaultdict(list)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.kb.store import KBStore
+
 TOPICS: dict[str, tuple[str, ...]] = {
     "billing": (
         "invoice PDF",
@@ -281,6 +283,12 @@ def build_corpus(n_articles: int, rng: np.random.Generator) -> list[ArticleSpec]
             )
         )
     return specs
+
+
+def load(store: KBStore, kb_id: str, specs: list[ArticleSpec]) -> None:
+    """Create the KB and publish the corpus in it, as the editors would at opening time."""
+    store.create_kb(kb_id)
+    store.create_articles(kb_id, ((a.article_id, a.title, a.content) for a in specs))
 
 
 EDIT_UNIFORMS = 6

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 import pandas as pd
@@ -59,6 +59,11 @@ class StudyFrames:
 
     def frames(self) -> tuple[pd.DataFrame, ...]:
         return (self.days, self.citations, self.checks, self.edits, self.saves, self.calls)
+
+    @staticmethod
+    def from_rows(rows: dict[str, list[dict]]) -> StudyFrames:
+        """Frames from run_seed's rows, one list per record type (missing types are empty)."""
+        return StudyFrames(*(pd.DataFrame(rows.get(f.name, [])) for f in fields(StudyFrames)))
 
     @staticmethod
     def concat(parts: list[StudyFrames]) -> StudyFrames:
@@ -137,9 +142,4 @@ def run_study(
     finally:
         if pool is not None:
             pool.shutdown()
-    return StudyFrames(
-        *(
-            pd.DataFrame(merged.get(n, []))
-            for n in ("days", "citations", "checks", "edits", "saves", "calls")
-        )
-    )
+    return StudyFrames.from_rows(merged)

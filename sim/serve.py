@@ -17,7 +17,7 @@ import numpy as np
 from mcp.server.stdio import stdio_server
 
 from sim import rng
-from sim.corpus import build_corpus
+from sim.corpus import build_corpus, load
 from sim.kb.mcp_server import build_server
 from sim.kb.store import KBStore
 from sim.kb.tools import KBServer
@@ -33,9 +33,7 @@ def open_store(seed: int, n_articles: int, db: Path | None) -> KBStore:
     """The KB at db (created and seeded if new), or a seeded in-memory one."""
     store = KBStore(wall_clock_us, path=str(db) if db else ":memory:")
     if not store.kb_exists(KB_ID):
-        store.create_kb(KB_ID)
-        specs = build_corpus(n_articles, rng.streams(seed)["corpus"])
-        store.create_articles(KB_ID, ((a.article_id, a.title, a.content) for a in specs))
+        load(store, KB_ID, build_corpus(n_articles, rng.streams(seed)["corpus"]))
     return store
 
 

@@ -51,12 +51,7 @@ def parse_axis(text: str) -> tuple[str, list[Any]]:
 def run_point(params: Params, seed: int, experiments: tuple[str, ...]) -> dict[str, Any]:
     """One run: every parameter as a column, then the headline quantities of that seed."""
     rows = run_seed(params, seed, experiments)
-    frames = StudyFrames(
-        *(
-            pd.DataFrame(rows.get(n, []))
-            for n in ("days", "citations", "checks", "edits", "saves", "calls")
-        )
-    )
+    frames = StudyFrames.from_rows(rows)
     metrics = per_seed(frames).iloc[0].to_dict()
     flat = {k: (str(v) if isinstance(v, tuple) else v) for k, v in params.as_dict().items()}
     return {**flat, **metrics, "seed": seed, "experiments": ",".join(experiments)}

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import simpy
 
-from sim import rng
+from sim import corpus, rng
 from sim.corpus import ArticleSpec, build_corpus
 from sim.kb.calllog import ToolCall
 from sim.kb.store import KBStore
@@ -60,8 +60,7 @@ class Day:
         self.env = simpy.Environment()
         clock = self.clock
         self.store = self.store_class(clock)
-        self.store.create_kb(KB_ID)
-        self.store.create_articles(KB_ID, ((a.article_id, a.title, a.content) for a in self.specs))
+        corpus.load(self.store, KB_ID, self.specs)
         self.server = self.server_class(self.store, clock)
         self.oracle = GroundTruthOracle(self.store, KB_ID)
         self.bridge = None

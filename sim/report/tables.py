@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sim.corpus import build_corpus
+from sim.corpus import build_corpus, load
 from sim.experiments import WRITEUP_SEEDS, StudyFrames
 from sim.kb.store import KBStore
 from sim.kb.tools import KBServer
@@ -168,9 +168,8 @@ def result_sizes(base: Params, seed: int = 1) -> dict[str, float]:
     a page's envelope: measured through the tools on a fresh copy of a seed's corpus."""
     now = [0]
     store = KBStore(lambda: now[0])
-    store.create_kb("kb")
     specs = build_corpus(base.n_articles, streams(seed)["corpus"])
-    store.create_articles("kb", ((a.article_id, a.title, a.content) for a in specs))
+    load(store, "kb", specs)
     session = KBServer(store, lambda: now[0]).connect("sizes", ["kb"])
     reads = [
         len(
