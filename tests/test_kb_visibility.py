@@ -73,3 +73,26 @@ def test_grants_isolate_kbs_without_revealing_existence(server: KBServer) -> Non
     theirs = server.connect("theirs", [OTHER_KB])
     assert read(theirs, "secret", kb=OTHER_KB)["article_id"] == "secret"
     assert all(h["article_id"] != "secret" for h in search(mine, "password")["hits"])
+
+
+def test_search_counts_and_ranks_only_its_own_kb_whatever_the_creation_order(
+    store: KBStore, server: KBServer
+) -> None:
+    """Articles of two KBs created interleaved: each KB's search sees exactly its own."""
+    store.create_articles(KB, [("a4", "Password expiry", "When a password expires.")])
+    store.create_articles(OTHER_KB, [("s2", "Password vault", "Team password vault.")])
+    store.create_articles(KB, [("a5", "Password hints", "Hints for a password.")])
+    mine = search(server.connect("mine", [KB]), "password")
+    theirs = search(server.connect("theirs", [OTHER_KB]), "password", kb=OTHER_KB)
+    assert {h["article_id"] for h in mine["hits"]} == {"a1", "a4", "a5"}
+    assert mine["total_matches"] == 3
+    assert {h["article_id"] for h in theirs["hits"]} == {"secret", "s2"}
+    assert theirs["total_matches"] == 2
+
+
+def test_equal_scores_go_to_the_earlier_created_article(store: KBStore, session: Session) -> None:
+    """Identical texts score the same; the tie goes by creation order, not by id."""
+    twins = [(aid, "Quarterly roadmap", "The quarterly roadmap.") for aid in ("z9", "b2", "m5")]
+    store.create_articles(KB, twins)
+    r = search(session, "quarterly roadmap")
+    assert [h["article_id"] for h in r["hits"]] == ["z9", "b2", "m5"]

@@ -17,8 +17,11 @@ from dataclasses import dataclass
 from sim.kb.versions import Clock
 
 SCHEMA = """
+-- Each KB owns one range of article rowids (kb_no << 32 onwards), so that search can
+-- restrict FTS5 to a KB by rowid range inside the index instead of joining every match.
 CREATE TABLE kbs (
     kb_id TEXT PRIMARY KEY,
+    kb_no INTEGER NOT NULL UNIQUE,
     head_sequence INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 CREATE TABLE articles (
@@ -55,17 +58,23 @@ CREATE TABLE idempotency (
 """
 
 # bm25 column weights (title, content): a title match counts more than a body match.
+# Only the best `limit` matches are joined to their articles: every match is scored (bm25
+# needs it) but none other is looked up. Ties go to the earlier-created article.
 _SEARCH_SQL = """
-WITH m AS MATERIALIZED (
+WITH top AS MATERIALIZED (
     SELECT rowid, bm25(articles_fts, 4.0, 1.0) AS score
-    FROM articles_fts WHERE articles_fts MATCH ?
+    FROM articles_fts WHERE articles_fts MATCH ? AND rowid BETWEEN ? AND ?
+    ORDER BY score, rowid
+    LIMIT ?
 )
-SELECT a.article_id, a.title, a.updated_us, count(*) OVER () AS total
-FROM m JOIN articles AS a ON a.rowid = m.rowid
-WHERE a.kb_id = ? AND a.published = 1
-ORDER BY m.score, a.article_id
-LIMIT ?
+SELECT a.article_id, a.title, a.updated_us
+FROM top JOIN articles AS a ON a.rowid = top.rowid
+ORDER BY top.score, top.rowid
 """
+_COUNT_SQL = """
+SELECT count(*) FROM articles_fts WHERE articles_fts MATCH ? AND rowid BETWEEN ? AND ?
+"""
+_KB_ROWID_BITS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +155,7 @@ class KBStore:
             raise ValueError(f"event_retention must be None or >= 1, got {event_retention}")
         self._clock = clock
         self._retention = event_retention
+        self._rowid_ranges: dict[str, tuple[int, int]] = {}
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
             self._db.executescript(SCHEMA)
@@ -225,26 +235,46 @@ class KBStore:
     # -- the human side (the KB editor app) -----------------------------------
     def create_kb(self, kb_id: str) -> None:
         with self._tx() as db:
-            db.execute("INSERT INTO kbs (kb_id) VALUES (?)", (kb_id,))
+            db.execute(
+                "INSERT INTO kbs (kb_id, kb_no) VALUES (?, (SELECT coalesce(max(kb_no), 0) + 1 "
+                "FROM kbs))",
+                (kb_id,),
+            )
+
+    def _rowid_range(self, kb_id: str) -> tuple[int, int]:
+        """The KB's article rowids, first and last possible; fixed once the KB exists."""
+        if kb_id not in self._rowid_ranges:
+            row = self._db.execute("SELECT kb_no FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"no knowledge base {kb_id!r}")
+            first = row[0] << _KB_ROWID_BITS
+            self._rowid_ranges[kb_id] = (first, first + (1 << _KB_ROWID_BITS) - 1)
+        return self._rowid_ranges[kb_id]
 
     def create_articles(
         self, kb_id: str, articles: Iterable[tuple[str, str, str]], published: bool = True
     ) -> None:
         """Bulk create (article_id, title, content); one event each, one transaction."""
         with self._tx() as db:
-            if not db.execute("SELECT 1 FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone():
-                raise StoreError(f"no knowledge base {kb_id!r}")
+            first, last = self._rowid_range(kb_id)
+            (rowid,) = db.execute(
+                "SELECT coalesce(max(rowid), ?) FROM articles WHERE rowid BETWEEN ? AND ?",
+                (first - 1, first, last),
+            ).fetchone()
             for article_id, title, content in articles:
                 us = self._clock()
-                cur = db.execute(
-                    "INSERT INTO articles (kb_id, article_id, title, content, published, "
-                    "updated_us) VALUES (?, ?, ?, ?, ?, ?)",
-                    (kb_id, article_id, title, content, int(published), us),
+                rowid += 1
+                if rowid > last:
+                    raise StoreError(f"knowledge base {kb_id!r} is full")
+                db.execute(
+                    "INSERT INTO articles (rowid, kb_id, article_id, title, content, published, "
+                    "updated_us) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (rowid, kb_id, article_id, title, content, int(published), us),
                 )
                 if published:
                     db.execute(
                         "INSERT INTO articles_fts (rowid, title, content) VALUES (?, ?, ?)",
-                        (cur.lastrowid, title, content),
+                        (rowid, title, content),
                     )
                 self._append_event(kb_id, "created", article_id, us, "human")
 
@@ -298,8 +328,12 @@ class KBStore:
 
     def search(self, kb_id: str, fts_query: str, limit: int) -> tuple[int, list[SearchHit]]:
         """(published matches in all, best `limit` of them by bm25)."""
-        rows = self._db.execute(_SEARCH_SQL, (fts_query, kb_id, limit)).fetchall()
-        return (rows[0][3] if rows else 0), [SearchHit(r[0], r[1], r[2]) for r in rows]
+        first, last = self._rowid_range(kb_id)
+        rows = self._db.execute(_SEARCH_SQL, (fts_query, first, last, limit)).fetchall()
+        if not rows:
+            return 0, []
+        (total,) = self._db.execute(_COUNT_SQL, (fts_query, first, last)).fetchone()
+        return total, [SearchHit(*r) for r in rows]
 
     def head_sequence(self, kb_id: str) -> int:
         row = self._db.execute("SELECT head_sequence FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone()
