@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"wrote {args.out}/REPORT.md and its tables and figures", file=sys.stderr)
     elif args.command == "bench":
-        from sim.bench import main as bench_main
+        from sim.bench.suite import main as bench_main
 
         readme = Path("README.md")
         in_place = args.out == Path("results") and readme.exists()

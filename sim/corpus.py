@@ -10,6 +10,7 @@ words, so the question still finds the article after it is edited or renamed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -285,7 +286,7 @@ def build_corpus(n_articles: int, rng: np.random.Generator) -> list[ArticleSpec]
     return specs
 
 
-def load(store: KBStore, kb_id: str, specs: list[ArticleSpec]) -> None:
+def load(store: KBStore, kb_id: str, specs: Sequence[ArticleSpec]) -> None:
     """Create the KB and publish the corpus in it, as the editors would at opening time."""
     store.create_kb(kb_id)
     store.create_articles(kb_id, ((a.article_id, a.title, a.content) for a in specs))

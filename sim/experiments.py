@@ -3,7 +3,8 @@
 Every seed runs the same day four ways: the staleness run (Zipf saves), the even
 control, the CAS run on the delay ladder, and the CAS run on the log-spaced
 delay curve. Random streams are per process, so the four see the same questions
-and, where the popularity is the same, the same human saves.
+and, where the popularity is the same, the same human saves; they open on one
+shared copy of the seed's corpus.
 """
 
 from __future__ import annotations
@@ -11,13 +12,15 @@ from __future__ import annotations
 import os
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
 from sim.model.day import DayResult, run_day
+from sim.model.opening import Opening
+from sim.model.records import as_row
 from sim.params import Params
 
 CURVE_DELAYS_S: tuple[float, ...] = tuple(float(d) for d in np.round(np.geomspace(1, 8 * 3600, 13)))
@@ -84,11 +87,11 @@ def _rows(result: DayResult, experiment: str) -> dict[str, list[dict]]:
         calls[key] += 1
         chars[key] += c.result_chars
     return {
-        "days": [{**tag, **asdict(result.day)}],
-        "citations": [{**tag, **asdict(r)} for r in result.citations],
-        "checks": [{**tag, **asdict(r)} for r in result.checks],
-        "edits": [{**tag, **asdict(r)} for r in result.edits],
-        "saves": [{**tag, **asdict(r)} for r in result.saves],
+        "days": [{**tag, **as_row(result.day)}],
+        "citations": [{**tag, **as_row(r)} for r in result.citations],
+        "checks": [{**tag, **as_row(r)} for r in result.checks],
+        "edits": [{**tag, **as_row(r)} for r in result.edits],
+        "saves": [{**tag, **as_row(r)} for r in result.saves],
         "calls": [
             {
                 **tag,
@@ -106,10 +109,10 @@ def _rows(result: DayResult, experiment: str) -> dict[str, list[dict]]:
 
 def run_seed(base: Params, seed: int, experiments: tuple[str, ...] = EXPERIMENTS) -> dict:
     rows: dict[str, list[dict]] = {}
+    opening = Opening.build(seed, base.n_articles)
     for experiment in experiments:
-        for name, part in _rows(
-            run_day(experiment_params(base, experiment), seed), experiment
-        ).items():
+        params = experiment_params(base, experiment)
+        for name, part in _rows(run_day(params, seed, opening), experiment).items():
             rows.setdefault(name, []).extend(part)
     return rows
 

@@ -12,7 +12,8 @@ from sim.experiments import experiment_params, run_study
 from sim.kb.versions import format_version
 from sim.model import checker as checker_module
 from sim.model.checker import GroundTruthMismatch
-from sim.model.day import DAY_START_US, DayResult, run_day
+from sim.model.day import DAY_START_US, KB_ID, DayResult, run_day
+from sim.model.opening import Opening
 from sim.params import Params
 
 BASE = Params()
@@ -33,6 +34,24 @@ def test_same_seed_same_records(day: DayResult) -> None:
         assert getattr(again, name) == getattr(day, name)
     assert again.day == day.day
     assert _calls(again) == _calls(day)
+
+
+def test_a_shared_opening_gives_the_same_day_as_its_own(day: DayResult) -> None:
+    opening = Opening.build(7, BASE.n_articles)
+    for params in (BASE, experiment_params(BASE, "cas")):
+        shared = run_day(params, 7, opening)
+        own = day if params is BASE else run_day(params, 7)
+        for name in ("citations", "checks", "edits", "saves"):
+            assert getattr(shared, name) == getattr(own, name)
+        assert _calls(shared) == _calls(own)
+    assert opening.store.head_sequence(KB_ID) == BASE.n_articles, "the opening was written"
+
+
+def test_an_opening_of_another_seed_or_size_is_refused() -> None:
+    opening = Opening.build(7, 50)
+    for seed, n in ((8, 50), (7, 60)):
+        with pytest.raises(ValueError, match="opening: built for seed 7 with 50 articles"):
+            run_day(replace(BASE, n_articles=n), seed, opening)
 
 
 def test_other_seed_other_day(day: DayResult) -> None:

@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Self
 
 from sim.kb.versions import Clock
 
@@ -159,6 +160,13 @@ class KBStore:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
             self._db.executescript(SCHEMA)
+
+    @classmethod
+    def copy_of(cls, template: KBStore, clock: Clock) -> Self:
+        """A new in-memory store holding every page of `template` (SQLite online backup)."""
+        store = cls(clock, event_retention=template._retention)
+        template._db.backup(store._db)
+        return store
 
     # -- transactions -------------------------------------------------------
     @contextmanager

@@ -8,27 +8,21 @@ files: reporting turns the records into files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import simpy
 
-from sim import corpus, rng
-from sim.corpus import ArticleSpec, build_corpus
+from sim import rng
 from sim.kb.calllog import ToolCall
 from sim.kb.store import KBStore
 from sim.kb.tools import KBServer, ToolCaller
-from sim.kb.versions import us_from_datetime
 from sim.model.agent import HeldCitation, Proc, ScriptedAgent
 from sim.model.checker import Checker
 from sim.model.humans import human_editors
+from sim.model.opening import DAY_START_US, KB_ID, Opening, open_kb
 from sim.model.oracle import GroundTruthOracle
 from sim.model.records import CheckRecord, CitationRecord, DayRecord, EditRecord, SaveRecord
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
-
-KB_ID = "kb-support"
-DAY_START_US = us_from_datetime(datetime(2026, 11, 9, 9, 0, tzinfo=UTC))
-"""09:00 UTC on a Monday: simulated time 0 as a version timestamp."""
 
 
 @dataclass
@@ -50,17 +44,20 @@ class Day:
     store_class: type[KBStore] = KBStore
     server_class: type[KBServer] = KBServer
 
-    def __init__(self, params: Params, seed: int) -> None:
+    def __init__(self, params: Params, seed: int, opening: Opening | None = None) -> None:
         self.params = params
         self.seed = seed
         self.result = DayResult(params, seed)
-        streams = rng.streams(seed)
-        self.specs: list[ArticleSpec] = build_corpus(params.n_articles, streams["corpus"])
-        self.schedule: DaySchedule = draw_schedule(params, streams)
+        self.schedule: DaySchedule = draw_schedule(params, rng.streams(seed))
         self.env = simpy.Environment()
         clock = self.clock
-        self.store = self.store_class(clock)
-        corpus.load(self.store, KB_ID, self.specs)
+        if opening is None:
+            self.store = self.store_class(clock)
+            self.specs = open_kb(self.store, seed, params.n_articles)
+        else:
+            opening.check(seed, params.n_articles)
+            self.store = self.store_class.copy_of(opening.store, clock)
+            self.specs = opening.specs
         self.server = self.server_class(self.store, clock)
         self.oracle = GroundTruthOracle(self.store, KB_ID)
         self.bridge = None
@@ -179,6 +176,7 @@ class Day:
         return r
 
 
-def run_day(params: Params, seed: int) -> DayResult:
-    """Simulate one day for one seed; same (params, seed), same records."""
-    return Day(params, seed).run()
+def run_day(params: Params, seed: int, opening: Opening | None = None) -> DayResult:
+    """Simulate one day for one seed; same (params, seed), same records, with or without a
+    shared opening."""
+    return Day(params, seed, opening).run()

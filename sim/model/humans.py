@@ -7,7 +7,7 @@ unpublish drawn for it does the same.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 
 import simpy
 
@@ -21,7 +21,7 @@ def human_editors(
     env: simpy.Environment,
     store: KBStore,
     kb_id: str,
-    specs: list[ArticleSpec],
+    specs: Sequence[ArticleSpec],
     schedule: DaySchedule,
     seed: int,
     popularity: str,

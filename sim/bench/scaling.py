@@ -1,0 +1,88 @@
+"""Days at ×1, ×10, ×100 the default size, each in a fresh process so its peak RSS is its own.
+
+Articles, questions and saves scale together; the vocabulary does not, so a question's
+words match the same share of a larger KB. After each day a fixed probe of searches
+measures the cost per matching article, which bm25 must score whatever the engine.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import resource
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import replace
+from typing import Any
+
+from sim.experiments import experiment_params
+from sim.model.day import KB_ID, Day
+from sim.params import Params
+
+PROBE_QUERIES = 50
+
+
+def _search_probe(day: Day) -> dict[str, float]:
+    """The first PROBE_QUERIES customer questions searched through the tools at day end."""
+    session = day.server.connect("bench-probe", [KB_ID])
+    us, matches = [], []
+    for spec in day.specs[:PROBE_QUERIES]:
+        args = {"knowledge_base_id": KB_ID, "query": spec.query, "limit": 2}
+        t = time.perf_counter()
+        r = session.call("search_knowledge_base", args)
+        us.append((time.perf_counter() - t) * 1e6)
+        matches.append(r.structured["total_matches"])
+    return {
+        "us_per_search": statistics.median(us),
+        "matches_per_search": statistics.median(matches),
+        "us_per_match": statistics.median(u / m for u, m in zip(us, matches, strict=True) if m),
+    }
+
+
+def _scaled_day(factor: int, queue: multiprocessing.Queue) -> None:
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    p = replace(
+        experiment_params(Params(), "cas"),
+        n_articles=400 * factor,
+        n_questions=120 * factor,
+        n_saves=300 * factor,
+    )
+    t = time.perf_counter()
+    day = Day(p, 1)
+    setup = time.perf_counter() - t
+    result = day.run()
+    wall = time.perf_counter() - t
+    (pages,) = day.store._db.execute("PRAGMA page_count").fetchone()
+    (page_size,) = day.store._db.execute("PRAGMA page_size").fetchone()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    by_tool: dict[str, list[int]] = defaultdict(list)
+    for c in result.calls:
+        by_tool[c.tool].append(c.wall_us)
+    queue.put(
+        {
+            "factor": factor,
+            "articles": p.n_articles,
+            "questions": p.n_questions,
+            "saves": p.n_saves,
+            "setup_s": setup,
+            "day_s": wall,
+            "tool_calls": len(result.calls),
+            "us_per_call_median": {k: statistics.median(v) for k, v in sorted(by_tool.items())},
+            "search_probe": _search_probe(day),
+            "peak_rss_mib": peak / 1024,
+            "rss_growth_mib": (peak - base) / 1024,
+            "kb_database_mib": pages * page_size / 2**20,
+        }
+    )
+
+
+def scaling(factors: tuple[int, ...]) -> list[dict[str, Any]]:
+    ctx = multiprocessing.get_context("fork")
+    rows = []
+    for f in factors:
+        queue = ctx.Queue()
+        proc = ctx.Process(target=_scaled_day, args=(f, queue))
+        proc.start()
+        rows.append(queue.get())
+        proc.join()
+    return rows

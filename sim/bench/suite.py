@@ -1,0 +1,140 @@
+"""The whole suite: the reproduction and its KB floor, day against replay, MCP overhead,
+scaling and sweep throughput; written to bench.json and the README table."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from sim.bench.replay import day_versus_replay, reproduction_floor
+from sim.bench.scaling import scaling
+from sim.bench.timing import spread, timed
+from sim.experiments import EXPERIMENTS, WRITEUP_SEEDS, run_study
+from sim.model.day import Day
+from sim.params import Params
+from sim.reproduce import build_tables
+
+
+def reproduction(repeats: int) -> dict[str, Any]:
+    """The seeds 1–5 reproduction, all experiments and tables, no figures, one process."""
+
+    def run() -> None:
+        frames = run_study(Params(), WRITEUP_SEEDS, EXPERIMENTS, workers=1, progress=False)
+        build_tables(Params(), frames)
+
+    return timed(run, repeats)
+
+
+def mcp_overhead(repeats: int, seed: int = 1) -> dict[str, Any]:
+    """The same staleness day with in-process calls and with every call over MCP."""
+    direct, over_mcp = [], []
+    calls = 0
+    for _ in range(repeats):
+        for transport, out in (("direct", direct), ("mcp", over_mcp)):
+            t = time.perf_counter()
+            result = Day(replace(Params(), transport=transport), seed).run()
+            out.append(time.perf_counter() - t)
+            calls = len(result.calls)
+    extra = [(m - d) / calls * 1e6 for d, m in zip(direct, over_mcp, strict=True)]
+    return {
+        "direct_day_s": spread(direct),
+        "mcp_day_s": spread(over_mcp),
+        "tool_calls": calls,
+        "overhead_us_per_call": spread(extra),
+    }
+
+
+def sweep_throughput(seeds: int) -> dict[str, Any]:
+    workers = os.cpu_count() or 1
+    t = time.perf_counter()
+    run_study(Params(), list(range(1, seeds + 1)), EXPERIMENTS, workers=workers, progress=False)
+    wall = time.perf_counter() - t
+    days = seeds * len(EXPERIMENTS)
+    return {"workers": workers, "days": days, "wall_s": wall, "days_per_s": days / wall}
+
+
+def run_all(
+    repeats: int = 5, factors: tuple[int, ...] = (1, 10, 100), sweep_seeds: int = 20
+) -> dict[str, Any]:
+    return {
+        "machine": {
+            "python": platform.python_version(),
+            "processor": platform.machine(),
+            "cores": os.cpu_count(),
+        },
+        "reproduction_seeds_1_5": reproduction(repeats),
+        "reproduction_kb_floor": reproduction_floor(repeats),
+        "day_versus_replay": day_versus_replay(repeats),
+        "mcp": mcp_overhead(repeats),
+        "scaling": scaling(factors),
+        "sweep": sweep_throughput(sweep_seeds),
+    }
+
+
+def _range(x: dict[str, float], fmt: str, unit: str = "") -> str:
+    return f"{x['median']:{fmt}}{unit} | {x['min']:{fmt}} – {x['max']:{fmt}}{unit}"
+
+
+def readme_table(b: dict[str, Any]) -> str:
+    r, d, s = b["reproduction_seeds_1_5"], b["day_versus_replay"], b["sweep"]
+    floor = b["reproduction_kb_floor"]
+    by_op = floor["seconds_by_operation"]
+    search_s = by_op.get("search_knowledge_base", 0.0)
+    lines = [
+        "| measure | median | min – max |",
+        "|---|---|---|",
+        f"| seeds 1–5 reproduction, one process, wall | {_range(r['wall_s'], '.2f', ' s')} |",
+        f"| seeds 1–5 reproduction, CPU | {_range(r['cpu_s'], '.2f', ' s')} |",
+        f"| its KB work alone: replay of its {floor['kb_operations']:,} KB operations | "
+        f"{_range(floor['replay_s'], '.2f', ' s')} |",
+        f"| of which search (FTS5 bm25) | {search_s:.2f} s "
+        f"| {search_s / floor['replay_s']['median']:.0%} of the KB work |",
+        f"| one day / replay of its KB operations | {_range(d['ratio'], '.2f')} |",
+    ]
+    lines += [
+        f"| {k}, µs per call | {v['median']:.0f} | {v['calls']} calls |"
+        for k, v in d["per_call_us"].items()
+    ]
+    o = b["mcp"]["overhead_us_per_call"]
+    lines.append(f"| MCP protocol overhead, µs per call | {_range(o, '.0f')} |")
+    for row in b["scaling"]:
+        tools = ", ".join(
+            f"{k.split('_')[0]} {v:.0f}" for k, v in row["us_per_call_median"].items()
+        )
+        lines.append(
+            f"| ×{row['factor']} day ({row['articles']:,} articles), CAS run | "
+            f"{row['day_s']:.1f} s | µs/call: {tools}; peak RSS {row['peak_rss_mib']:.0f} MiB, "
+            f"KB {row['kb_database_mib']:.1f} MiB |"
+        )
+    for row in b["scaling"]:
+        p = row["search_probe"]
+        lines.append(
+            f"| ×{row['factor']} search probe: µs per search, per matching article | "
+            f"{p['us_per_search']:.0f} µs | {p['matches_per_search']:,.0f} matches, "
+            f"{p['us_per_match']:.2f} µs each |"
+        )
+    lines.append(
+        f"| sweep throughput, {s['workers']} processes | {s['days_per_s']:.2f} days/s "
+        f"| {s['days']} days |"
+    )
+    m = b["machine"]
+    lines += [
+        "",
+        f"Measured by `make bench` on {m['cores']} cores ({m['processor']}), Python {m['python']}.",
+    ]
+    return "\n".join(lines)
+
+
+def main(out: Path, readme_path: Path | None, repeats: int, factors: tuple[int, ...]) -> None:
+    from sim.report import readme
+
+    b = run_all(repeats, factors)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench.json").write_text(json.dumps(b, indent=2) + "\n")
+    if readme_path is not None:
+        readme.update(readme_path, "bench", readme_table(b))
