@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from sim.bench.replay import RecordingDay, replay
 from sim.bench.scaling import scaling
+from sim.bench.suite import targets
 from sim.experiments import experiment_params
 from sim.model.opening import Opening
 from sim.params import Params
@@ -31,3 +32,22 @@ def test_scaling_probe_counts_matches_through_the_tools() -> None:
     probe = row["search_probe"]
     assert 0 < probe["matches_per_search"] <= row["articles"]
     assert row["tool_calls"] > 0 and row["kb_database_mib"] > 0
+
+
+def test_targets_compare_each_tool_with_its_own_cost_at_x1() -> None:
+    b = {
+        "reproduction_seeds_1_5": {"wall_s": {"median": 0.9}},
+        "reproduction_kb_floor": {"replay_s": {"median": 0.5}},
+        "day_versus_replay": {"ratio": {"median": 1.6}},
+        "scaling": [
+            {"factor": 1, "us_per_call_median": {"read": 40.0, "search": 100.0}},
+            {"factor": 100, "us_per_call_median": {"read": 60.0, "search": 151.0}},
+        ],
+    }
+    met = {t["target"].split(":")[0]: t["met"] for t in targets(b)}
+    assert met == {
+        "seeds 1–5 reproduction, computation only, ≤ 1 s": True,
+        "day / replay ≤ 1.5": False,
+        "read": True,
+        "search": False,
+    }

@@ -76,6 +76,37 @@ def run_all(
     }
 
 
+def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue 5's targets against the measured figures, each met or not."""
+    rep = b["reproduction_seeds_1_5"]["wall_s"]["median"]
+    floor = b["reproduction_kb_floor"]["replay_s"]["median"]
+    ratio = b["day_versus_replay"]["ratio"]["median"]
+    rows = [
+        {
+            "target": "seeds 1–5 reproduction, computation only, ≤ 1 s",
+            "measured": f"{rep:.2f} s; its KB work alone takes {floor:.2f} s",
+            "met": rep <= 1.0,
+        },
+        {"target": "day / replay ≤ 1.5", "measured": f"{ratio:.2f}", "met": ratio <= 1.5},
+    ]
+    by_factor = {row["factor"]: row for row in b["scaling"]}
+    if 1 in by_factor:
+        small = by_factor[1]["us_per_call_median"]
+        for factor, row in sorted(by_factor.items()):
+            if factor == 1:
+                continue
+            for tool, us in row["us_per_call_median"].items():
+                growth = us / small[tool]
+                rows.append(
+                    {
+                        "target": f"{tool}: µs per call at ×{factor} within 1.5× of ×1",
+                        "measured": f"{growth:.2f}×",
+                        "met": growth <= 1.5,
+                    }
+                )
+    return rows
+
+
 def _range(x: dict[str, float], fmt: str, unit: str = "") -> str:
     return f"{x['median']:{fmt}}{unit} | {x['min']:{fmt}} – {x['max']:{fmt}}{unit}"
 
@@ -122,6 +153,10 @@ def readme_table(b: dict[str, Any]) -> str:
         f"| sweep throughput, {s['workers']} processes | {s['days_per_s']:.2f} days/s "
         f"| {s['days']} days |"
     )
+    lines += ["", "| target | measured | met |", "|---|---|---|"]
+    lines += [
+        f"| {t['target']} | {t['measured']} | {'yes' if t['met'] else 'no'} |" for t in targets(b)
+    ]
     m = b["machine"]
     lines += [
         "",
@@ -134,6 +169,7 @@ def main(out: Path, readme_path: Path | None, repeats: int, factors: tuple[int, 
     from sim.report import readme
 
     b = run_all(repeats, factors)
+    b["targets"] = targets(b)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(b, indent=2) + "\n")
     if readme_path is not None:
