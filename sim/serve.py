@@ -16,12 +16,10 @@ import anyio
 import numpy as np
 from mcp.server.stdio import stdio_server
 
-from sim import rng
-from sim.corpus import build_corpus, load
 from sim.kb.mcp_server import build_server
 from sim.kb.store import KBStore
 from sim.kb.tools import KBServer
-from sim.model.day import KB_ID
+from sim.model.opening import KB_ID, open_kb
 from sim.popularity import zipf_weights
 
 
@@ -33,7 +31,7 @@ def open_store(seed: int, n_articles: int, db: Path | None) -> KBStore:
     """The KB at db (created and seeded if new), or a seeded in-memory one."""
     store = KBStore(wall_clock_us, path=str(db) if db else ":memory:")
     if not store.kb_exists(KB_ID):
-        load(store, KB_ID, build_corpus(n_articles, rng.streams(seed)["corpus"]))
+        open_kb(store, seed, n_articles)
     return store
 
 

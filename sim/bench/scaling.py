@@ -39,8 +39,21 @@ def _search_probe(day: Day) -> dict[str, float]:
     }
 
 
+def _rss_mib() -> float:
+    """Resident set size now (Linux /proc), where ru_maxrss only gives the peak."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+def _kb_mib(day: Day) -> float:
+    (pages,) = day.store._db.execute("PRAGMA page_count").fetchone()
+    (page_size,) = day.store._db.execute("PRAGMA page_size").fetchone()
+    return pages * page_size / 2**20
+
+
 def _scaled_day(factor: int, queue: multiprocessing.Queue) -> None:
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_start = _rss_mib()
     p = replace(
         experiment_params(Params(), "cas"),
         n_articles=400 * factor,
@@ -50,10 +63,9 @@ def _scaled_day(factor: int, queue: multiprocessing.Queue) -> None:
     t = time.perf_counter()
     day = Day(p, 1)
     setup = time.perf_counter() - t
+    rss_opened, kb_opened = _rss_mib(), _kb_mib(day)
     result = day.run()
     wall = time.perf_counter() - t
-    (pages,) = day.store._db.execute("PRAGMA page_count").fetchone()
-    (page_size,) = day.store._db.execute("PRAGMA page_size").fetchone()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     by_tool: dict[str, list[int]] = defaultdict(list)
     for c in result.calls:
@@ -71,7 +83,18 @@ def _scaled_day(factor: int, queue: multiprocessing.Queue) -> None:
             "search_probe": _search_probe(day),
             "peak_rss_mib": peak / 1024,
             "rss_growth_mib": (peak - base) / 1024,
-            "kb_database_mib": pages * page_size / 2**20,
+            "kb_database_mib": _kb_mib(day),
+            "memory_mib": {
+                "opening_rss_growth": rss_opened - rss_start,
+                "opening_kb": kb_opened,
+                "day_rss_growth": _rss_mib() - rss_opened,
+                "day_kb_growth": _kb_mib(day) - kb_opened,
+            },
+            "records": {
+                "citations": len(result.citations),
+                "edits": len(result.edits),
+                "saves": len(result.saves),
+            },
         }
     )
 

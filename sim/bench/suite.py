@@ -149,6 +149,15 @@ def readme_table(b: dict[str, Any]) -> str:
             f"{p['us_per_search']:.0f} µs | {p['matches_per_search']:,.0f} matches, "
             f"{p['us_per_match']:.2f} µs each |"
         )
+    for row in b["scaling"]:
+        m = row["memory_mib"]
+        n = row["tool_calls"] + sum(row["records"].values())
+        lines.append(
+            f"| ×{row['factor']} memory: RSS growth at opening, over the day | "
+            f"{m['opening_rss_growth']:.0f} MiB, {m['day_rss_growth']:.0f} MiB | "
+            f"KB {m['opening_kb']:.1f} MiB at opening, +{m['day_kb_growth']:.1f} MiB over the "
+            f"day; {n:,} records kept |"
+        )
     lines.append(
         f"| sweep throughput, {s['workers']} processes | {s['days_per_s']:.2f} days/s "
         f"| {s['days']} days |"

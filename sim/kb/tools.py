@@ -4,13 +4,13 @@ A ``Session`` holds one client's grants. ``Session.call(name, arguments)`` takes
 the argument dict as it arrives over MCP, checks it against the published
 schemas, runs the tool and returns an MCP-shaped result. Errors are results
 (``isError``), never exceptions, and a refused call changes nothing. Every call,
-refused or not, is one line in the call log.
+refused or not, is one line in the call log. The edit tool's compare-and-swap is in
+``edit.py``; the shapes all results share are in ``results.py``.
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import re
 import time
@@ -20,8 +20,10 @@ from typing import Any, Protocol
 
 from sim.kb import store as st
 from sim.kb.calllog import CallLog, ToolCall
+from sim.kb.edit import edit_article
+from sim.kb.results import Outcome, Structured, citation, error, not_found
 from sim.kb.validation import TOOL_NAMES, TOOLS, check_arguments, describe_value
-from sim.kb.versions import Clock, format_version, parse_version
+from sim.kb.versions import Clock, format_version
 
 DEFAULT_SEARCH_LIMIT = 5
 DEFAULT_POLL_LIMIT = 100
@@ -34,8 +36,6 @@ STOPWORDS = frozenset({
     "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "so", "that", "the", "this",
     "to", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
 })  # fmt: skip
-
-Structured = dict[str, Any]
 
 
 class ToolCaller(Protocol):
@@ -59,14 +59,6 @@ class ToolResult:
             "structuredContent": self.structured,
             "isError": self.is_error,
         }
-
-
-def _error(code: str, message: str, **fields: Any) -> Structured:
-    return {"error": {"code": code, **fields}, "message": message}
-
-
-def _citation(kb_id: str, article_id: str, version: str) -> Structured:
-    return {"knowledge_base_id": kb_id, "article_id": article_id, "updated_at": version}
 
 
 def _fts_query(text: str) -> str:
@@ -120,17 +112,17 @@ class Session:
         )
         return ToolResult(structured, text, is_error)
 
-    def _dispatch(self, name: str, arguments: Any) -> tuple[Structured, bool]:
+    def _dispatch(self, name: str, arguments: Any) -> Outcome:
         if name not in TOOL_NAMES:
             names = ", ".join(TOOL_NAMES)
-            return _error(
+            return error(
                 "unknown_tool",
                 f"There is no tool {name!r}. Call one of: {names}.",
                 received=name,
                 allowed=names,
             ), True
         if not isinstance(arguments, dict):
-            return _error(
+            return error(
                 "invalid_arguments",
                 f"Arguments must be a JSON object; received {describe_value(arguments)}. "
                 f"Send an object with the argument names of {name}.",
@@ -143,7 +135,7 @@ class Session:
                 f"{problem.argument}: expected {problem.allowed}; received {problem.received}. "
                 f"{problem.what_to_do}"
             )
-            return _error(
+            return error(
                 problem.code,
                 message,
                 argument=problem.argument,
@@ -159,7 +151,7 @@ class Session:
         if kb_id in self.grants and self.server.store.kb_exists(kb_id):
             return None
         granted = ", ".join(sorted(self.grants)) or "none"
-        return _error(
+        return error(
             "knowledge_base_not_found",
             f"No knowledge base {kb_id!r} is available to this session. "
             f"Use one this session was granted: {granted}.",
@@ -171,7 +163,7 @@ class Session:
     # -- the four tools ------------------------------------------------------------
     def _search_knowledge_base(
         self, knowledge_base_id: str, query: str, limit: int = DEFAULT_SEARCH_LIMIT
-    ) -> tuple[Structured, bool]:
+    ) -> Outcome:
         if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
             return refusal, True
         fts = _fts_query(query)
@@ -196,7 +188,7 @@ class Session:
                     "article_id": h.article_id,
                     "title": h.title,
                     "updated_at": (v := format_version(h.updated_us)),
-                    "citation": _citation(knowledge_base_id, h.article_id, v),
+                    "citation": citation(knowledge_base_id, h.article_id, v),
                 }
                 for h in hits
             ],
@@ -204,19 +196,17 @@ class Session:
         }
         return result, not hits
 
-    def _read_knowledge_article(
-        self, knowledge_base_id: str, article_id: str
-    ) -> tuple[Structured, bool]:
+    def _read_knowledge_article(self, knowledge_base_id: str, article_id: str) -> Outcome:
         if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
             return refusal, True
         store = self.server.store
         article = store.published_article(knowledge_base_id, article_id)
         if article is None:
-            return self._not_found(knowledge_base_id, article_id), True
+            return not_found(knowledge_base_id, article_id), True
         version = format_version(article.updated_us)
         head = store.head_sequence(knowledge_base_id)
         return {
-            "citation": _citation(knowledge_base_id, article_id, version),
+            "citation": citation(knowledge_base_id, article_id, version),
             "article_id": article_id,
             "title": article.title,
             "content": article.content,
@@ -229,114 +219,10 @@ class Session:
             ),
         }, False
 
-    def _edit_knowledge_article(
-        self,
-        knowledge_base_id: str,
-        article_id: str,
-        content: str,
-        expected_version: str,
-        idempotency_key: str,
-        title: str | None = None,
-    ) -> tuple[Structured, bool]:
+    def _edit_knowledge_article(self, knowledge_base_id: str, **arguments: Any) -> Outcome:
         if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
             return refusal, True
-        if title is not None and not title.strip():
-            return _error(
-                "invalid_argument",
-                "title: expected a non-blank string; received a blank one. "
-                "Send a title with words in it, or leave title out to keep the current one.",
-                argument="title",
-                allowed="a non-blank string",
-                received=describe_value(title),
-            ), True
-        try:
-            expected_us = parse_version(expected_version)
-        except ValueError:
-            return _error(
-                "invalid_argument",
-                f"expected_version: {expected_version!r} is not a date-time this server can "
-                "read. Send updated_at exactly as read_knowledge_article returned it.",
-                argument="expected_version",
-                received=describe_value(expected_version),
-                allowed="an RFC 3339 date-time with a UTC offset",
-            ), True
-        request = {
-            "knowledge_base_id": knowledge_base_id,
-            "article_id": article_id,
-            "content": content,
-            "expected_version": expected_version,
-            "idempotency_key": idempotency_key,
-            "title": title,
-        }
-        request_hash = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
-
-        def render(version_us: int, sequence: int) -> str:
-            version = format_version(version_us)
-            return json.dumps(
-                {
-                    "status": "saved",
-                    "citation": _citation(knowledge_base_id, article_id, version),
-                    "article_id": article_id,
-                    "updated_at": version,
-                    "previous_version": expected_version,
-                    "event_sequence": sequence,
-                    "replayed": False,
-                    "message": (
-                        f"Saved {article_id} as version {version} (event {sequence}). Store "
-                        f"the new citation; a further edit must send expected_version={version}."
-                    ),
-                },
-                ensure_ascii=False,
-                separators=(",", ":"),
-            )
-
-        outcome = self.server.store.cas_edit(
-            knowledge_base_id,
-            article_id,
-            expected_us,
-            content,
-            title,
-            idempotency_key,
-            request_hash,
-            render,
-        )
-        match outcome:
-            case st.Saved(result_json=text):
-                return json.loads(text), False
-            case st.Replayed(result_json=text):
-                first = json.loads(text)
-                first["replayed"] = True
-                first["message"] = (
-                    f"Replay: idempotency_key {idempotency_key!r} already saved {article_id} as "
-                    f"version {first['updated_at']}; this is that first result, nothing was "
-                    "written again."
-                )
-                return first, False
-            case st.KeyReused():
-                return _error(
-                    "idempotency_key_reused",
-                    f"idempotency_key {idempotency_key!r} was already used for a different "
-                    "edit. Nothing was written. Use a new key for a new edit; resend the "
-                    "identical arguments only to replay the first one.",
-                    argument="idempotency_key",
-                    received=describe_value(idempotency_key),
-                ), True
-            case st.Gone():
-                return self._not_found(knowledge_base_id, article_id), True
-            case st.Conflict(current_us=current_us):
-                current = format_version(current_us)
-                return _error(
-                    "version_conflict",
-                    f"Version conflict: {article_id} is now at version {current}, not "
-                    f"{expected_version}; it changed after your read and nothing was written. "
-                    "Re-read it with read_knowledge_article, re-apply your change to the "
-                    f"current content, and edit again with expected_version={current}.",
-                    argument="expected_version",
-                    received=expected_version,
-                    current_version=current,
-                    what_to_do="re-read, re-apply the change, retry with the current version",
-                ), True
-        raise AssertionError(f"unhandled edit outcome {outcome!r}")
+        return edit_article(self.server.store, knowledge_base_id, **arguments)
 
     def _poll_resource_events(
         self,
@@ -344,10 +230,10 @@ class Session:
         resource_id: str,
         after_sequence: int = 0,
         limit: int = DEFAULT_POLL_LIMIT,
-    ) -> tuple[Structured, bool]:
+    ) -> Outcome:
         if resource_type != KB_RESOURCE_TYPE:
             known = resource_type in RESOURCE_TYPES
-            return _error(
+            return error(
                 "resource_type_not_simulated" if known else "invalid_argument",
                 f"resource_type {resource_type!r} "
                 + (
@@ -365,7 +251,7 @@ class Session:
         page = self.server.store.events_after(resource_id, after_sequence, limit)
         head = page.head_sequence
         if after_sequence > head:
-            return _error(
+            return error(
                 "sequence_ahead_of_log",
                 f"after_sequence {after_sequence} is beyond the log's head {head}; it cannot "
                 f"come from this knowledge base. Re-read what you cite, then resume with "
@@ -375,7 +261,7 @@ class Session:
                 head_sequence=head,
             ), True
         if after_sequence < page.oldest_sequence - 1:
-            return _error(
+            return error(
                 "history_trimmed",
                 f"Events {after_sequence + 1} to {page.oldest_sequence - 1} were trimmed from "
                 f"the log; the oldest kept is {page.oldest_sequence} and the head is {head}. "
@@ -410,13 +296,3 @@ class Session:
                 f"after_sequence={next_after}; {tail}"
             ),
         }, not events
-
-    def _not_found(self, kb_id: str, article_id: str) -> Structured:
-        return _error(
-            "article_not_found",
-            f"No published article {article_id!r} in knowledge base {kb_id!r}: it may have "
-            "been unpublished, or never existed. Treat citations of it as gone; search again "
-            "for a current article.",
-            argument="article_id",
-            received=article_id,
-        )
