@@ -111,6 +111,25 @@ def _range(x: dict[str, float], fmt: str, unit: str = "") -> str:
     return f"{x['median']:{fmt}}{unit} | {x['min']:{fmt}} – {x['max']:{fmt}}{unit}"
 
 
+def _scaling_lines(row: dict[str, Any]) -> list[str]:
+    x = f"×{row['factor']}"
+    tools = ", ".join(f"{k.split('_')[0]} {v:.0f}" for k, v in row["us_per_call_median"].items())
+    p, m = row["search_probe"], row["memory_mib"]
+    kept = row["tool_calls"] + sum(row["records"].values())
+    return [
+        f"| {x} day ({row['articles']:,} articles), CAS run | {row['day_s']:.1f} s "
+        f"| µs/call: {tools}; peak RSS {row['peak_rss_mib']:.0f} MiB, "
+        f"KB {row['kb_database_mib']:.1f} MiB |",
+        f"| {x} search probe: µs per search, per matching article | "
+        f"{p['us_per_search']:.0f} µs | {p['matches_per_search']:,.0f} matches, "
+        f"{p['us_per_match']:.2f} µs each |",
+        f"| {x} memory: RSS growth at opening, over the day | "
+        f"{m['opening_rss_growth']:.0f} MiB, {m['day_rss_growth']:.0f} MiB | "
+        f"KB {m['opening_kb']:.1f} MiB at opening, +{m['day_kb_growth']:.1f} MiB over the "
+        f"day; {kept:,} records kept |",
+    ]
+
+
 def readme_table(b: dict[str, Any]) -> str:
     r, d, s = b["reproduction_seeds_1_5"], b["day_versus_replay"], b["sweep"]
     floor = b["reproduction_kb_floor"]
@@ -134,30 +153,7 @@ def readme_table(b: dict[str, Any]) -> str:
     o = b["mcp"]["overhead_us_per_call"]
     lines.append(f"| MCP protocol overhead, µs per call | {_range(o, '.0f')} |")
     for row in b["scaling"]:
-        tools = ", ".join(
-            f"{k.split('_')[0]} {v:.0f}" for k, v in row["us_per_call_median"].items()
-        )
-        lines.append(
-            f"| ×{row['factor']} day ({row['articles']:,} articles), CAS run | "
-            f"{row['day_s']:.1f} s | µs/call: {tools}; peak RSS {row['peak_rss_mib']:.0f} MiB, "
-            f"KB {row['kb_database_mib']:.1f} MiB |"
-        )
-    for row in b["scaling"]:
-        p = row["search_probe"]
-        lines.append(
-            f"| ×{row['factor']} search probe: µs per search, per matching article | "
-            f"{p['us_per_search']:.0f} µs | {p['matches_per_search']:,.0f} matches, "
-            f"{p['us_per_match']:.2f} µs each |"
-        )
-    for row in b["scaling"]:
-        m = row["memory_mib"]
-        n = row["tool_calls"] + sum(row["records"].values())
-        lines.append(
-            f"| ×{row['factor']} memory: RSS growth at opening, over the day | "
-            f"{m['opening_rss_growth']:.0f} MiB, {m['day_rss_growth']:.0f} MiB | "
-            f"KB {m['opening_kb']:.1f} MiB at opening, +{m['day_kb_growth']:.1f} MiB over the "
-            f"day; {n:,} records kept |"
-        )
+        lines += _scaling_lines(row)
     lines.append(
         f"| sweep throughput, {s['workers']} processes | {s['days_per_s']:.2f} days/s "
         f"| {s['days']} days |"
