@@ -60,7 +60,6 @@ class RecordingDay(Day):
 
     def __init__(self, params: Params, seed: int, opening: Opening) -> None:
         super().__init__(params, seed, opening)
-        self.opening = opening
         self.ops: list[Op] = []
         self.store.ops = self.server.ops = self.ops
 

@@ -1,8 +1,8 @@
 """Days at ×1, ×10, ×100 the default size, each in a fresh process so its peak RSS is its own.
 
-Articles, questions and saves scale together; the vocabulary does not, so a question's
-words match the same share of a larger KB. After each day a fixed probe of searches
-measures the cost per matching article, which bm25 must score whatever the engine.
+Articles, questions and saves scale together; the corpus vocabulary does not, so a
+question's words match the same share of a larger KB. After each day a fixed probe of
+searches measures the cost per matching article: FTS5's bm25 scores every match.
 """
 
 from __future__ import annotations
