@@ -120,9 +120,13 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "serve":
         import anyio
 
+        from sim.kb.store import StoreError
         from sim.serve import serve
 
-        anyio.run(serve, args.seed, args.articles, args.db, args.human_edits_per_minute)
+        try:
+            anyio.run(serve, args.seed, args.articles, args.db, args.human_edits_per_minute)
+        except StoreError as e:
+            parser.error(str(e))
     return 0
 
 

@@ -3,6 +3,8 @@ gets the in-process results and errors, and the simulation's numbers do not chan
 
 from __future__ import annotations
 
+import sqlite3
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -179,6 +181,25 @@ def test_serve_over_stdio_with_a_live_human_editor(tmp_path: Path) -> None:
 
     anyio.run(main)
     assert db.exists()
+
+
+def test_serve_refuses_a_kb_file_of_another_schema_version(tmp_path: Path) -> None:
+    db = tmp_path / "old.sqlite"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE kbs (kb_id TEXT PRIMARY KEY)")
+    before = db.read_bytes()
+    run = subprocess.run(
+        [sys.executable, "-m", "sim", "serve", "--db", str(db)],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    assert "schema version 0; this code reads version 2" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert db.read_bytes() == before
 
 
 @pytest.mark.parametrize("experiment", ["staleness", "control", "cas"])
