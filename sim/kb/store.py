@@ -1,7 +1,7 @@
 """The KB's transactional store: SQLite (in memory by default) with FTS5 search.
 
-Two kinds of caller use it. The tool layer (``tools.py``) reads published
-articles, the event log, and performs the compare-and-swap edit. The human side
+Two kinds of caller use it. The tool layer (``tools.py``, ``edit.py``) reads
+published articles, the event log, and performs the compare-and-swap edit. The human side
 (the KB editor app) creates, saves, publishes and unpublishes. Every change and
 the event recording it are written in one transaction; the FTS index holds
 exactly the published articles, so search can never return a draft.
