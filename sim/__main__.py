@@ -4,7 +4,35 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, NoReturn
+
+MAX_SERVED_ARTICLES = 100_000
+MAX_EDITS_PER_MINUTE = 60_000.0
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad flags get one line naming the flag and what it takes, and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _bounded(kind: type[int] | type[float], lo: float, hi: float) -> Callable[[str], Any]:
+    def convert(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not lo <= value <= hi:  # NaN fails this too
+            noun, fmt = ("an integer", ",") if kind is int else ("a number", "g")
+            raise argparse.ArgumentTypeError(
+                f"expected {noun} from {lo:{fmt}} to {hi:{fmt}}; got {text!r}"
+            )
+        return value
+
+    return convert
 
 
 def _at_least_5(text: str) -> int:
@@ -15,7 +43,7 @@ def _at_least_5(text: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sim", description=__doc__)
+    parser = _Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("reproduce", help="run the study and write results/")
     rep.add_argument("--out", type=Path, default=Path("results"))
@@ -61,16 +89,29 @@ def main(argv: list[str] | None = None) -> int:
     nbp.add_argument("--path", type=Path, default=Path("notebooks/explore.py"))
     nbp.add_argument("--out", type=Path, default=Path("results/notebook"))
     srv = sub.add_parser("serve", help="serve the simulated KB over MCP on stdio")
-    srv.add_argument("--seed", type=int, default=1, help="corpus seed (default 1)")
-    srv.add_argument("--articles", type=int, default=400, help="articles in a new KB")
+    srv.add_argument(
+        "--seed", type=_bounded(int, 0, 2**32 - 1), default=1, help="corpus seed (default 1)"
+    )
+    srv.add_argument(
+        "--articles",
+        type=_bounded(int, 0, MAX_SERVED_ARTICLES),
+        default=400,
+        help=f"articles in a new KB, 0 to {MAX_SERVED_ARTICLES:,} (default 400)",
+    )
     srv.add_argument(
         "--db", type=Path, default=None, help="SQLite file to serve (created and seeded if missing)"
     )
     srv.add_argument(
         "--human-edits-per-minute",
-        type=float,
+        type=_bounded(float, 0.0, MAX_EDITS_PER_MINUTE),
         default=0.0,
         help="a background human editor's save rate (default 0: none)",
+    )
+    srv.add_argument(
+        "--call-log",
+        type=Path,
+        default=None,
+        help="append one JSON line per tool call to this file",
     )
     args = parser.parse_args(argv)
     if args.command == "reproduce":
@@ -121,12 +162,25 @@ def main(argv: list[str] | None = None) -> int:
         import anyio
 
         from sim.kb.store import StoreError
-        from sim.serve import serve
+        from sim.serve import open_store, serve
 
         try:
-            anyio.run(serve, args.seed, args.articles, args.db, args.human_edits_per_minute)
+            store = open_store(args.seed, args.articles, args.db)
+            log = args.call_log.open("a", encoding="utf-8") if args.call_log else None
         except StoreError as e:
-            parser.error(str(e))
+            srv.error(str(e))
+        except OSError as e:
+            srv.error(f"--call-log {args.call_log}: cannot append to it ({e.strerror})")
+        try:
+            anyio.run(serve, store, args.human_edits_per_minute, args.seed, log)
+        except KeyboardInterrupt:
+            pass
+        except Exception as e:  # no traceback reaches the client's terminal
+            print(f"{srv.prog}: stopped by an internal error: {e!r}", file=sys.stderr)
+            return 1
+        finally:
+            if log is not None:
+                log.close()
     return 0
 
 

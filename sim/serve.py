@@ -3,24 +3,30 @@
 It serves a KB seeded with the study's synthetic corpus (or a SQLite file), on the
 wall clock. With --human-edits-per-minute a background editor saves Zipf-popular
 articles while a client is connected, so staleness can be watched live: read an
-article, wait, poll events.
+article, wait, poll events. Every line on stdin gets a JSON-RPC answer (`sim/kb/stdio.py`).
 """
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
 import anyio
 import numpy as np
-from mcp.server.stdio import stdio_server
 
-from sim.kb.mcp_server import build_server
-from sim.kb.store import KBStore
+from sim.kb.calllog import CallLog
+from sim.kb.mcp_server import build_server, tools_call_refusal
+from sim.kb.stdio import screened_stdio
+from sim.kb.store import KBStore, StoreError
 from sim.kb.tools import KBServer
 from sim.model.opening import KB_ID, open_kb
 from sim.popularity import zipf_weights
+
+NO_ARTICLE_WAIT_S = 5.0
+"""How long the editor waits before looking again when no article is published."""
 
 
 def wall_clock_us() -> int:
@@ -28,32 +34,63 @@ def wall_clock_us() -> int:
 
 
 def open_store(seed: int, n_articles: int, db: Path | None) -> KBStore:
-    """The KB at db (created and seeded if new), or a seeded in-memory one."""
-    store = KBStore(wall_clock_us, path=str(db) if db else ":memory:")
-    if not store.kb_exists(KB_ID):
-        open_kb(store, seed, n_articles)
+    """The KB at db (created and seeded if new), or a seeded in-memory one.
+
+    Raises StoreError with a message for the user when db cannot be a KB file."""
+    if db is not None:
+        if db.is_dir():
+            raise StoreError(f"--db {db}: is a directory; name a file (it is created if missing)")
+        if not db.parent.is_dir():
+            raise StoreError(f"--db {db}: the folder {db.parent} does not exist; create it first")
+    try:
+        store = KBStore(wall_clock_us, path=str(db) if db else ":memory:")
+        if not store.kb_exists(KB_ID):
+            open_kb(store, seed, n_articles)
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"--db {db}: not a KB file SQLite can open ({e})") from None
     return store
 
 
+def _say(text: str) -> None:
+    print(f"human editor: {text}", file=sys.stderr, flush=True)
+
+
 async def human_editor(store: KBStore, edits_per_minute: float, seed: int) -> None:
-    """Saves Zipf-popular articles at Poisson times, as people in the editor app would."""
+    """Saves Zipf-popular published articles at Poisson times, as people in the editor would.
+
+    It never stops the server: with nothing published it says so and waits."""
     draws = np.random.default_rng(seed)
     ids = store.article_ids(KB_ID)
-    weights = zipf_weights(len(ids), 0.9)[draws.permutation(len(ids))]
+    weights = zipf_weights(len(ids), 0.9)[draws.permutation(len(ids))] if ids else np.empty(0)
+    waiting = False
     while True:
         await anyio.sleep(draws.exponential(60.0 / edits_per_minute))
-        article_id = ids[draws.choice(len(ids), p=weights)]
+        published = [i for i, a in enumerate(ids) if store.published_article(KB_ID, a)]
+        if not published:
+            if not waiting:
+                _say(f"no published article to edit; looking again every {NO_ARTICLE_WAIT_S:g} s")
+            waiting = True
+            await anyio.sleep(NO_ARTICLE_WAIT_S)
+            continue
+        waiting = False
+        p = weights[published] / weights[published].sum()
+        article_id = ids[published[draws.choice(len(published), p=p)]]
         current = store.article_state(KB_ID, article_id)
         stamp = time.strftime("%H:%M:%S", time.gmtime())
         store.save(KB_ID, article_id, f"{current.content}\n\nEdited in the editor app at {stamp}.")
-        print(f"human edit: {article_id}", file=sys.stderr)
+        _say(f"saved {article_id}")
 
 
-async def serve(seed: int, n_articles: int, db: Path | None, edits_per_minute: float) -> None:
-    store = open_store(seed, n_articles, db)
-    session = KBServer(store, wall_clock_us).connect("mcp-client", [KB_ID])
+async def serve(
+    store: KBStore, edits_per_minute: float, seed: int, call_log: TextIO | None = None
+) -> None:
+    log = CallLog(sink=call_log, keep=False)
+    session = KBServer(store, wall_clock_us, log).connect("mcp-client", [KB_ID])
     server = build_server(session)
-    async with stdio_server() as (read, write), anyio.create_task_group() as tg:
+    async with (
+        screened_stdio(tools_call_refusal) as (read, write),
+        anyio.create_task_group() as tg,
+    ):
         if edits_per_minute > 0:
             tg.start_soon(human_editor, store, edits_per_minute, seed)
         await server.run(read, write, server.create_initialization_options())

@@ -148,3 +148,38 @@ def test_edit_of_an_unpublished_article_is_gone(server: KBServer, session: Sessi
     r = session.call(EDIT, edit_args("a3", v, "k"))
     assert r.structured["error"]["code"] == "article_not_found"
     assert server.store.snapshot() == before
+
+
+def test_idempotency_keys_belong_to_the_client_that_sent_them(
+    server: KBServer, session: Session, clock: ManualClock
+) -> None:
+    """The same key from another client is another edit, and reveals nothing of the first."""
+    other = server.connect("other-client", [KB])
+    v = read(session, "a1")["updated_at"]
+    first = session.call(EDIT, edit_args("a1", v, "shared-key", content="from the first client"))
+    assert not first.is_error
+    stale = other.call(EDIT, edit_args("a1", v, "shared-key", content="from the other client"))
+    assert stale.structured["error"]["code"] == "version_conflict"  # not key_reused
+    fresh = read(other, "a1")["updated_at"]
+    clock.advance(1)
+    second = other.call(EDIT, edit_args("a1", fresh, "shared-key", content="from the other"))
+    assert not second.is_error and second.structured["replayed"] is False
+    assert read(session, "a1")["content"] == "from the other"
+    # each client's replay returns its own first result
+    again = session.call(EDIT, edit_args("a1", v, "shared-key", content="from the first client"))
+    assert again.structured["replayed"] is True
+    assert again.structured["updated_at"] == first.structured["updated_at"]
+
+
+@pytest.mark.parametrize("content", ["", "   ", "\n\t"])
+def test_a_blank_body_is_refused_and_changes_nothing(
+    server: KBServer, session: Session, content: str
+) -> None:
+    v = read(session, "a1")["updated_at"]
+    before = server.store.snapshot()
+    r = session.call(EDIT, edit_args("a1", v, "k1", content=content))
+    err = r.structured["error"]
+    assert err["code"] == "invalid_argument" and err["argument"] == "content"
+    assert "unpublish" in r.structured["message"]
+    assert server.store.snapshot() == before
+    assert not session.call(EDIT, edit_args("a1", v, "k1", content="real text")).is_error

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,21 +39,43 @@ class ToolCall:
 
 
 class CallLog:
-    def __init__(self) -> None:
+    """The calls in memory (for the study's tables), and/or one JSON line each to a sink.
+
+    A served session writes every line as it happens (``python -m sim serve --call-log``),
+    so the log survives the server and a long session need not keep it in memory."""
+
+    def __init__(self, sink: TextIO | None = None, keep: bool = True) -> None:
         self.records: list[ToolCall] = []
+        self._sink = sink
+        self._keep = keep
 
     def append(self, call: ToolCall) -> None:
-        self.records.append(call)
+        if self._keep:
+            self.records.append(call)
+        if self._sink is not None:
+            self._sink.write(line(call))
+            self._sink.flush()
 
     def __len__(self) -> int:
         return len(self.records)
 
     def frame(self) -> pd.DataFrame:
+        import pandas as pd  # not at import: the stdio server starts without it
+
         return pd.DataFrame(
             [asdict(r) for r in self.records], columns=list(ToolCall.__annotations__)
         )
 
     def write_jsonl(self, path: Path) -> None:
         with path.open("w", encoding="utf-8") as f:
-            for r in self.records:
-                f.write(json.dumps(asdict(r), separators=(",", ":")) + "\n")
+            f.writelines(line(r) for r in self.records)
+
+
+def line(call: ToolCall) -> str:
+    """One call as one JSON line (ASCII: an id with any character still fits one line)."""
+    return json.dumps(asdict(call), separators=(",", ":")) + "\n"
+
+
+def read_jsonl(path: Path) -> list[ToolCall]:
+    with path.open(encoding="utf-8") as f:
+        return [ToolCall(**json.loads(text)) for text in f if text.strip()]

@@ -20,6 +20,7 @@ from sim.kb.versions import format_version, parse_version
 
 def edit_article(
     store: KBStore,
+    client_id: str,
     knowledge_base_id: str,
     article_id: str,
     content: str,
@@ -28,6 +29,16 @@ def edit_article(
     title: str | None = None,
 ) -> Outcome:
     """The CAS edit of an article of a KB the caller may use, its arguments already checked."""
+    if not content.strip():
+        return error(
+            "invalid_argument",
+            "content: expected the article's whole new body; received a blank one. An edit "
+            "replaces the body, so a blank one would publish an empty article. Send the full "
+            "text; to withdraw an article, unpublish it in the editor app.",
+            argument="content",
+            allowed="a non-blank string",
+            received=describe_value(content),
+        ), True
     if title is not None and not title.strip():
         return error(
             "invalid_argument",
@@ -42,7 +53,8 @@ def edit_article(
     except ValueError:
         return error(
             "invalid_argument",
-            f"expected_version: {expected_version!r} is not a date-time this server can "
+            f"expected_version: {describe_value(expected_version)} is not a date-time this "
+            "server can "
             "read. Send updated_at exactly as read_knowledge_article returned it.",
             argument="expected_version",
             received=describe_value(expected_version),
@@ -80,6 +92,7 @@ def edit_article(
 
     outcome = store.cas_edit(
         knowledge_base_id,
+        client_id,
         article_id,
         expected_us,
         content,
@@ -95,7 +108,8 @@ def edit_article(
             first = json.loads(text)
             first["replayed"] = True
             first["message"] = (
-                f"Replay: idempotency_key {idempotency_key!r} already saved {article_id} as "
+                f"Replay: idempotency_key {describe_value(idempotency_key)} already saved "
+                f"{article_id} as "
                 f"version {first['updated_at']}; this is that first result, nothing was "
                 "written again."
             )
@@ -103,7 +117,8 @@ def edit_article(
         case rows.KeyReused():
             return error(
                 "idempotency_key_reused",
-                f"idempotency_key {idempotency_key!r} was already used for a different "
+                f"idempotency_key {describe_value(idempotency_key)} was already used for a "
+                "different "
                 "edit. Nothing was written. Use a new key for a new edit; resend the "
                 "identical arguments only to replay the first one.",
                 argument="idempotency_key",
@@ -120,7 +135,7 @@ def edit_article(
                 "Re-read it with read_knowledge_article, re-apply your change to the "
                 f"current content, and edit again with expected_version={current}.",
                 argument="expected_version",
-                received=expected_version,
+                received=describe_value(expected_version),
                 current_version=current,
                 what_to_do="re-read, re-apply the change, retry with the current version",
             ), True

@@ -20,7 +20,7 @@ import mcp_types as types
 from mcp import Client
 from mcp.server import Server
 
-from sim.kb.tools import KBServer, Session, ToolResult
+from sim.kb.tools import KBServer, Session, ToolResult, shape_refusal
 
 SERVER_NAME = "stale-citations-kb"
 INSTRUCTIONS = (
@@ -41,6 +41,14 @@ def mcp_tools() -> list[types.Tool]:
         )
         for t in KBServer.list_tools()
     ]
+
+
+def tools_call_refusal(name: Any, arguments: Any) -> dict[str, Any] | None:
+    """A tools/call whose name is no string or whose arguments are no object: the stdio
+    transport answers it as JSON-RPC invalid params, with this refusal as the data."""
+    if isinstance(name, str) and isinstance(arguments, dict):
+        return None
+    return shape_refusal(name, arguments)
 
 
 def to_call_result(result: ToolResult) -> types.CallToolResult:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim.kb.validation import describe_value
+
 Structured = dict[str, Any]
 Outcome = tuple[Structured, bool]
 """A tool's structured result and whether it is empty (nothing found, or an error)."""
@@ -22,11 +24,20 @@ def citation(kb_id: str, article_id: str, version: str) -> Structured:
 
 
 def not_found(kb_id: str, article_id: str) -> Structured:
+    shown = describe_value(article_id)
     return error(
         "article_not_found",
-        f"No published article {article_id!r} in knowledge base {kb_id!r}: it may have "
+        f"No published article {shown} in knowledge base {kb_id!r}: it may have "
         "been unpublished, or never existed. Treat citations of it as gone; search again "
         "for a current article.",
         argument="article_id",
-        received=article_id,
+        received=shown,
+    )
+
+
+def internal_error() -> Structured:
+    return error(
+        "internal_error",
+        "This server failed on the call and wrote nothing; the fault is the server's, not "
+        "the arguments'. Retrying the same call is safe; report it if it repeats.",
     )

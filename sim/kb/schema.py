@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
-"""Kept in PRAGMA user_version; 2 gave each KB its own rowid range."""
+SCHEMA_VERSION = 3
+"""Kept in PRAGMA user_version; 2 gave each KB its own rowid range, 3 scoped idempotency
+keys to the client that sent them."""
 SCHEMA = """
 -- Each KB owns one range of article rowids (kb_no << 32 onwards), so that search can
 -- restrict FTS5 to a KB by rowid range inside the index instead of joining every match.
@@ -36,12 +37,15 @@ CREATE TABLE events (
     PRIMARY KEY (kb_id, sequence)
 ) WITHOUT ROWID;
 CREATE INDEX events_by_article ON events (kb_id, article_id, updated_us);
+-- A key belongs to the client that sent it: another client's same key is another edit,
+-- and no client can learn from a refusal which keys others have used.
 CREATE TABLE idempotency (
     kb_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
     key TEXT NOT NULL,
     request_hash TEXT NOT NULL,
     result_json TEXT NOT NULL,
-    PRIMARY KEY (kb_id, key)
+    PRIMARY KEY (kb_id, client_id, key)
 ) WITHOUT ROWID;
 """
 

@@ -9,10 +9,12 @@ exactly the published articles, so search can never return a draft.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Self
+from typing import Concatenate, ParamSpec, Self, TypeVar
 
 from sim.kb.rows import (
     Article,
@@ -35,6 +37,28 @@ class StoreError(Exception):
     """A human-side operation named something that does not exist."""
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _serialised(
+    method: Callable[Concatenate[KBStore, _P], _R],
+) -> Callable[Concatenate[KBStore, _P], _R]:
+    """One operation at a time on the connection, from whichever thread.
+
+    The simulation's MCP transport calls the tools from its event-loop thread while the
+    humans save from the SimPy thread; without the lock two threads' statements would
+    interleave inside one BEGIN IMMEDIATE.
+    """
+
+    @functools.wraps(method)
+    def locked(self: KBStore, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 class KBStore:
     def __init__(
         self, clock: Clock, path: str = ":memory:", event_retention: int | None = None
@@ -44,6 +68,7 @@ class KBStore:
         self._clock = clock
         self._retention = event_retention
         self._rowid_ranges: dict[str, tuple[int, int]] = {}
+        self._lock = threading.RLock()
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
             self._db.executescript(SCHEMA)
@@ -60,7 +85,8 @@ class KBStore:
     def copy_of(cls, template: KBStore, clock: Clock) -> Self:
         """A new in-memory store holding every page of `template` (SQLite online backup)."""
         store = cls(clock, event_retention=template._retention)
-        template._db.backup(store._db)
+        with template._lock:
+            template._db.backup(store._db)
         return store
 
     # -- transactions -------------------------------------------------------
@@ -136,6 +162,7 @@ class KBStore:
         return us, self._append_event(kb_id, type_, article_id, us, actor)
 
     # -- the human side (the KB editor app) -----------------------------------
+    @_serialised
     def create_kb(self, kb_id: str) -> None:
         with self._tx() as db:
             db.execute(
@@ -154,6 +181,7 @@ class KBStore:
             self._rowid_ranges[kb_id] = (first, first + (1 << KB_ROWID_BITS) - 1)
         return self._rowid_ranges[kb_id]
 
+    @_serialised
     def create_articles(
         self, kb_id: str, articles: Iterable[tuple[str, str, str]], published: bool = True
     ) -> None:
@@ -181,6 +209,7 @@ class KBStore:
                     )
                 self._append_event(kb_id, "created", article_id, us, "human")
 
+    @_serialised
     def save(
         self,
         kb_id: str,
@@ -203,6 +232,7 @@ class KBStore:
             )
         return us
 
+    @_serialised
     def set_published(self, kb_id: str, article_id: str, published: bool) -> int:
         with self._tx():
             _, title, content, _, _ = self._require_row(kb_id, article_id)
@@ -210,6 +240,7 @@ class KBStore:
             us, _ = self._write(kb_id, article_id, title, content, published, type_, "human")
         return us
 
+    @_serialised
     def article_ids(self, kb_id: str) -> list[str]:
         """Every article of a KB, drafts included, in id order: the editor app's list."""
         rows = self._db.execute(
@@ -218,17 +249,20 @@ class KBStore:
         return [r[0] for r in rows]
 
     # -- reads used by the tools ----------------------------------------------
+    @_serialised
     def kb_exists(self, kb_id: str) -> bool:
         return (
             self._db.execute("SELECT 1 FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone() is not None
         )
 
+    @_serialised
     def published_article(self, kb_id: str, article_id: str) -> Article | None:
         row = self._row(kb_id, article_id)
         if row is None or not row[3]:
             return None
         return Article(kb_id, article_id, row[1], row[2], True, row[4])
 
+    @_serialised
     def search(self, kb_id: str, fts_query: str, limit: int) -> tuple[int, list[SearchHit]]:
         """(published matches in all, best `limit` of them by bm25)."""
         first, last = self._rowid_range(kb_id)
@@ -238,12 +272,14 @@ class KBStore:
         (total,) = self._db.execute(COUNT_SQL, (fts_query, first, last)).fetchone()
         return total, [SearchHit(*r) for r in rows]
 
+    @_serialised
     def head_sequence(self, kb_id: str) -> int:
         row = self._db.execute("SELECT head_sequence FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone()
         if row is None:
             raise StoreError(f"no knowledge base {kb_id!r}")
         return row[0]
 
+    @_serialised
     def events_after(self, kb_id: str, after_sequence: int, limit: int) -> EventPage:
         head = self.head_sequence(kb_id)
         (oldest,) = self._db.execute(
@@ -257,9 +293,11 @@ class KBStore:
         return EventPage([Event(*r) for r in rows], head, oldest)
 
     # -- the tool's compare-and-swap edit ---------------------------------------
+    @_serialised
     def cas_edit(
         self,
         kb_id: str,
+        client_id: str,
         article_id: str,
         expected_us: int,
         content: str,
@@ -271,8 +309,9 @@ class KBStore:
         """Idempotency lookup, version check, write, event and key record: one transaction."""
         with self._tx() as db:
             prior = db.execute(
-                "SELECT request_hash, result_json FROM idempotency WHERE kb_id = ? AND key = ?",
-                (kb_id, idempotency_key),
+                "SELECT request_hash, result_json FROM idempotency "
+                "WHERE kb_id = ? AND client_id = ? AND key = ?",
+                (kb_id, client_id, idempotency_key),
             ).fetchone()
             if prior is not None:
                 return Replayed(prior[1]) if prior[0] == request_hash else KeyReused()
@@ -292,17 +331,19 @@ class KBStore:
             )
             result_json = render(us, seq)
             db.execute(
-                "INSERT INTO idempotency VALUES (?, ?, ?, ?)",
-                (kb_id, idempotency_key, request_hash, result_json),
+                "INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)",
+                (kb_id, client_id, idempotency_key, request_hash, result_json),
             )
             return Saved(us, seq, result_json)
 
     # -- ground truth and test support (never called by the agent) ---------------
+    @_serialised
     def article_state(self, kb_id: str, article_id: str) -> Article:
         """Any article, draft or published: for the ground-truth oracle only."""
         _, title, content, published, us = self._require_row(kb_id, article_id)
         return Article(kb_id, article_id, title, content, bool(published), us)
 
+    @_serialised
     def actors_since(self, kb_id: str, article_id: str, since_us: int) -> set[str]:
         """Who saved the article after a version: for the ground-truth oracle only."""
         rows = self._db.execute(
@@ -316,6 +357,7 @@ class KBStore:
         """Every kept event with its actor: for tests, never the agent."""
         return self.events_after(kb_id, 0, 2**62).events
 
+    @_serialised
     def snapshot(self) -> str:
         """Every table, FTS shadow tables included, as SQL text: equal iff nothing changed."""
         return "\n".join(self._db.iterdump())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import re
 import time
 from collections.abc import Iterable
@@ -21,8 +22,14 @@ from typing import Any, Protocol
 from sim.kb import store as st
 from sim.kb.calllog import CallLog, ToolCall
 from sim.kb.edit import edit_article
-from sim.kb.results import Outcome, Structured, citation, error, not_found
-from sim.kb.validation import TOOL_NAMES, TOOLS, check_arguments, describe_value
+from sim.kb.results import Outcome, Structured, citation, error, internal_error, not_found
+from sim.kb.validation import (
+    TOOL_NAMES,
+    TOOLS,
+    check_arguments,
+    describe_name,
+    describe_value,
+)
 from sim.kb.versions import Clock, format_version
 
 DEFAULT_SEARCH_LIMIT = 5
@@ -30,6 +37,9 @@ DEFAULT_POLL_LIMIT = 100
 KB_RESOURCE_TYPE = "knowledge_base"
 RESOURCE_TYPES = ("channel", "note", KB_RESOURCE_TYPE, "record", "session")
 _WORD = re.compile(r"\w+")
+_log = logging.getLogger(__name__)
+_LOGGED_NAMES = 8
+"""Argument names logged per call; a hostile client may send thousands."""
 # Words too common to rank by: left out of the FTS query, as most search engines do.
 STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
@@ -61,10 +71,40 @@ class ToolResult:
         }
 
 
+def _arg_names(args: dict[Any, Any]) -> str:
+    names = sorted(describe_name(n) for n in args)
+    more = f",+{len(names) - _LOGGED_NAMES} more" if len(names) > _LOGGED_NAMES else ""
+    return ",".join(names[:_LOGGED_NAMES]) + more
+
+
 def _fts_query(text: str) -> str:
     """Free text to an FTS5 query: each word but stopwords quoted (no operator injection), OR-ed."""
     words = dict.fromkeys(w.lower() for w in _WORD.findall(text))
     return " OR ".join(f'"{w}"' for w in words if w not in STOPWORDS)
+
+
+def shape_refusal(name: Any, arguments: Any) -> Structured | None:
+    """A name that is no tool, or arguments that are no object: refused before any check.
+
+    The stdio transport answers the same two faults as JSON-RPC invalid params."""
+    if not isinstance(name, str) or name not in TOOL_NAMES:
+        names = ", ".join(TOOL_NAMES)
+        shown = describe_name(name)
+        return error(
+            "unknown_tool",
+            f"There is no tool {shown}. Call one of: {names}.",
+            received=shown,
+            allowed=names,
+        )
+    if not isinstance(arguments, dict):
+        return error(
+            "invalid_arguments",
+            f"Arguments must be a JSON object; received {describe_value(arguments)}. "
+            f"Send an object with the argument names of {name}.",
+            received=describe_value(arguments),
+            allowed="a JSON object",
+        )
+    return None
 
 
 class KBServer:
@@ -90,7 +130,11 @@ class Session:
     # -- dispatch ----------------------------------------------------------------
     def call(self, name: str, arguments: Any) -> ToolResult:
         started = time.perf_counter_ns()
-        structured, empty = self._dispatch(name, arguments)
+        try:
+            structured, empty = self._dispatch(name, arguments)
+        except Exception as e:  # a fault of this server's, never passed on as an exception
+            _log.error("internal error in %s: %s", describe_name(name), type(e).__name__)
+            structured, empty = internal_error(), True
         is_error = "error" in structured
         text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
         args = arguments if isinstance(arguments, dict) else {}
@@ -100,10 +144,10 @@ class Session:
             ToolCall(
                 t_us=self.server.clock(),
                 client_id=self.client_id,
-                tool=name,
-                arg_names=",".join(sorted(args)),
+                tool=describe_name(name),
+                arg_names=_arg_names(args),
                 query_chars=len(query) if isinstance(query, str) else 0,
-                article_id=article if isinstance(article, str) else "",
+                article_id=describe_name(article) if isinstance(article, str) else "",
                 result_chars=len(text),
                 empty=empty or is_error,
                 outcome=structured["error"]["code"] if is_error else "ok",
@@ -112,23 +156,9 @@ class Session:
         )
         return ToolResult(structured, text, is_error)
 
-    def _dispatch(self, name: str, arguments: Any) -> Outcome:
-        if name not in TOOL_NAMES:
-            names = ", ".join(TOOL_NAMES)
-            return error(
-                "unknown_tool",
-                f"There is no tool {name!r}. Call one of: {names}.",
-                received=name,
-                allowed=names,
-            ), True
-        if not isinstance(arguments, dict):
-            return error(
-                "invalid_arguments",
-                f"Arguments must be a JSON object; received {describe_value(arguments)}. "
-                f"Send an object with the argument names of {name}.",
-                received=describe_value(arguments),
-                allowed="a JSON object",
-            ), True
+    def _dispatch(self, name: Any, arguments: Any) -> Outcome:
+        if (refusal := shape_refusal(name, arguments)) is not None:
+            return refusal, True
         problem = check_arguments(name, arguments)
         if problem is not None:
             message = (
@@ -153,10 +183,10 @@ class Session:
         granted = ", ".join(sorted(self.grants)) or "none"
         return error(
             "knowledge_base_not_found",
-            f"No knowledge base {kb_id!r} is available to this session. "
+            f"No knowledge base {describe_value(kb_id)} is available to this session. "
             f"Use one this session was granted: {granted}.",
             argument=argument,
-            received=kb_id,
+            received=describe_value(kb_id),
             allowed=granted,
         )
 
@@ -222,7 +252,7 @@ class Session:
     def _edit_knowledge_article(self, knowledge_base_id: str, **arguments: Any) -> Outcome:
         if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
             return refusal, True
-        return edit_article(self.server.store, knowledge_base_id, **arguments)
+        return edit_article(self.server.store, self.client_id, knowledge_base_id, **arguments)
 
     def _poll_resource_events(
         self,
@@ -235,7 +265,7 @@ class Session:
             known = resource_type in RESOURCE_TYPES
             return error(
                 "resource_type_not_simulated" if known else "invalid_argument",
-                f"resource_type {resource_type!r} "
+                f"resource_type {describe_value(resource_type)} "
                 + (
                     "exists on the real server but is not simulated here. "
                     if known
@@ -248,18 +278,18 @@ class Session:
             ), True
         if refusal := self._kb_refusal(resource_id, "resource_id"):
             return refusal, True
-        page = self.server.store.events_after(resource_id, after_sequence, limit)
-        head = page.head_sequence
-        if after_sequence > head:
+        head = self.server.store.head_sequence(resource_id)
+        if after_sequence > head:  # checked first: the schema sets no upper bound
             return error(
                 "sequence_ahead_of_log",
-                f"after_sequence {after_sequence} is beyond the log's head {head}; it cannot "
-                f"come from this knowledge base. Re-read what you cite, then resume with "
-                f"after_sequence={head}.",
+                f"after_sequence {describe_value(after_sequence)} is beyond the log's head "
+                f"{head}; it cannot come from this knowledge base. Re-read what you cite, "
+                f"then resume with after_sequence={head}.",
                 argument="after_sequence",
-                received=after_sequence,
+                received=describe_value(after_sequence),
                 head_sequence=head,
             ), True
+        page = self.server.store.events_after(resource_id, after_sequence, limit)
         if after_sequence < page.oldest_sequence - 1:
             return error(
                 "history_trimmed",
@@ -268,7 +298,7 @@ class Session:
                 "Changes in that gap cannot be listed: re-read every article you cite, then "
                 f"resume with after_sequence={head}.",
                 argument="after_sequence",
-                received=after_sequence,
+                received=describe_value(after_sequence),
                 oldest_available_sequence=page.oldest_sequence,
                 head_sequence=head,
             ), True

@@ -9,19 +9,61 @@ refused too, so a misspelt ``limt`` is not silently ignored.
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator, validators
+
+def _import_jsonschema_without_iri_formats() -> None:
+    """Import jsonschema without the IRI format checker's grammar, which we never check.
+
+    jsonschema registers every format checker whose library is installed; with the dev
+    tools, rfc3987-syntax is, and compiling its grammar takes over a second of every
+    fresh process (the stdio server's cold start). Hidden for this one import only.
+    """
+    if "jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules:
+        return
+    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
+    try:
+        import jsonschema  # noqa: F401
+    finally:
+        del sys.modules["rfc3987_syntax"]
+
+
+_import_jsonschema_without_iri_formats()
+from jsonschema import Draft202012Validator, ValidationError, validators  # noqa: E402
 
 TOOLS: list[dict[str, Any]] = json.loads(
     resources.files("sim.kb").joinpath("tools.json").read_text(encoding="utf-8")
 )["tools"]
 TOOL_NAMES: tuple[str, ...] = tuple(t["name"] for t in TOOLS)
 
+
+# jsonschema words its errors with repr(instance), which fails on what a hostile client
+# sends (an integer of 5,000 digits, a list nested 5,000 deep). These keywords decide the
+# same way but carry no wording: the refusal's words are this module's own.
+def _type(validator: Any, types: Any, instance: Any, _schema: Any) -> Iterator[ValidationError]:
+    if not any(
+        validator.is_type(instance, t) for t in ([types] if isinstance(types, str) else types)
+    ):
+        yield ValidationError("type")
+
+
+def _minimum(validator: Any, bound: Any, instance: Any, _schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "number") and instance < bound:
+        yield ValidationError("minimum")
+
+
+def _maximum(validator: Any, bound: Any, instance: Any, _schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "number") and instance > bound:
+        yield ValidationError("maximum")
+
+
 _StrictValidator = validators.extend(
     Draft202012Validator,
+    validators={"type": _type, "minimum": _minimum, "maximum": _maximum},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, x: isinstance(x, int) and not isinstance(x, bool)
     ),
@@ -81,7 +123,28 @@ def describe_allowed(schema: dict[str, Any]) -> str:
     return "a string"
 
 
+SHOWN_CHARS = 40
+"""Longest piece of a received string echoed back; longer ones are cut and their length given."""
+
+
+def printable(text: str) -> str:
+    """The text with lone surrogates spelt as escapes, so any reply encodes as UTF-8."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def is_unicode_text(text: str) -> bool:
+    """False for strings holding a lone surrogate (a JSON "\\ud800" without its pair)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def describe_value(value: Any) -> str:
+    """A bounded rendering of any JSON value: what a refusal's ``received`` holds."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -89,12 +152,28 @@ def describe_value(value: Any) -> str:
     if isinstance(value, float):
         return f"{value!r} (a number with a decimal point)"
     if isinstance(value, int):
-        return str(value)
+        if value.bit_length() <= 128:
+            return str(value)
+        sign = "a negative" if value < 0 else "an"
+        return f"{sign} integer of about {int(value.bit_length() * 0.30103) + 1} digits"
     if isinstance(value, str):
-        if len(value) <= 40:
-            return f"{json.dumps(value, ensure_ascii=False)} ({len(value)} characters)"
-        return f"a string of {len(value)} characters"
-    return f"a JSON {type(value).__name__.replace('dict', 'object').replace('list', 'array')}"
+        shown = json.dumps(printable(value[:SHOWN_CHARS]), ensure_ascii=False)
+        if len(value) <= SHOWN_CHARS:
+            return shown
+        return f'{shown[:-1]}…" ({len(value):,} characters)'
+    if isinstance(value, list):
+        return f"a JSON array of {len(value)} items"
+    if isinstance(value, dict):
+        return f"a JSON object with {len(value)} keys"
+    return f"a value of type {type(value).__name__}"
+
+
+def describe_name(name: object) -> str:
+    """An argument or tool name as sent, bounded and printable (a client may send anything)."""
+    if not isinstance(name, str):
+        return describe_value(name)
+    text = printable(name[:SHOWN_CHARS])
+    return text if len(name) <= SHOWN_CHARS else f"{text}… ({len(name):,} characters)"
 
 
 def _advice(tool: str, name: str, allowed: str, value: Any) -> str:
@@ -121,12 +200,13 @@ def check_arguments(tool: str, arguments: dict[str, Any]) -> ArgumentProblem | N
     for name in arguments:
         if name not in props:
             names = ", ".join(props)
+            shown = describe_name(name)
             return ArgumentProblem(
                 "unknown_argument",
-                name,
+                shown,
                 f"one of: {names}",
                 describe_value(arguments[name]),
-                f"Remove {name}; {tool} takes only {names}.",
+                f"Remove {shown}; {tool} takes only {names}.",
             )
     for error in _VALIDATORS[tool].iter_errors(arguments):
         name = str(error.path[0]) if error.path else ""
@@ -139,4 +219,13 @@ def check_arguments(tool: str, arguments: dict[str, Any]) -> ArgumentProblem | N
             describe_value(value),
             _advice(tool, name, allowed, value),
         )
+    for name, value in arguments.items():
+        if isinstance(value, str) and not is_unicode_text(value):
+            return ArgumentProblem(
+                "invalid_argument",
+                name,
+                "Unicode text (a lone surrogate such as \\ud800 is not a character)",
+                describe_value(value),
+                f"Send {name} as UTF-8 text; pair each surrogate escape or remove it.",
+            )
     return None

@@ -1,0 +1,321 @@
+"""The MCP server's stdio transport: every line read gets a JSON-RPC 2.0 answer.
+
+The SDK's own stdio transport hands a line it cannot parse to the server as an
+exception, and the server drops it: a client that sent broken JSON, a wrong
+``jsonrpc`` version or a numeric method waits for ever. Here each line is screened
+first (JSON-RPC 2.0 §4–5): a parse error is answered -32700, an invalid request
+-32600, invalid params -32602 with this server's own message in ``data``, a request
+before ``initialize`` -32002; only well-formed messages reach the SDK. Notifications
+and responses are never answered (§4.1), so a malformed one is reported on stderr.
+
+While serving, file descriptor 1 points at stderr, so nothing but JSON-RPC can reach
+the client's stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import anyio
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+from mcp_types import methods as spec_methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from pydantic import ValidationError
+
+from sim.kb.validation import describe_name, describe_value, is_unicode_text
+
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+NOT_INITIALIZED = -32002
+"""JSON-RPC leaves -32000 to -32099 to servers; LSP's 'server not initialized' is this one."""
+MAX_LINE_BYTES = 16 * 2**20
+MAX_DEPTH = 64
+"""Deepest nesting a message may have: MCP's own messages need about ten levels."""
+MODERN_ENVELOPE_KEY = types.PROTOCOL_VERSION_META_KEY
+_NO_INIT_NEEDED = frozenset({"initialize", "ping"})
+
+ToolCallCheck = Callable[[Any, Any], dict[str, Any] | None]
+"""(name, arguments) -> this server's refusal of a tools/call whose params are not a name
+and an argument object, or None when they are."""
+
+
+@dataclass(frozen=True, slots=True)
+class Forward:
+    message: SessionMessage
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    reply: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    why: str
+
+
+def error_reply(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    err: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        err["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": err}
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth, without recursion (a hostile message may nest thousands deep)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        deepest = max(deepest, d)
+        if d > MAX_DEPTH:
+            break
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
+def _lone_surrogate_at(value: Any, path: str = "") -> str | None:
+    """Where a string (key or value) holds a lone surrogate, or None."""
+    stack = [(value, path)]
+    while stack:
+        v, p = stack.pop()
+        if isinstance(v, str) and not is_unicode_text(v):
+            return p or "the message"
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if not is_unicode_text(k):
+                    return f"a key of {p or 'the message'}"
+                stack.append((x, f"{p}.{k}" if p else k))
+        elif isinstance(v, list):
+            stack.extend((x, f"{p}[{i}]") for i, x in enumerate(v))
+    return None
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+class Screen:
+    """Classifies each line: forward it to the SDK, answer it here, or drop it (with why)."""
+
+    def __init__(self, check_tool_call: ToolCallCheck) -> None:
+        self._check_tool_call = check_tool_call
+        self._era: str | None = None  # decided by the first request, as the SDK does
+        self._version = LATEST_HANDSHAKE_VERSION
+        self._initialized = False
+
+    def __call__(self, line: bytes) -> Forward | Answer | Drop | None:
+        if not line.strip():
+            return None  # blank lines frame nothing
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return Answer(
+                error_reply(None, PARSE_ERROR, f"Parse error: byte {e.start} is not UTF-8.")
+            )
+        try:
+            msg = json.loads(text, parse_constant=_reject_constant)
+        except RecursionError:
+            return Answer(
+                error_reply(
+                    None, INVALID_REQUEST, f"Invalid Request: nested over {MAX_DEPTH} deep."
+                )
+            )
+        except ValueError as e:
+            return Answer(error_reply(None, PARSE_ERROR, f"Parse error: {describe_name(str(e))}"))
+        if isinstance(msg, list):
+            return Answer(
+                error_reply(
+                    None,
+                    INVALID_REQUEST,
+                    "Invalid Request: batches are not part of MCP; send one message per line.",
+                )
+            )
+        if not isinstance(msg, dict):
+            return Answer(
+                error_reply(
+                    None,
+                    INVALID_REQUEST,
+                    f"Invalid Request: a message is a JSON object; received {describe_value(msg)}.",
+                )
+            )
+        return self._screen_object(msg)
+
+    def _screen_object(self, msg: dict[str, Any]) -> Forward | Answer | Drop:
+        has_id = "id" in msg
+        rid = msg.get("id")
+        id_ok = (isinstance(rid, int) and not isinstance(rid, bool)) or (
+            isinstance(rid, str) and is_unicode_text(rid)
+        )
+        reply_id = rid if id_ok else None
+
+        def invalid(why: str, code: int = INVALID_REQUEST, data: Any = None) -> Answer | Drop:
+            if "method" in msg and not has_id:
+                return Drop(f"notification dropped: {why}")
+            if "method" not in msg and ("result" in msg or "error" in msg):
+                return Drop(f"response dropped: {why}")
+            prefix = "Invalid params" if code == INVALID_PARAMS else "Invalid Request"
+            return Answer(error_reply(reply_id, code, f"{prefix}: {why}", data))
+
+        if has_id and not id_ok:
+            return Answer(
+                error_reply(
+                    None,
+                    INVALID_REQUEST,
+                    "Invalid Request: id must be a string or an integer; received "
+                    f"{describe_value(rid)}.",
+                )
+            )
+        if msg.get("jsonrpc") != "2.0":
+            return invalid(
+                f'"jsonrpc" must be "2.0"; received {describe_value(msg.get("jsonrpc"))}.'
+            )
+        method = msg.get("method")
+        if "method" in msg and not isinstance(method, str):
+            return invalid(f"method must be a string; received {describe_value(method)}.")
+        if _depth(msg) > MAX_DEPTH:
+            return invalid(f"nested over {MAX_DEPTH} deep.")
+        params = msg.get("params")
+        if "params" in msg and not isinstance(params, dict):
+            return invalid(
+                f"params must be a JSON object; received {describe_value(params)}.", INVALID_PARAMS
+            )
+        where = _lone_surrogate_at(
+            {**msg, "params": {k: v for k, v in params.items() if k != "arguments"}}
+            if method == "tools/call" and isinstance(params, dict)
+            else msg
+        )
+        if where is not None:
+            return invalid(f"{describe_name(where)} holds a lone surrogate, which is not text.")
+        if isinstance(method, str) and has_id:
+            refusal = self._screen_request(method, params)
+            if refusal is not None:
+                return invalid(*refusal)
+        try:
+            parsed = types.jsonrpc_message_adapter.validate_python(msg, by_name=False)
+        except (ValidationError, RecursionError) as e:
+            return invalid(_first_problem(e))
+        return Forward(SessionMessage(parsed))
+
+    def _screen_request(
+        self, method: str, params: Mapping[str, Any] | None
+    ) -> tuple[str, int, Any] | None:
+        if self._era is None:
+            meta = params.get("_meta") if params is not None else None
+            modern = isinstance(meta, dict) and MODERN_ENVELOPE_KEY in meta
+            self._era = "modern" if modern and method != "initialize" else "legacy"
+        if method == "tools/call" and params is not None:
+            arguments = params.get("arguments")
+            refusal = self._check_tool_call(
+                params.get("name"), {} if arguments is None else arguments
+            )
+            if refusal is not None:
+                return refusal["message"], INVALID_PARAMS, refusal
+        if self._era == "legacy" and method in spec_methods.SPEC_CLIENT_METHODS:
+            try:
+                spec_methods.validate_client_request(method, self._version, params)
+            except ValidationError as e:
+                return _first_problem(e), INVALID_PARAMS, None
+            except (KeyError, ValueError):
+                pass  # not at this version: the SDK answers for its own surface
+        if method == "initialize" and isinstance(params, dict):
+            self._initialized = True
+            asked = params.get("protocolVersion")
+            if asked in HANDSHAKE_PROTOCOL_VERSIONS:
+                self._version = asked
+        elif self._era == "legacy" and not self._initialized and method not in _NO_INIT_NEEDED:
+            return (
+                f"{method} came before initialize; send initialize first, then "
+                "notifications/initialized.",
+                NOT_INITIALIZED,
+                None,
+            )
+        return None
+
+
+def _first_problem(e: Exception) -> str:
+    if isinstance(e, ValidationError) and e.errors():
+        first = e.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or "the message"
+        return f"{describe_name(where)}: {describe_name(first['msg'])}."
+    return "the message does not have JSON-RPC 2.0's shape."
+
+
+def _to_line(payload: dict[str, Any]) -> bytes:
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate slipped through: escape, never crash
+        return json.dumps(payload, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+@asynccontextmanager
+async def screened_stdio(
+    check_tool_call: ToolCallCheck, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The (read, write) streams a low-level SDK server runs on, over screened stdio."""
+    wire = None
+    if stdout is None:
+        wire = os.dup(1)
+        os.dup2(2, 1)  # stray prints go to stderr, never into the protocol
+        stdout = os.fdopen(wire, "wb", buffering=0, closefd=False)
+
+    source = stdin if stdin is not None else sys.stdin.buffer
+    sink = anyio.wrap_file(stdout)
+    lock = anyio.Lock()
+    screen = Screen(check_tool_call)
+    to_server, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, from_server = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def send(line: bytes) -> None:
+        async with lock:
+            await sink.write(line)
+            await sink.flush()
+
+    async def readline(limit: int) -> bytes:
+        return await anyio.to_thread.run_sync(source.readline, limit, abandon_on_cancel=True)
+
+    async def reader() -> None:
+        async with to_server:
+            while line := await readline(MAX_LINE_BYTES + 1):
+                if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                    while (rest := await readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                        pass
+                    verdict: Forward | Answer | Drop | None = Answer(
+                        error_reply(
+                            None, INVALID_REQUEST, f"Invalid Request: over {MAX_LINE_BYTES} bytes."
+                        )
+                    )
+                else:
+                    verdict = screen(line)
+                match verdict:
+                    case Forward(message=m):
+                        await to_server.send(m)
+                    case Answer(reply=r):
+                        await send(_to_line(r))
+                    case Drop(why=why):
+                        print(f"stdio: {why}", file=sys.stderr)
+
+    async def writer() -> None:
+        async with from_server:
+            async for m in from_server:
+                payload = m.message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+                await send(_to_line(payload))
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(reader)
+            tg.start_soon(writer)
+            yield read_stream, write_stream
+    finally:
+        if wire is not None:
+            os.dup2(wire, 1)
+            os.close(wire)

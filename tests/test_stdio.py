@@ -1,0 +1,244 @@
+"""`python -m sim serve` as a hostile client meets it: every line carrying an id gets
+exactly one JSON-RPC answer, nothing but JSON-RPC reaches stdout, the server keeps
+serving, bad flags get one line and exit 2, and 2,000 pipelined calls all come back."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sim.bench.stdio import ROOT, RawClient, mixed_calls, tool_call
+from sim.kb.calllog import read_jsonl
+from sim.kb.stdio import Screen
+from sim.model.opening import KB_ID
+
+READ = {"knowledge_base_id": KB_ID, "article_id": "art-00001"}
+
+
+def _request(i: int, **fields: Any) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": i, **fields}).encode()
+
+
+def _hostile_lines(rng: random.Random) -> tuple[list[bytes], set[int], int]:
+    """Lines, the ids that must each get one answer, and how many answers carry id null."""
+    lines: list[bytes] = []
+    ids: set[int] = set()
+    nulls = 0
+    next_id = iter(range(1, 10**6))
+
+    def with_id(line_for: Any) -> None:
+        i = next(next_id)
+        lines.append(line_for(i))
+        ids.add(i)
+
+    for _ in range(40):
+        kind = rng.randrange(16)
+        if kind == 0:  # random bytes, never a newline, never only blanks
+            raw = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 80)))
+            lines.append(b"x" + raw.replace(b"\n", b"?"))
+            nulls += 1
+        elif kind == 1:  # a valid call cut short
+            full = json.dumps(tool_call(0, "read_knowledge_article", READ)).encode()
+            lines.append(full[: rng.randrange(1, len(full) - 1)])
+            nulls += 1
+        elif kind == 2:
+            with_id(lambda i: _request(i, method="ping").replace(b'"2.0"', b'"1.0"'))
+        elif kind == 3:
+            with_id(lambda i: _request(i, method=5))
+        elif kind == 4:
+            with_id(lambda i: _request(i, method="tools/list", params=[1]))
+        elif kind == 5:
+            with_id(lambda i: json.dumps(tool_call(i, "read_knowledge_article", [1])).encode())
+        elif kind == 6:
+            with_id(lambda i: json.dumps(tool_call(i, 7, READ)).encode())
+        elif kind == 7:
+            deep = ("[" * 300 + "]" * 300).encode()
+            with_id(
+                lambda i, d=deep: _request(i, method="tools/call").replace(
+                    b"}", b',"params":{"name":"x","arguments":' + d + b"}}"
+                )
+            )
+        elif kind == 8:
+            with_id(lambda i: _request(i, method="no/such/method"))
+        elif kind == 9:
+            with_id(lambda i: _request(i, method="ping").replace(b'"ping"', b'"p\\ud800"'))
+        elif kind == 10:  # ids JSON-RPC does not allow: answered with id null
+            bad = rng.choice([b"1.5", b"true", b"null", b'{"a":1}', b"[1]"])
+            lines.append(b'{"jsonrpc":"2.0","id":' + bad + b',"method":"ping"}')
+            nulls += 1
+        elif kind == 11:
+            lines.append(rng.choice([b"[]", b"[1,2]", b"42", b'"text"', b"NaN", b"{]"]))
+            nulls += 1
+        elif kind == 12:  # a malformed notification: JSON-RPC forbids an answer
+            lines.append(b'{"jsonrpc":"2.0","method":"notifications/x","params":[1]}')
+        elif kind == 13:  # hostile values inside the arguments reach the tools' boundary
+            value = rng.choice(["\ud800", 2**70, "x" * 100_000, [[[]]], None, 1.5])
+            args = {**READ, "article_id": value}
+            with_id(
+                lambda i, a=args: json.dumps(tool_call(i, "read_knowledge_article", a)).encode()
+            )
+        else:  # valid calls, interleaved
+            name, args = rng.choice(
+                [
+                    ("read_knowledge_article", READ),
+                    ("search_knowledge_base", {"knowledge_base_id": KB_ID, "query": "password"}),
+                    (
+                        "poll_resource_events",
+                        {"resource_type": "knowledge_base", "resource_id": KB_ID},
+                    ),
+                ]
+            )
+            with_id(lambda i, n=name, a=args: json.dumps(tool_call(i, n, a)).encode())
+    return lines, ids, nulls
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_line_with_an_id_gets_exactly_one_answer(seed: int) -> None:
+    client = RawClient("--articles", "20")
+    client.handshake()
+    lines, ids, nulls = _hostile_lines(random.Random(seed))
+    client.send_all(list(lines))
+    answers = [client.receive(timeout_s=30) for _ in range(len(ids) + nulls)]
+    assert all(a is not None for a in answers), "a line went unanswered"
+    assert client.receive(timeout_s=0.5) is None, "more answers than lines"
+    for a in answers:
+        assert a is not None and a["jsonrpc"] == "2.0" and ("result" in a) != ("error" in a)
+    got = Counter(a["id"] for a in answers if a is not None)
+    assert got.pop(None, 0) == nulls
+    assert got == Counter(ids)
+    # still serving, and the valid calls were real calls
+    client.send(tool_call("last", "read_knowledge_article", READ))
+    last = client.receive()
+    assert last is not None and last["id"] == "last"
+    assert last["result"]["structuredContent"]["article_id"] == "art-00001"
+    stderr = client.close()
+    assert "Traceback" not in stderr
+
+
+def test_requests_before_initialize_are_told_so() -> None:
+    client = RawClient("--articles", "5")
+    client.send(tool_call(1, "read_knowledge_article", READ))
+    client.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    early, ping = client.receive(), client.receive()
+    assert early is not None and early["error"]["code"] == -32002
+    assert "initialize first" in early["error"]["message"]
+    assert ping == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    client.handshake()
+    client.send(tool_call(3, "read_knowledge_article", READ))
+    answer = client.receive()
+    assert answer is not None and "result" in answer
+    client.close()
+
+
+def test_arguments_that_are_no_object_get_invalid_params_with_the_servers_message() -> None:
+    client = RawClient("--articles", "5")
+    client.handshake()
+    client.send(tool_call(1, "search_knowledge_base", ["password"]))
+    answer = client.receive()
+    assert answer is not None
+    err = answer["error"]
+    assert err["code"] == -32602
+    assert "Arguments must be a JSON object" in err["message"]
+    assert err["data"]["error"]["code"] == "invalid_arguments"
+    client.close()
+
+
+def test_two_thousand_pipelined_calls_all_come_back_and_all_are_logged(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    client = RawClient("--articles", "40", "--call-log", str(log))
+    client.handshake()
+    requests = mixed_calls(2_000)
+    client.send_all(list(requests))
+    answers = [client.receive(timeout_s=60) for _ in requests]
+    assert all(a is not None for a in answers)
+    assert sorted(a["id"] for a in answers if a is not None) == list(range(2_000))
+    client.close()
+    logged = read_jsonl(log)
+    assert len(logged) == 2_000
+    assert Counter(c.tool for c in logged) == Counter(r["params"]["name"] for r in requests)
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--articles", "-3"], "--articles"),
+        (["--articles", "many"], "--articles"),
+        (["--human-edits-per-minute", "nan"], "--human-edits-per-minute"),
+        (["--human-edits-per-minute", "-1"], "--human-edits-per-minute"),
+        (["--seed", "-1"], "--seed"),
+        (["--db", "."], "--db"),
+        (["--db", "no/such/folder/kb.sqlite"], "--db"),
+        (["--call-log", "."], "--call-log"),
+    ],
+)
+def test_bad_flags_get_one_line_and_exit_2(flags: list[str], named: str) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "sim", "serve", *flags],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert named in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_file_that_is_not_a_kb_is_refused_and_left_alone(tmp_path: Path) -> None:
+    db = tmp_path / "notes.txt"
+    db.write_bytes(b"not a database at all\n" * 100)
+    run = subprocess.run(
+        [sys.executable, "-m", "sim", "serve", "--db", str(db)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert run.returncode == 2 and "not a KB file" in run.stderr
+    assert db.read_bytes() == b"not a database at all\n" * 100
+
+
+def test_the_editor_with_nothing_published_waits_and_the_server_keeps_serving() -> None:
+    client = RawClient("--articles", "0", "--human-edits-per-minute", "6000")
+    client.handshake()
+    for i in range(5):
+        client.send(
+            tool_call(
+                i, "poll_resource_events", {"resource_type": "knowledge_base", "resource_id": KB_ID}
+            )
+        )
+        answer = client.receive()
+        assert answer is not None and answer["result"]["structuredContent"]["events"] == []
+        time.sleep(0.05)  # the editor tries about every 10 ms: let it try a few times
+    stderr = client.close()
+    assert "no published article to edit" in stderr and "Traceback" not in stderr
+
+
+def test_the_screen_answers_what_the_sdk_would_drop() -> None:
+    """The screen alone, without a process: the codes JSON-RPC 2.0 §5.1 gives."""
+    screen = Screen(lambda name, args: None)
+    assert screen(b"   \n") is None
+    codes = {
+        b"\xff\xfe": -32700,
+        b"{": -32700,
+        b"NaN": -32700,
+        b"[1]": -32600,
+        b"7": -32600,
+        b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}': -32600,
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}': -32602,
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}': -32002,
+    }
+    for line, code in codes.items():
+        verdict = screen(line)
+        assert verdict is not None and verdict.reply["error"]["code"] == code, line  # type: ignore[union-attr]
