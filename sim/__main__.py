@@ -1,4 +1,4 @@
-"""Command line: `python -m sim reproduce | notebook | sweep | bench | serve`."""
+"""Command line: `python -m sim reproduce | notebook | sweep | bench | serve | log-report`."""
 
 from __future__ import annotations
 
@@ -113,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="append one JSON line per tool call to this file",
     )
+    lr = sub.add_parser("log-report", help="the cost table of a call log (serve --call-log)")
+    lr.add_argument("file", type=Path, help="a call log: one JSON line per tool call")
+    lr.add_argument("--json", action="store_true", help="rows as JSON instead of a table")
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
@@ -158,6 +161,15 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         execute(args.path.resolve(), {"OUT_DIR": str(args.out.resolve())}, progress=True)
         print(f"ran {args.path}; its tables and figures are in {args.out}", file=sys.stderr)
+    elif args.command == "log-report":
+        from sim.kb.logreport import report
+
+        try:
+            print(report(args.file, args.json))
+        except OSError as e:
+            lr.error(f"{args.file}: cannot read it ({e.strerror})")
+        except (ValueError, KeyError, TypeError) as e:
+            lr.error(f"{args.file}: not a call log of this project ({type(e).__name__}: {e})")
     elif args.command == "serve":
         import anyio
 

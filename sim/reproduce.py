@@ -11,7 +11,7 @@ import pandas as pd
 from sim.experiments import WRITEUP_SEEDS, StudyFrames, run_study
 from sim.params import Params
 from sim.popularity import top_share
-from sim.report import breakeven, figures, readme, tables, writeup
+from sim.report import breakeven, figures, readme, sizes, tables, writeup
 from sim.report.comparison import comparison_table
 from sim.report.metrics import per_seed
 
@@ -50,6 +50,7 @@ def build_tables(
         "stale_over_day": tables.stale_over_day_table(frames),
         "check_calls_by_check": tables.check_calls_by_check_table(base, frames),
         "tool_calls": tables.tool_calls_table(first5),
+        "response_sizes": sizes.sizes_table(),
         **extra,
     }
 
@@ -131,4 +132,5 @@ def reproduce(
     t = write_results(out, base, frames, seeds, be_runs)
     if readme_path is not None:
         readme.update(readme_path, "results", readme.results_block(t["comparison"]))
+        readme.update(readme_path, "sizes", sizes.readme_block(t["response_sizes"]))
     return t

@@ -21,11 +21,8 @@ def test_edit_with_the_current_version_is_accepted(
     assert not r.is_error, r.text
     s = r.structured
     assert s["previous_version"] == v and s["updated_at"] > v and s["replayed"] is False
-    assert s["citation"] == {
-        "knowledge_base_id": KB,
-        "article_id": "a1",
-        "updated_at": s["updated_at"],
-    }
+    assert (s["knowledge_base_id"], s["article_id"]) == (KB, "a1")  # the citation, each once
+    assert r.text.startswith(f"Saved a1 as version {s['updated_at']}, replacing version {v}")
     after = read(session, "a1")
     assert (after["content"], after["title"], after["updated_at"]) == (
         "fresh text",
@@ -53,8 +50,10 @@ def test_edit_with_an_older_version_is_rejected_and_changes_nothing(
     assert r.is_error
     err = r.structured["error"]
     assert err["code"] == "version_conflict" and err["current_version"] == current
-    assert "re-read" in r.structured["message"].lower()
-    assert f"expected_version={current}" in r.structured["message"]
+    assert f"it has been saved since version {old}" in r.structured["message"]
+    assert "re-read" in err["what_to_do"].lower()
+    assert f"expected_version={current}" in err["what_to_do"]
+    assert r.text == f"{r.structured['message']} {err['what_to_do']}"
     assert server.store.snapshot() == before
     # The remedy: re-read, re-apply, write with the new version (the key is still free).
     fresh = read(session, "a1")
@@ -107,8 +106,8 @@ def test_replay_returns_the_first_result_and_appends_no_event(
     again = session.call(EDIT, args)
     assert not again.is_error
     assert again.structured["replayed"] is True
-    assert "replay" in again.structured["message"].lower()
-    strip = lambda s: {k: v for k, v in s.items() if k not in ("replayed", "message")}  # noqa: E731
+    assert again.text.startswith("Replay:") and "nothing was written again" in again.text
+    strip = lambda s: {k: v for k, v in s.items() if k != "replayed"}  # noqa: E731
     assert strip(again.structured) == strip(first.structured)
     assert server.store.head_sequence(KB) == head
     assert server.store.snapshot() == before
@@ -137,7 +136,7 @@ def test_key_reused_with_different_arguments_is_refused(
     before = server.store.snapshot()
     r = session.call(EDIT, {**args, **change})
     assert r.structured["error"]["code"] == "idempotency_key_reused"
-    assert "new key" in r.structured["message"]
+    assert "new key" in r.structured["error"]["what_to_do"]
     assert server.store.snapshot() == before
 
 
@@ -180,6 +179,17 @@ def test_a_blank_body_is_refused_and_changes_nothing(
     r = session.call(EDIT, edit_args("a1", v, "k1", content=content))
     err = r.structured["error"]
     assert err["code"] == "invalid_argument" and err["argument"] == "content"
-    assert "unpublish" in r.structured["message"]
+    assert "unpublish" in r.text
     assert server.store.snapshot() == before
     assert not session.call(EDIT, edit_args("a1", v, "k1", content="real text")).is_error
+
+
+def test_a_version_the_article_never_had_is_not_called_a_change_after_the_read(
+    session: Session,
+) -> None:
+    """The server says only what its log shows: this version was never the article's."""
+    r = session.call(EDIT, edit_args("a1", "2001-01-01T00:00:00Z", "k"))
+    message = r.structured["message"]
+    assert r.structured["error"]["code"] == "version_conflict"
+    assert "is not a version of it that the event log holds" in message
+    assert "saved since" not in message and "after your read" not in message

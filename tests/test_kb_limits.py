@@ -139,6 +139,8 @@ def test_values_beyond_the_limits_are_refused_clearly_and_change_nothing(
     assert "received" in err
     message = r.structured["message"]
     assert argument in message and allowed in message
+    assert err["what_to_do"] and err["what_to_do"] not in message  # each said once
+    assert r.text == f"{message} {err['what_to_do']}"  # the sentence first
     assert server.store.snapshot() == before
     assert server.log.records[-1].outcome == code
 
@@ -155,7 +157,7 @@ def test_unknown_tool_and_non_object_arguments(server: KBServer, session: Sessio
     before = server.store.snapshot()
     r = session.call("delete_knowledge_base", {"knowledge_base_id": KB})
     assert r.is_error and r.structured["error"]["code"] == "unknown_tool"
-    assert "search_knowledge_base" in r.structured["message"]
+    assert "search_knowledge_base" in r.structured["error"]["what_to_do"]
     r = session.call(SEARCH, ["password"])
     assert r.is_error and r.structured["error"]["code"] == "invalid_arguments"
     assert server.store.snapshot() == before

@@ -13,16 +13,35 @@ def search(session: Session, query: str, kb: str = KB, limit: int = 20) -> dict:
 
 
 def test_search_ranks_by_relevance_and_cites(session: Session) -> None:
-    r = search(session, "reset password web app")
+    result = session.call(
+        "search_knowledge_base", {"knowledge_base_id": KB, "query": "reset password web app"}
+    )
+    r = result.structured
     assert r["hits"][0]["article_id"] == "a1"
     hit = r["hits"][0]
-    assert hit["citation"] == {
-        "knowledge_base_id": KB,
-        "article_id": "a1",
-        "updated_at": hit["updated_at"],
-    }
-    assert r["scope"] == "published articles only"
-    assert f"{r['total_matches']} published article" in r["message"]
+    assert set(hit) == {"article_id", "title", "updated_at"}  # with the KB id: the citation
+    assert r["knowledge_base_id"] == KB
+    assert r["searched_words"] == ["reset", "password", "web", "app"]
+    first, *lines = result.text.splitlines()
+    assert first.startswith(f"{r['total_matches']} published articles in {KB} contain")
+    assert f"all {r['total_matches']} shown" in first and r["complete"] is True
+    assert lines[0] == f"1. a1 | {hit['title']} | {hit['updated_at']}"
+
+
+def test_search_says_when_it_shows_only_part_and_how_far_limit_goes(session: Session) -> None:
+    result = session.call(
+        "search_knowledge_base", {"knowledge_base_id": KB, "query": "password pdf", "limit": 1}
+    )
+    assert result.structured["complete"] is False
+    assert "showing the 1 most relevant (limit goes up to 20)" in result.text
+
+
+def test_a_query_of_common_words_only_says_nothing_was_searched(session: Session) -> None:
+    result = session.call("search_knowledge_base", {"knowledge_base_id": KB, "query": "how to the"})
+    assert not result.is_error and result.structured["searched_words"] == []
+    assert "total_matches" not in result.structured  # not searched, so not counted
+    assert result.text.startswith("Nothing was searched")
+    assert "No published article" not in result.text
 
 
 def test_search_words_cannot_inject_fts_syntax(session: Session) -> None:

@@ -23,7 +23,7 @@ from sim.kb.versions import format_version
 from sim.params import Params
 from tests.conftest import ARTICLES, KB, START_US, ManualClock
 from tests.test_kb_limits import ACCEPTED, REFUSED
-from tests.test_kb_parity import FIXTURE
+from tests.test_kb_parity import FIXTURE, published
 
 
 def _twin_stores() -> tuple[Any, Any]:
@@ -43,7 +43,7 @@ def _tool_dicts(tools: list[Any]) -> list[dict]:
         t.model_dump(
             by_alias=True,
             exclude_none=True,
-            include={"name", "description", "input_schema", "annotations"},
+            include={"name", "description", "input_schema", "output_schema", "annotations"},
         )
         for t in tools
     ]
@@ -55,7 +55,9 @@ def test_tools_list_over_mcp_equals_the_parity_fixture() -> None:
         async with Client(build_server(over_mcp), mode="legacy") as client:
             return _tool_dicts((await client.list_tools()).tools)
 
-    assert anyio.run(main) == FIXTURE
+    listed = anyio.run(main)
+    assert listed == KBServer.list_tools()
+    assert published(listed) == FIXTURE
 
 
 def test_every_call_and_every_refusal_is_the_in_process_one() -> None:
@@ -153,7 +155,7 @@ def test_serve_over_stdio_with_a_live_human_editor(tmp_path: Path) -> None:
 
     async def main() -> None:
         async with Client(params) as client:
-            assert _tool_dicts((await client.list_tools()).tools) == FIXTURE
+            assert published(_tool_dicts((await client.list_tools()).tools)) == FIXTURE
             hits = await client.call_tool(
                 "search_knowledge_base", {"knowledge_base_id": "kb-support", "query": "password"}
             )

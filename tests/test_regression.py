@@ -15,7 +15,7 @@ import pytest
 
 from sim.experiments import WRITEUP_SEEDS, run_study
 from sim.params import Params
-from sim.report import readme
+from sim.report import readme, sizes
 from sim.report.comparison import REPORTED, pooled
 from sim.report.metrics import per_seed
 from sim.reproduce import reproduce
@@ -32,6 +32,7 @@ TABLES = [
     "cas_curve",
     "stale_over_day",
     "tool_calls",
+    "response_sizes",
 ]
 SUMMARY = json.loads((RESULTS / "summary.json").read_text())
 
@@ -80,6 +81,14 @@ def test_readme_shows_the_committed_results() -> None:
     text = (ROOT / "README.md").read_text()
     block = readme.results_block(pd.read_csv(RESULTS / "comparison.csv"))
     assert readme.replace_block(text, "results", block) == text
+    block = sizes.readme_block(pd.read_csv(RESULTS / "response_sizes.csv"))
+    assert readme.replace_block(text, "sizes", block) == text
+
+
+def test_search_and_poll_texts_are_at_most_half_their_former_size() -> None:
+    table = pd.read_csv(RESULTS / "response_sizes.csv").set_index("result")
+    for kind in ("search, 5 hits", "poll, 100 events"):
+        assert table.loc[kind, "text_now_over_before"] <= 0.5, kind
 
 
 # -- the write-up's qualitative claims, on the committed (and so on a fresh) run ----------

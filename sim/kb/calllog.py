@@ -1,8 +1,12 @@
 """One line per tool call: the study's costs are computed from this log.
 
-Free text is never logged: a query appears only as its length. Article ids are
-identifiers, not free text, and are kept so a citation can be traced to the
-read that produced it.
+A line holds the call's time, client, tool, its arguments as the log may show them,
+the characters the client received (text plus structured content), whether the
+result was empty, the outcome and the dispatch time. Free text is never logged:
+queries, titles and bodies appear only as their length, idempotency keys only by
+name. Ids, enumerations and numbers are kept, so a citation can be traced to the
+read that produced it. The simulation and ``python -m sim serve --call-log`` write
+the same lines; ``python -m sim log-report`` turns them into the cost table.
 """
 
 from __future__ import annotations
@@ -10,39 +14,121 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+from sim.kb.validation import describe_name, printable
+from sim.kb.versions import format_version, parse_version
 
 if TYPE_CHECKING:
     import pandas as pd
+
+SHOWN = frozenset(
+    {
+        "knowledge_base_id",
+        "article_id",
+        "resource_type",
+        "resource_id",
+        "expected_version",
+        "limit",
+        "after_sequence",
+    }
+)
+"""Arguments whose values are logged: ids, enumerations, versions and numbers."""
+LENGTH_ONLY = frozenset({"query", "title", "content"})
+"""Free text: only its length is logged."""
+HIDDEN = "?"
+MAX_LOGGED_ARGUMENTS = 8
+"""A hostile client may send thousands of argument names; the log keeps this many."""
+
+LoggedValue = str | int | dict[str, int]
 
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     t_us: int
-    """Simulated instant of the call, microseconds since the Unix epoch."""
+    """Instant of the call, microseconds since the Unix epoch (simulated or wall)."""
     client_id: str
     tool: str
-    arg_names: str
-    """Names of the arguments sent, comma-separated, sorted."""
-    query_chars: int
-    """Length of the search query in characters; 0 when the call had none."""
-    article_id: str
-    """The article named by the call; empty when none."""
+    args: dict[str, LoggedValue]
+    """Argument name -> its value, {"length": n} for free text, or "?"."""
     result_chars: int
-    """Characters of the serialised result, as sent to the client."""
+    """Characters the client received: the text content plus the structured content's JSON."""
     empty: bool
-    """No hits, no events, or an error."""
+    """No hits, no events, or a refusal."""
     outcome: str
     """'ok' or the error code."""
     wall_us: int
-    """Wall-clock time the call took: machine-dependent, never part of results/."""
+    """Dispatch time on this machine: machine-dependent, never part of results/."""
+
+    @property
+    def article_id(self) -> str:
+        value = self.args.get("article_id", "")
+        return value if isinstance(value, str) else ""
+
+
+def logged_args(arguments: Any) -> dict[str, LoggedValue]:
+    """What the log may show of each argument (bounded: a client may send anything)."""
+    if not isinstance(arguments, dict):
+        return {}
+    out: dict[str, LoggedValue] = {}
+    for name in sorted(arguments, key=str)[:MAX_LOGGED_ARGUMENTS]:
+        value = arguments[name]
+        key = describe_name(name)
+        if name in LENGTH_ONLY and isinstance(value, str):
+            out[key] = {"length": len(value)}
+        elif name in SHOWN and isinstance(value, str) and len(value) <= 100:
+            out[key] = printable(value)
+        elif (
+            name in SHOWN
+            and isinstance(value, int)
+            and not isinstance(value, bool)
+            and value.bit_length() < 64
+        ):
+            out[key] = value
+        else:
+            out[key] = HIDDEN
+    return out
+
+
+def line(call: ToolCall) -> str:
+    """One call as one JSON line."""
+    row = {
+        "t": format_version(call.t_us),
+        "client": call.client_id,
+        "tool": call.tool,
+        "args": call.args,
+        "chars": call.result_chars,
+        "empty": call.empty,
+        "outcome": call.outcome,
+        "dispatch_us": call.wall_us,
+    }
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def parse_line(text: str) -> ToolCall:
+    row = json.loads(text)
+    return ToolCall(
+        t_us=parse_version(row["t"]),
+        client_id=row["client"],
+        tool=row["tool"],
+        args=row["args"],
+        result_chars=row["chars"],
+        empty=row["empty"],
+        outcome=row["outcome"],
+        wall_us=row["dispatch_us"],
+    )
+
+
+def read_jsonl(path: Path) -> list[ToolCall]:
+    with path.open(encoding="utf-8") as f:
+        return [parse_line(text) for text in f if text.strip()]
 
 
 class CallLog:
-    """The calls in memory (for the study's tables), and/or one JSON line each to a sink.
+    """The calls in memory (for the study's tables), and/or one line each to a sink.
 
-    A served session writes every line as it happens (``python -m sim serve --call-log``),
-    so the log survives the server and a long session need not keep it in memory."""
+    A served session writes every line as it happens, so the log survives the server,
+    and a long session need not keep it in memory."""
 
     def __init__(self, sink: TextIO | None = None, keep: bool = True) -> None:
         self.records: list[ToolCall] = []
@@ -69,13 +155,3 @@ class CallLog:
     def write_jsonl(self, path: Path) -> None:
         with path.open("w", encoding="utf-8") as f:
             f.writelines(line(r) for r in self.records)
-
-
-def line(call: ToolCall) -> str:
-    """One call as one JSON line (ASCII: an id with any character still fits one line)."""
-    return json.dumps(asdict(call), separators=(",", ":")) + "\n"
-
-
-def read_jsonl(path: Path) -> list[ToolCall]:
-    with path.open(encoding="utf-8") as f:
-        return [ToolCall(**json.loads(text)) for text in f if text.strip()]

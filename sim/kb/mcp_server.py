@@ -1,8 +1,9 @@
 """The KB's four tools over real MCP (the official `mcp` SDK, 2.x).
 
 One MCP server per client session: the session holds the grants, the server only
-carries the protocol. Tool results go out as structured content plus the same
-JSON as text; refusals as ``isError`` results with the in-process messages.
+carries the protocol. Tool results go out as the in-process text (sentence first)
+plus the structured content its ``outputSchema`` describes; refusals as ``isError``
+results with the in-process messages; the instructions name the granted KBs.
 
 ``McpBridge`` lets synchronous code (the SimPy model) call the tools through an
 MCP client: an event loop in a background thread keeps one connected client per
@@ -20,15 +21,10 @@ import mcp_types as types
 from mcp import Client
 from mcp.server import Server
 
+from sim.kb.listing import instructions
 from sim.kb.tools import KBServer, Session, ToolResult, shape_refusal
 
 SERVER_NAME = "stale-citations-kb"
-INSTRUCTIONS = (
-    "A simulated knowledge base. Cite {knowledge_base_id, article_id, updated_at} from "
-    "read_knowledge_article; re-read an article before editing it and pass its updated_at "
-    "as expected_version; poll_resource_events with resource_type 'knowledge_base' tells "
-    "you which cited articles changed."
-)
 
 
 def mcp_tools() -> list[types.Tool]:
@@ -37,6 +33,7 @@ def mcp_tools() -> list[types.Tool]:
             name=t["name"],
             description=t["description"],
             inputSchema=t["inputSchema"],
+            outputSchema=t["outputSchema"],
             annotations=types.ToolAnnotations(**t["annotations"]),
         )
         for t in KBServer.list_tools()
@@ -48,7 +45,8 @@ def tools_call_refusal(name: Any, arguments: Any) -> dict[str, Any] | None:
     transport answers it as JSON-RPC invalid params, with this refusal as the data."""
     if isinstance(name, str) and isinstance(arguments, dict):
         return None
-    return shape_refusal(name, arguments)
+    refusal = shape_refusal(name, arguments)
+    return None if refusal is None else refusal.structured
 
 
 def to_call_result(result: ToolResult) -> types.CallToolResult:
@@ -71,7 +69,7 @@ def build_server(session: Session) -> Server[Any]:
 
     return Server(
         SERVER_NAME,
-        instructions=INSTRUCTIONS,
+        instructions=instructions(session.grants),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )

@@ -66,6 +66,8 @@ class Gone:
 @dataclass(frozen=True, slots=True)
 class Conflict:
     current_us: int
+    expected_was_a_version: bool
+    """Whether the event log holds the expected version as one of the article's versions."""
 
 
 EditOutcome = Saved | Replayed | KeyReused | Gone | Conflict

@@ -273,6 +273,18 @@ class KBStore:
         return total, [SearchHit(*r) for r in rows]
 
     @_serialised
+    def unpublished_among(self, kb_id: str, article_ids: list[str]) -> list[str]:
+        """Those of the ids that name an article not published now, in the order given."""
+        marks = ", ".join("?" * len(article_ids))
+        rows = self._db.execute(
+            f"SELECT article_id FROM articles WHERE kb_id = ? AND published = 0 "
+            f"AND article_id IN ({marks})",
+            (kb_id, *article_ids),
+        ).fetchall()
+        hidden = {r[0] for r in rows}
+        return [a for a in article_ids if a in hidden]
+
+    @_serialised
     def head_sequence(self, kb_id: str) -> int:
         row = self._db.execute("SELECT head_sequence FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone()
         if row is None:
@@ -319,7 +331,11 @@ class KBStore:
             if row is None or not row[3]:
                 return Gone()
             if row[4] != expected_us:
-                return Conflict(row[4])
+                known = db.execute(
+                    "SELECT 1 FROM events WHERE kb_id = ? AND article_id = ? AND updated_us = ?",
+                    (kb_id, article_id, expected_us),
+                ).fetchone()
+                return Conflict(row[4], known is not None)
             us, seq = self._write(
                 kb_id,
                 article_id,

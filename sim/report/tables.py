@@ -164,35 +164,32 @@ def tool_calls_table(first5: StudyFrames) -> pd.DataFrame:
 
 
 def result_sizes(base: Params, seed: int = 1) -> dict[str, float]:
-    """Characters of a read result (mean over the corpus), of one event in a poll page, and of
-    a page's envelope: measured through the tools on a fresh copy of a seed's corpus."""
+    """Characters a client receives for a read result (mean over the corpus), one event in a
+    poll page, and a page's envelope: measured through the tools on a fresh copy of a seed's
+    corpus."""
     now = [0]
     store = KBStore(lambda: now[0])
     specs = build_corpus(base.n_articles, streams(seed)["corpus"])
     load(store, "kb", specs)
     session = KBServer(store, lambda: now[0]).connect("sizes", ["kb"])
     reads = [
-        len(
-            session.call(
-                "read_knowledge_article", {"knowledge_base_id": "kb", "article_id": a.article_id}
-            ).text
-        )
+        session.call(
+            "read_knowledge_article", {"knowledge_base_id": "kb", "article_id": a.article_id}
+        ).chars
         for a in specs
     ]
     head = store.head_sequence("kb")
 
     def page(after: int) -> int:
-        return len(
-            session.call(
-                "poll_resource_events",
-                {
-                    "resource_type": "knowledge_base",
-                    "resource_id": "kb",
-                    "after_sequence": after,
-                    "limit": 100,
-                },
-            ).text
-        )
+        return session.call(
+            "poll_resource_events",
+            {
+                "resource_type": "knowledge_base",
+                "resource_id": "kb",
+                "after_sequence": after,
+                "limit": 100,
+            },
+        ).chars
 
     empty, full = page(head), page(max(0, head - 100))
     return {

@@ -218,8 +218,9 @@ touch a paragraph the answer did not use.
 ## 2. The cost of catching staleness
 
 Zipf day, seeds 1–5, {int(cost_rows["checks"].iloc[0])} hourly checks, counted from the call
-log (`check_cost.csv`; the even control is there too). Both id-based methods equalled the
-ground truth at every check.
+log (`check_cost.csv`; the even control is there too). Characters are those a client
+receives: each result's text plus its structured content, as the server's call log counts
+them. Both id-based methods equalled the ground truth at every check.
 
 {_md(cost_rows)}
 

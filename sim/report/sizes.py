@@ -1,0 +1,120 @@
+"""What a client receives from each tool, in characters: the text content and the
+structured content's JSON, on the study's opening KB (seed 1, 400 articles).
+
+`python -m sim.report.sizes OUT.json` writes the figures; run in a git worktree of an
+older commit, it measures that commit's results the same way. ``sizes_before.json`` is
+such a run, of the commit before results were shaped for agents; `make reproduce` sets
+it beside a fresh measurement in ``results/response_sizes.csv`` and the README.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sim.kb.store import KBStore
+from sim.kb.tools import KBServer
+from sim.model.opening import DAY_START_US, KB_ID, open_kb
+
+
+def _chars(result: Any) -> dict[str, int]:
+    structured = json.dumps(result.structured, ensure_ascii=False, separators=(",", ":"))
+    return {"text": len(result.text), "structured": len(structured)}
+
+
+def measure(seed: int = 1, n_articles: int = 400) -> dict[str, dict[str, float]]:
+    """Median characters per kind of result, over the corpus's own questions."""
+    store = KBStore(lambda: DAY_START_US)
+    specs = open_kb(store, seed, n_articles)
+    session = KBServer(store, lambda: DAY_START_US).connect("sizes", [KB_ID])
+    kinds: dict[str, list[dict[str, int]]] = {
+        "search, 5 hits": [],
+        "read": [],
+        "poll, 100 events": [],
+        "edit conflict": [],
+    }
+    for spec in specs[:50]:
+        found = session.call(
+            "search_knowledge_base", {"knowledge_base_id": KB_ID, "query": spec.query, "limit": 5}
+        )
+        kinds["search, 5 hits"].append(_chars(found))
+        read = session.call(
+            "read_knowledge_article", {"knowledge_base_id": KB_ID, "article_id": spec.article_id}
+        )
+        kinds["read"].append(_chars(read))
+        conflict = session.call(
+            "edit_knowledge_article",
+            {
+                "knowledge_base_id": KB_ID,
+                "article_id": spec.article_id,
+                "content": "new text",
+                "expected_version": "2000-01-01T00:00:00.000000Z",
+                "idempotency_key": f"size-{spec.article_id}",
+            },
+        )
+        kinds["edit conflict"].append(_chars(conflict))
+    for after in range(0, 300, 100):
+        page = session.call(
+            "poll_resource_events",
+            {"resource_type": "knowledge_base", "resource_id": KB_ID, "after_sequence": after},
+        )
+        kinds["poll, 100 events"].append(_chars(page))
+    return {
+        kind: {part: statistics.median(r[part] for r in rows) for part in ("text", "structured")}
+        for kind, rows in kinds.items()
+    }
+
+
+BEFORE = Path(__file__).with_name("sizes_before.json")
+
+
+def sizes_table() -> pd.DataFrame:
+    before = json.loads(BEFORE.read_text())
+    now = measure()
+    rows = []
+    for kind, after in now.items():
+        was = before["sizes"][kind]
+        rows.append(
+            {
+                "result": kind,
+                "text_chars_before": was["text"],
+                "text_chars_now": after["text"],
+                "text_now_over_before": after["text"] / was["text"],
+                "structured_chars_before": was["structured"],
+                "structured_chars_now": after["structured"],
+                "received_chars_before": was["text"] + was["structured"],
+                "received_chars_now": after["text"] + after["structured"],
+                "before_commit": before["commit"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def readme_block(table: pd.DataFrame) -> str:
+    commit = table["before_commit"].iloc[0]
+    lines = [
+        f"| result (median of the corpus's questions) | text before ({commit}) | text now | "
+        "now / before | received before | received now |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r.result} | {r.text_chars_before:,.0f} | {r.text_chars_now:,.0f} | "
+        f"{r.text_now_over_before:.2f} | {r.received_chars_before:,.0f} | "
+        f"{r.received_chars_now:,.0f} |"
+        for r in table.itertuples()
+    ]
+    lines += [
+        "",
+        "Characters on the study's opening KB (seed 1); *received* is text plus structured "
+        "content, what a client gets and what the call log counts.",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    Path(sys.argv[1]).write_text(json.dumps(measure(), indent=2) + "\n")
