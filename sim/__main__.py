@@ -108,6 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         help="a background human editor's save rate (default 0: none)",
     )
     srv.add_argument(
+        "--write-gate",
+        action="store_true",
+        help="every edit needs its own approval, asked of the user with elicitation/create",
+    )
+    srv.add_argument(
         "--call-log",
         type=Path,
         default=None,
@@ -184,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as e:
             srv.error(f"--call-log {args.call_log}: cannot append to it ({e.strerror})")
         try:
-            anyio.run(serve, store, args.human_edits_per_minute, args.seed, log)
+            anyio.run(serve, store, args.human_edits_per_minute, args.seed, log, args.write_gate)
         except KeyboardInterrupt:
             pass
         except Exception as e:  # no traceback reaches the client's terminal

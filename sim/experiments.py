@@ -129,9 +129,20 @@ def run_study(
     progress: bool = True,
 ) -> StudyFrames:
     """Run every experiment for every seed; results do not depend on the worker count."""
+    return run_grid([base], seeds, experiments, workers, progress)
+
+
+def run_grid(
+    points: list[Params],
+    seeds: list[int],
+    experiments: tuple[str, ...] = EXPERIMENTS,
+    workers: int | None = None,
+    progress: bool = True,
+) -> StudyFrames:
+    """run_study for several parameter sets in one pool; records carry what tells them apart."""
     workers = workers or os.cpu_count() or 1
-    jobs = [(base, s, experiments) for s in seeds]
-    if workers == 1 or len(seeds) == 1:
+    jobs = [(p, s, experiments) for p in points for s in seeds]
+    if workers == 1 or len(jobs) == 1:
         results = map(_run_seed_args, jobs)
         pool = None
     else:

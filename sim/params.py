@@ -59,6 +59,21 @@ class Params:
     transport: Literal["direct", "mcp"] = "direct"
     """'direct': the agent and checker call the tools in-process; 'mcp': every call crosses
     the MCP protocol (official SDK client and server, JSON-RPC over in-memory streams)."""
+    write_gate: bool = False
+    """Every agent edit needs its own recorded approval of exactly its arguments, decided by
+    a reviewer (the write-up's closing advice); off in the write-up's study."""
+    approval_strategy: Literal["approve_then_write", "reread_after_approval"] = "approve_then_write"
+    """With the gate: write with the citation's version once approved, or re-read after the
+    approval and, if the article changed, re-apply the change and ask a second approval."""
+    approval_median_s: float = 120.0
+    """Median seconds from an approval request to the reviewer's decision (lognormal)."""
+    approval_sigma: float = 1.0
+    """Shape of the lognormal approval latency: 1.0 puts the 95th percentile at about 5.2
+    times the median."""
+    approval_decline_share: float = 0.05
+    """Share of approval requests the reviewer declines."""
+    approval_ttl_s: float = 900.0
+    """Seconds a granted approval stays usable after the decision."""
 
     def __post_init__(self) -> None:
         def bad(name: str, allowed: str) -> ValueError:
@@ -94,6 +109,16 @@ class Params:
             raise bad("transport", "'direct' or 'mcp'")
         if self.arrivals not in ("uniform", "poisson"):
             raise bad("arrivals", "'uniform' or 'poisson'")
+        if self.approval_strategy not in ("approve_then_write", "reread_after_approval"):
+            raise bad("approval_strategy", "'approve_then_write' or 'reread_after_approval'")
+        for name in ("approval_median_s", "approval_ttl_s"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not 0 < value < math.inf:
+                raise bad(name, "a finite number of seconds above 0")
+        if not 0 <= self.approval_sigma < math.inf:
+            raise bad("approval_sigma", "a finite lognormal shape of 0 or more")
+        if not 0 <= self.approval_decline_share < 1:
+            raise bad("approval_decline_share", "a share from 0 up to (not including) 1")
         if (
             len(self.save_mix) != 3
             or any(not 0 <= x <= 1 for x in self.save_mix)

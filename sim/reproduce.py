@@ -11,7 +11,7 @@ import pandas as pd
 from sim.experiments import WRITEUP_SEEDS, StudyFrames, run_study
 from sim.params import Params
 from sim.popularity import top_share
-from sim.report import breakeven, figures, readme, sizes, tables, writeup
+from sim.report import breakeven, figures, gate, readme, sizes, tables, writeup
 from sim.report.comparison import comparison_table
 from sim.report.metrics import per_seed
 
@@ -32,7 +32,10 @@ def _json_ready(value: object) -> object:
 
 
 def build_tables(
-    base: Params, frames: StudyFrames, break_even_runs: pd.DataFrame | None = None
+    base: Params,
+    frames: StudyFrames,
+    break_even_runs: pd.DataFrame | None = None,
+    gate_edits: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
     first5 = frames.seeds(WRITEUP_SEEDS)
     seeds = per_seed(frames)
@@ -40,6 +43,8 @@ def build_tables(
     if break_even_runs is not None:
         table = breakeven.break_even_table(break_even_runs)
         extra = {"break_even": table, "break_even_crossings": breakeven.crossings(table)}
+    if gate_edits is not None:
+        extra["gate"] = gate.gate_table(base, gate_edits)
     return {
         "per_seed": seeds,
         "comparison": comparison_table(seeds, base, WRITEUP_SEEDS),
@@ -79,9 +84,10 @@ def write_results(
     frames: StudyFrames,
     seeds: dict[str, int],
     break_even_runs: pd.DataFrame,
+    gate_edits: pd.DataFrame,
 ) -> dict[str, pd.DataFrame]:
     out.mkdir(parents=True, exist_ok=True)
-    t = build_tables(base, frames, break_even_runs)
+    t = build_tables(base, frames, break_even_runs, gate_edits)
     for name, df in t.items():
         df.to_csv(out / f"{name}.csv", index=False, float_format=FLOAT_FORMAT)
     (out / "summary.json").write_text(
@@ -91,6 +97,7 @@ def write_results(
     figures.save(figures.check_cost(t["check_calls_by_check"]), out / "check_cost.png")
     figures.save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), out / "cas_by_delay.png")
     figures.save(breakeven.figure(t["break_even"]), out / "break_even.png")
+    figures.save(gate.figure(t["gate"]), out / "gate.png")
     (out / "REPORT.md").write_text(writeup.render(base, seeds, t))
     return t
 
@@ -125,11 +132,17 @@ def reproduce(
             ),
         ]
     )
-    seeds = {"staleness": staleness_seeds, "cas": cas_seeds, "break_even": BREAK_EVEN_SEEDS}
+    seeds = {
+        "staleness": staleness_seeds,
+        "cas": cas_seeds,
+        "break_even": BREAK_EVEN_SEEDS,
+        "gate": gate.SEEDS,
+    }
     be_runs = breakeven.break_even_runs(
         base, breakeven.AXES, list(range(1, BREAK_EVEN_SEEDS + 1)), workers, progress
     )
-    t = write_results(out, base, frames, seeds, be_runs)
+    gate_edits = gate.gate_runs(base, list(range(1, gate.SEEDS + 1)), workers, progress)
+    t = write_results(out, base, frames, seeds, be_runs, gate_edits)
     if readme_path is not None:
         readme.update(readme_path, "results", readme.results_block(t["comparison"]))
         readme.update(readme_path, "sizes", sizes.readme_block(t["response_sizes"]))

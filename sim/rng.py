@@ -21,6 +21,8 @@ STREAMS = (
     "save_text",
     "question_count",
     "save_count",
+    "approval_delays",
+    "approval_decisions",
 )
 
 

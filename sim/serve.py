@@ -4,6 +4,8 @@ It serves a KB seeded with the study's synthetic corpus (or a SQLite file), on t
 wall clock. With --human-edits-per-minute a background editor saves Zipf-popular
 articles while a client is connected, so staleness can be watched live: read an
 article, wait, poll events. Every line on stdin gets a JSON-RPC answer (`sim/kb/stdio.py`).
+With --write-gate every edit needs its own approval, asked of the client's user with
+elicitation/create and recorded in the KB.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import anyio
 import numpy as np
 
 from sim.kb.calllog import CallLog
-from sim.kb.mcp_server import build_server, tools_call_refusal
+from sim.kb.mcp_server import ELICITATION_GATE, build_server, tools_call_refusal
 from sim.kb.stdio import screened_stdio
 from sim.kb.store import KBStore, StoreError
 from sim.kb.tools import KBServer
@@ -82,10 +84,15 @@ async def human_editor(store: KBStore, edits_per_minute: float, seed: int) -> No
 
 
 async def serve(
-    store: KBStore, edits_per_minute: float, seed: int, call_log: TextIO | None = None
+    store: KBStore,
+    edits_per_minute: float,
+    seed: int,
+    call_log: TextIO | None = None,
+    write_gate: bool = False,
 ) -> None:
     log = CallLog(sink=call_log, keep=False)
-    session = KBServer(store, wall_clock_us, log).connect("mcp-client", [KB_ID])
+    server = KBServer(store, wall_clock_us, log, write_gate=write_gate)
+    session = server.connect("mcp-client", [KB_ID], gate=ELICITATION_GATE)
     server = build_server(session)
     async with (
         screened_stdio(tools_call_refusal) as (read, write),

@@ -19,6 +19,9 @@ Read times are uniform over the day; expectations over them are taken numericall
 
 from __future__ import annotations
 
+import math
+from statistics import NormalDist
+
 import numpy as np
 
 from sim.params import Params
@@ -67,6 +70,21 @@ def p_human_save_before_edit(params: Params, delay_s: float) -> float:
     t = np.linspace(0.0, params.day_s, _GRID)
     first, _ = _cited_changed(params, np.minimum(delay_s, params.day_s - t))
     return _mean_over_day(first)
+
+
+def p_human_save_before_gated_write(params: Params, delay_s: float, quantiles: int = 64) -> float:
+    """P(a human saves or unpublishes the first cited article between the read and a write
+    made delay_s later plus one approval latency A ~ lognormal(log median, sigma)): the
+    share of first writes a CAS check rejects when the agent writes with the citation's
+    version once approved, and the share needing a second approval when it re-reads first.
+    Averaged over equal-probability quantiles of A."""
+    normal = NormalDist()
+    waits = [
+        params.approval_median_s
+        * math.exp(params.approval_sigma * normal.inv_cdf((i + 0.5) / quantiles))
+        for i in range(quantiles)
+    ]
+    return float(np.mean([p_human_save_before_edit(params, delay_s + a) for a in waits]))
 
 
 def stale_shares_at_day_end(params: Params) -> dict[str, float]:

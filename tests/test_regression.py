@@ -33,6 +33,7 @@ TABLES = [
     "stale_over_day",
     "tool_calls",
     "response_sizes",
+    "gate",
 ]
 SUMMARY = json.loads((RESULTS / "summary.json").read_text())
 
@@ -72,7 +73,7 @@ def test_committed_table_equals_a_fresh_run(fresh: Path, name: str) -> None:
 def test_committed_summary_and_report_equal_a_fresh_run(fresh: Path) -> None:
     assert _close(SUMMARY, json.loads((fresh / "summary.json").read_text()))
     assert (RESULTS / "REPORT.md").read_text() == (fresh / "REPORT.md").read_text()
-    for png in ("stale_over_day.png", "check_cost.png", "cas_by_delay.png"):
+    for png in ("stale_over_day.png", "check_cost.png", "cas_by_delay.png", "gate.png"):
         assert (RESULTS / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (fresh / png).exists()
 
@@ -126,3 +127,23 @@ def test_rejection_rises_with_delay_and_is_about_zero_at_5_s() -> None:
 def test_zipf_leaves_more_stale_citations_than_the_control() -> None:
     c = pd.read_csv(RESULTS / "comparison.csv").set_index("key")
     assert c.loc["zipf_stale_share", "ci_lo"] > c.loc["control_stale_share", "ci_hi"]
+
+
+def test_the_gate_tracks_its_closed_form_and_re_reading_never_writes_stale() -> None:
+    """Approve-then-write's first writes that would have overwritten a human's newer text
+    (ground truth) match the closed form, the chance a human saved in the read-to-write
+    window, scaled by the edits that reached a write (a declined first approval writes
+    nothing): within 3 SE + 0.5 points at every approval latency. Rejections run higher,
+    by the agent's own other edits. Re-reading after the approval leaves nothing for CAS
+    to reject."""
+    gate = pd.read_csv(RESULTS / "gate.csv")
+    pooled = gate[gate["delay_s"] == "all"]
+    a = pooled[pooled["strategy"] == "approve_then_write"]
+    b = pooled[pooled["strategy"] == "reread_after_approval"]
+    expected = a["human_save_in_window_theory"] * (1 - a["declined_share"])
+    se = (expected * (1 - expected) / a["edits"]) ** 0.5
+    gap = (a["would_overwrite_share"] - expected).abs()
+    assert (gap < 3 * se + 0.005).all(), gap.tolist()
+    assert (a["first_try_rejected_share"] >= a["would_overwrite_share"]).all()
+    assert (b["first_try_rejected_share"] == 0).all() and (b["would_overwrite_share"] == 0).all()
+    assert a["first_try_rejected_share"].is_monotonic_increasing

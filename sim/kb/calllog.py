@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from sim.kb.rows import Approval
 from sim.kb.validation import describe_name, printable
 from sim.kb.versions import format_version, parse_version
 
@@ -106,7 +107,10 @@ def line(call: ToolCall) -> str:
 
 
 def parse_line(text: str) -> ToolCall:
-    row = json.loads(text)
+    return _call(json.loads(text))
+
+
+def _call(row: dict[str, Any]) -> ToolCall:
     return ToolCall(
         t_us=parse_version(row["t"]),
         client_id=row["client"],
@@ -120,26 +124,63 @@ def parse_line(text: str) -> ToolCall:
 
 
 def read_jsonl(path: Path) -> list[ToolCall]:
+    """The tool calls of a log file (approval lines are left out)."""
     with path.open(encoding="utf-8") as f:
-        return [parse_line(text) for text in f if text.strip()]
+        rows = [json.loads(text) for text in f if text.strip()]
+    return [_call(row) for row in rows if row.get("kind", "call") == "call"]
+
+
+def approval_line(a: Approval, authorised_call: int = 0) -> str:
+    """One approval as one JSON line of the same log; a used one names the call it authorised
+    (the call's number in the log) and the event of its write."""
+    row: dict[str, Any] = {
+        "kind": "approval",
+        "approval": a.approval_id,
+        "client": a.client_id,
+        "tool": a.tool,
+        "args": {"knowledge_base_id": a.kb_id, "article_id": a.article_id},
+        "digest": a.args_digest,
+        "requested": format_version(a.requested_us),
+        "decided": format_version(a.decided_us),
+        "decision": a.decision,
+        "approver": a.approver,
+    }
+    if authorised_call:
+        row["authorised_call"] = authorised_call
+        row["event"] = a.used_by_sequence
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 class CallLog:
     """The calls in memory (for the study's tables), and/or one line each to a sink.
 
     A served session writes every line as it happens, so the log survives the server,
-    and a long session need not keep it in memory."""
+    and a long session need not keep it in memory. Approvals of the write gate are lines
+    of the same log."""
 
     def __init__(self, sink: TextIO | None = None, keep: bool = True) -> None:
         self.records: list[ToolCall] = []
+        self.approvals: list[tuple[Approval, int]] = []
+        self.calls = 0
         self._sink = sink
         self._keep = keep
 
-    def append(self, call: ToolCall) -> None:
+    def append(self, call: ToolCall) -> int:
+        """Log a call; returns its number in the log (1 for the first)."""
+        self.calls += 1
         if self._keep:
             self.records.append(call)
+        self._write(line(call))
+        return self.calls
+
+    def append_approval(self, approval: Approval, authorised_call: int = 0) -> None:
+        if self._keep:
+            self.approvals.append((approval, authorised_call))
+        self._write(approval_line(approval, authorised_call))
+
+    def _write(self, text: str) -> None:
         if self._sink is not None:
-            self._sink.write(line(call))
+            self._sink.write(text)
             self._sink.flush()
 
     def __len__(self) -> int:

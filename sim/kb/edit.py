@@ -4,18 +4,41 @@ The request's hash and its first result are stored with the idempotency key (sco
 the client that sent it) in the same transaction as the write, so a resend replays
 that result and writes nothing, and the same key with other arguments is refused. A
 conflict says which version is current, and says why only as far as the log shows it.
+With the write gate on, the same transaction also finds and uses up a granted approval
+of exactly the call's arguments (``approvals.py``), or writes nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
+from typing import Any
 
-from sim.kb import rows
+from sim.kb import approvals, rows
 from sim.kb.results import Reply, error, not_found
+from sim.kb.rows import Approval
 from sim.kb.store import KBStore
 from sim.kb.validation import describe_value
 from sim.kb.versions import format_version, parse_version
+
+EDIT_TOOL = "edit_knowledge_article"
+EDIT_ARGUMENTS = (
+    "knowledge_base_id",
+    "article_id",
+    "content",
+    "expected_version",
+    "idempotency_key",
+    "title",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """The write gate is on: each write needs a granted approval of exactly its arguments."""
+
+    how_to_approve: str
+    """What a refused client should do: it depends on how the approval is asked for."""
 
 
 def _blank(argument: str, what: str, what_to_do: str, value: str) -> Reply:
@@ -37,6 +60,26 @@ def _saved_text(article_id: str, version: str, previous: str, sequence: int) -> 
     )
 
 
+def request_hash(arguments: dict[str, Any]) -> str:
+    """What an idempotency key is bound to: every argument of the edit."""
+    request = {name: arguments.get(name) for name in EDIT_ARGUMENTS}
+    return hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+
+
+def _approval_state(a: Approval | None) -> str:
+    if a is None:
+        return "none was asked for"
+    if a.decision == "pending":
+        return (
+            f"approval {a.approval_id}, asked at {format_version(a.requested_us)}, is not decided"
+        )
+    if a.decision == "declined":
+        return f"approval {a.approval_id} was declined at {format_version(a.decided_us)}"
+    if a.used_by_sequence:
+        return f"approval {a.approval_id} was already used, by event {a.used_by_sequence}"
+    return f"approval {a.approval_id} expired at {format_version(a.expires_us)}"
+
+
 def edit_article(
     store: KBStore,
     client_id: str,
@@ -46,8 +89,10 @@ def edit_article(
     expected_version: str,
     idempotency_key: str,
     title: str | None = None,
+    gate: Gate | None = None,
 ) -> Reply:
-    """The CAS edit of an article of a KB the caller may use, its arguments already checked."""
+    """The CAS edit of an article of a KB the caller may use, its arguments already checked;
+    with a gate, only under a granted approval of exactly these arguments."""
     if not content.strip():
         return _blank(
             "content",
@@ -75,7 +120,7 @@ def edit_article(
             received=describe_value(expected_version),
             allowed="an RFC 3339 date-time with a UTC offset",
         )
-    request = {
+    arguments = {
         "knowledge_base_id": knowledge_base_id,
         "article_id": article_id,
         "content": content,
@@ -83,7 +128,6 @@ def edit_article(
         "idempotency_key": idempotency_key,
         "title": title,
     }
-    request_hash = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
 
     def render(version_us: int, sequence: int) -> str:
         return json.dumps(
@@ -106,16 +150,19 @@ def edit_article(
         content,
         title,
         idempotency_key,
-        request_hash,
+        request_hash(arguments),
         render,
+        None if gate is None else approvals.digest(EDIT_TOOL, arguments),
     )
     match outcome:
-        case rows.Saved(result_json=stored):
+        case rows.Saved(result_json=stored, approval_id=approval_id):
             first = json.loads(stored)
             text = _saved_text(
                 article_id, first["updated_at"], expected_version, first["event_sequence"]
             )
-            return Reply({**first, "replayed": False}, text, False)
+            if approval_id:
+                text += f" Approval {approval_id} authorised it and is now used up."
+            return Reply({**first, "replayed": False}, text, False, approval_id)
         case rows.Replayed(result_json=stored):
             first = json.loads(stored)
             text = (
@@ -138,6 +185,16 @@ def edit_article(
             )
         case rows.Gone():
             return not_found(knowledge_base_id, article_id)
+        case rows.ApprovalMissing(latest=latest):
+            assert gate is not None
+            return error(
+                "approval_required",
+                "Every write needs a recorded approval of exactly its arguments, and this one "
+                f"has none to use: {_approval_state(latest)}. Nothing was written.",
+                gate.how_to_approve,
+                argument="expected_version",
+                received=describe_value(expected_version),
+            )
         case rows.Conflict(current_us=current_us, expected_was_a_version=known):
             current = format_version(current_us)
             why = (

@@ -21,6 +21,8 @@ import mcp_types as types
 from mcp import Client
 from mcp.server import Server
 
+from sim.kb import approvals
+from sim.kb.edit import EDIT_TOOL, Gate
 from sim.kb.listing import instructions
 from sim.kb.tools import KBServer, Session, ToolResult, shape_refusal
 
@@ -57,14 +59,102 @@ def to_call_result(result: ToolResult) -> types.CallToolResult:
     )
 
 
+ELICITATION_GATE = Gate(
+    "This server asks your user to approve each write with elicitation/create; a client "
+    "without the elicitation capability cannot be asked. Send the call again to be asked "
+    "again: an approval covers one call, never a session."
+)
+
+
+def _approval_prompt(approval_id: int, arguments: dict[str, Any]) -> str:
+    what = "body and title" if arguments.get("title") is not None else "body"
+    return (
+        f"Approve one write to knowledge base {arguments['knowledge_base_id']}? It replaces "
+        f"the {what} of article {arguments['article_id']} ({len(arguments['content']):,} "
+        f"characters of new body), if the article is still at version "
+        f"{arguments['expected_version']}. Approval {approval_id} covers this call only."
+    )
+
+
+APPROVAL_KEY = "approval"
+"""The input request's key when the answer comes back on a retry (2026-07-28 era)."""
+
+
+def _can_be_asked(ctx: Any) -> bool:
+    capabilities = ctx.session.client_capabilities
+    return capabilities is not None and capabilities.elicitation is not None
+
+
+def _approver(ctx: Any) -> str:
+    params = ctx.session.client_params
+    return f"user of {params.client_info.name}" if params is not None else "user of the client"
+
+
+def _answer_on_retry(session: Session, params: types.CallToolRequestParams, args: Any) -> int:
+    """The approval this retry answers (2026-07-28 era), if it is this session's pending
+    approval of exactly these arguments; 0 otherwise. The state is the client's to forge,
+    so it is checked, never trusted."""
+    state = params.request_state or ""
+    if not state.startswith(f"{APPROVAL_KEY}:") or not state[len(APPROVAL_KEY) + 1 :].isdigit():
+        return 0
+    approval = session.server.store.approval(int(state[len(APPROVAL_KEY) + 1 :]))
+    if (
+        approval is None
+        or approval.decision != "pending"
+        or approval.client_id != session.client_id
+        or not isinstance(args, dict)
+        or approval.args_digest != approvals.digest(EDIT_TOOL, args)
+    ):
+        return 0
+    return approval.approval_id
+
+
+async def approve_edit(
+    ctx: Any, session: Session, params: types.CallToolRequestParams, arguments: Any
+) -> types.InputRequiredResult | None:
+    """Ask the client's user to approve this exact edit and record the answer. In the
+    handshake era the server asks over the back-channel and waits; in the 2026-07-28 era it
+    returns the question as input required and records the answer on the retry. A client
+    that cannot be asked gets the gate's refusal from the call itself."""
+    answered = _answer_on_retry(session, params, arguments)
+    if answered:
+        response = (params.input_responses or {}).get(APPROVAL_KEY)
+        accepted = isinstance(response, types.ElicitResult) and response.action == "accept"
+        session.server.decide_approval(answered, accepted, _approver(ctx))
+        return None
+    if not session.approval_needed(arguments) or not _can_be_asked(ctx):
+        return None
+    approval_id = session.request_approval(arguments)
+    form = types.ElicitRequestFormParams(
+        message=_approval_prompt(approval_id, arguments),
+        requested_schema={"type": "object", "properties": {}},
+    )
+    if not ctx.session.can_send_request:
+        return types.InputRequiredResult(
+            input_requests={APPROVAL_KEY: types.ElicitRequest(params=form)},
+            request_state=f"{APPROVAL_KEY}:{approval_id}",
+        )
+    answer = await ctx.session.elicit_form(
+        form.message, form.requested_schema, related_request_id=ctx.request_id
+    )
+    session.server.decide_approval(approval_id, answer.action == "accept", _approver(ctx))
+    return None
+
+
 def build_server(session: Session) -> Server[Any]:
     tools = mcp_tools()
 
     async def on_list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def on_call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def on_call_tool(
+        ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         arguments = {} if params.arguments is None else params.arguments
+        if params.name == EDIT_TOOL and session.gate is not None:
+            question = await approve_edit(ctx, session, params, arguments)
+            if question is not None:
+                return question
         return to_call_result(session.call(params.name, arguments))
 
     return Server(

@@ -23,6 +23,8 @@ class Reply:
     text: str
     empty: bool
     """Nothing found, nothing happened, or a refusal: the call log's ``empty``."""
+    approval_id: int = 0
+    """The approval this call used up (a gated write), for the approval log; 0 if none."""
 
 
 def error(code: str, message: str, what_to_do: str, **fields: Any) -> Reply:

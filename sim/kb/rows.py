@@ -46,6 +46,8 @@ class Saved:
     version_us: int
     sequence: int
     result_json: str
+    approval_id: int = 0
+    """The approval that authorised the write (the write gate), 0 without one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,37 @@ class Conflict:
     """Whether the event log holds the expected version as one of the article's versions."""
 
 
-EditOutcome = Saved | Replayed | KeyReused | Gone | Conflict
+@dataclass(frozen=True, slots=True)
+class Approval:
+    approval_id: int
+    kb_id: str
+    client_id: str
+    tool: str
+    article_id: str
+    args_digest: str
+    requested_us: int
+    ttl_us: int
+    decision: str
+    """'pending', 'granted' or 'declined'."""
+    decided_us: int
+    approver: str
+    used_by_sequence: int
+    """The event of the write it authorised; 0 while unused."""
+
+    @property
+    def expires_us(self) -> int:
+        return self.decided_us + self.ttl_us
+
+    def usable(self, now_us: int) -> bool:
+        return self.decision == "granted" and not self.used_by_sequence and now_us < self.expires_us
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalMissing:
+    latest: Approval | None
+    """The latest approval asked for this exact call, in whatever state; None if none was."""
+
+
+EditOutcome = Saved | Replayed | KeyReused | Gone | Conflict | ApprovalMissing
 ResultRenderer = Callable[[int, int], str]
 """Builds the stored result JSON of a successful edit from (version_us, sequence)."""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+from sim.kb import approvals
+
+SCHEMA_VERSION = 4
 """Kept in PRAGMA user_version; 2 gave each KB its own rowid range, 3 scoped idempotency
-keys to the client that sent them."""
-SCHEMA = """
+keys to the client that sent them, 4 added the write gate's approvals."""
+SCHEMA = (
+    """
 -- Each KB owns one range of article rowids (kb_no << 32 onwards), so that search can
 -- restrict FTS5 to a KB by rowid range inside the index instead of joining every match.
 CREATE TABLE kbs (
@@ -48,6 +51,8 @@ CREATE TABLE idempotency (
     PRIMARY KEY (kb_id, client_id, key)
 ) WITHOUT ROWID;
 """
+    + approvals.SCHEMA
+)
 
 # bm25 column weights (title, content): a title match counts more than a body match.
 # Only the best `limit` matches are joined to their articles: every match is scored (bm25

@@ -16,7 +16,10 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Concatenate, ParamSpec, Self, TypeVar
 
+from sim.kb import approvals
 from sim.kb.rows import (
+    Approval,
+    ApprovalMissing,
     Article,
     Conflict,
     EditOutcome,
@@ -317,8 +320,10 @@ class KBStore:
         idempotency_key: str,
         request_hash: str,
         render: ResultRenderer,
+        approval_digest: str | None = None,
     ) -> EditOutcome:
-        """Idempotency lookup, version check, write, event and key record: one transaction."""
+        """Idempotency lookup, approval check (with the write gate on), version check, write,
+        event, key record and the approval marked used: one transaction."""
         with self._tx() as db:
             prior = db.execute(
                 "SELECT request_hash, result_json FROM idempotency "
@@ -327,6 +332,13 @@ class KBStore:
             ).fetchone()
             if prior is not None:
                 return Replayed(prior[1]) if prior[0] == request_hash else KeyReused()
+            approval = None
+            if approval_digest is not None:
+                approval, latest = approvals.usable_or_latest(
+                    db, kb_id, client_id, approval_digest, self._clock()
+                )
+                if approval is None:
+                    return ApprovalMissing(latest)
             row = self._row(kb_id, article_id)
             if row is None or not row[3]:
                 return Gone()
@@ -350,7 +362,45 @@ class KBStore:
                 "INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)",
                 (kb_id, client_id, idempotency_key, request_hash, result_json),
             )
-            return Saved(us, seq, result_json)
+            if approval is None:
+                return Saved(us, seq, result_json)
+            approvals.mark_used(db, approval.approval_id, seq)
+            return Saved(us, seq, result_json, approval.approval_id)
+
+    # -- the write gate's approvals (asked and decided by the host app, not by tools) ----
+    @_serialised
+    def request_approval(
+        self, kb_id: str, client_id: str, tool: str, article_id: str, args_digest: str, ttl_us: int
+    ) -> int:
+        with self._tx() as db:
+            return approvals.request(
+                db, kb_id, client_id, tool, article_id, args_digest, self._clock(), ttl_us
+            )
+
+    @_serialised
+    def decide_approval(self, approval_id: int, granted: bool, approver: str) -> bool:
+        with self._tx() as db:
+            return approvals.decide(db, approval_id, granted, approver, self._clock())
+
+    @_serialised
+    def approval(self, approval_id: int) -> Approval | None:
+        return approvals.get(self._db, approval_id)
+
+    @_serialised
+    def approval_needed(
+        self, kb_id: str, client_id: str, key: str, request_hash: str, args_digest: str
+    ) -> bool:
+        """No replay of this key and request, and no usable approval of this digest."""
+        prior = self._db.execute(
+            "SELECT request_hash FROM idempotency WHERE kb_id = ? AND client_id = ? AND key = ?",
+            (kb_id, client_id, key),
+        ).fetchone()
+        if prior is not None:
+            return False  # a replay needs none; a reused key is refused for that
+        usable, _ = approvals.usable_or_latest(
+            self._db, kb_id, client_id, args_digest, self._clock()
+        )
+        return usable is None
 
     # -- ground truth and test support (never called by the agent) ---------------
     @_serialised

@@ -13,35 +13,25 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from sim.kb import approvals, reads
 from sim.kb import store as st
 from sim.kb.calllog import CallLog, ToolCall, logged_args
-from sim.kb.edit import edit_article
+from sim.kb.edit import EDIT_TOOL, Gate, edit_article, request_hash
 from sim.kb.listing import (
     DEFAULT_POLL_LIMIT,
     DEFAULT_SEARCH_LIMIT,
-    KB_RESOURCE_TYPE,
-    MAX_SEARCH_LIMIT,
     list_tools,
 )
-from sim.kb.results import Reply, Structured, error, internal_error, not_found
+from sim.kb.results import Reply, Structured, error, internal_error
 from sim.kb.validation import TOOL_NAMES, check_arguments, describe_name, describe_value
-from sim.kb.versions import Clock, format_version
+from sim.kb.versions import Clock
 
-RESOURCE_TYPES = ("channel", "note", KB_RESOURCE_TYPE, "record", "session")
-_WORD = re.compile(r"\w+")
 _log = logging.getLogger(__name__)
-# Words too common to rank by: left out of the FTS query, as most search engines do.
-STOPWORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
-    "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "so", "that", "the", "this",
-    "to", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
-})  # fmt: skip
 
 
 class ToolCaller(Protocol):
@@ -76,17 +66,6 @@ def structured_json(structured: Structured) -> str:
     return json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
 
 
-def search_words(text: str) -> list[str]:
-    """The query's words that are searched: lower-cased, each once, stopwords left out."""
-    words = dict.fromkeys(w.lower() for w in _WORD.findall(text))
-    return [w for w in words if w not in STOPWORDS]
-
-
-def count(n: int, noun: str) -> str:
-    """A count in words, as an agent copies it: '1 event', '3 events'."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def shape_refusal(name: Any, arguments: Any) -> Reply | None:
     """A name that is no tool, or arguments that are no object: refused before any check.
 
@@ -112,25 +91,85 @@ def shape_refusal(name: Any, arguments: Any) -> Reply | None:
     return None
 
 
+HOST_APPROVAL = Gate(
+    "Ask your user to approve this exact edit (the host app records the decision), then "
+    "send it unchanged; an approval covers one call and is never widened to a session."
+)
+
+
 class KBServer:
-    def __init__(self, store: st.KBStore, clock: Clock, log: CallLog | None = None) -> None:
+    def __init__(
+        self,
+        store: st.KBStore,
+        clock: Clock,
+        log: CallLog | None = None,
+        write_gate: bool = False,
+        approval_ttl_s: float = 900.0,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.log = log if log is not None else CallLog()
+        self.write_gate = write_gate
+        self.approval_ttl_us = round(approval_ttl_s * 1_000_000)
 
     @staticmethod
     def list_tools() -> list[dict[str, Any]]:
         return list_tools()
 
-    def connect(self, client_id: str, grants: Iterable[str]) -> Session:
-        return Session(self, client_id, frozenset(grants))
+    def connect(self, client_id: str, grants: Iterable[str], gate: Gate = HOST_APPROVAL) -> Session:
+        """A client's session; `gate` says how its user approves writes when the gate is on."""
+        return Session(self, client_id, frozenset(grants), gate if self.write_gate else None)
+
+    def decide_approval(self, approval_id: int, granted: bool, approver: str) -> bool:
+        """The user's decision on a pending approval; a decline goes to the log at once."""
+        decided = self.store.decide_approval(approval_id, granted, approver)
+        approval = self.store.approval(approval_id)
+        if decided and approval is not None and not granted:
+            self.log.append_approval(approval)
+        return decided
 
 
 class Session:
-    def __init__(self, server: KBServer, client_id: str, grants: frozenset[str]) -> None:
+    def __init__(
+        self, server: KBServer, client_id: str, grants: frozenset[str], gate: Gate | None = None
+    ) -> None:
         self.server = server
         self.client_id = client_id
         self.grants = grants
+        self.gate = gate
+
+    # -- the write gate: what the host app does, outside the tools --------------------
+    def request_approval(self, arguments: dict[str, Any]) -> int:
+        """Ask for the approval of exactly this edit call; returns the pending approval's id."""
+        problem = shape_refusal(EDIT_TOOL, arguments) or check_arguments(EDIT_TOOL, arguments)
+        if problem is not None:
+            raise ValueError(f"request_approval: not a valid edit call ({problem})")
+        return self.server.store.request_approval(
+            arguments["knowledge_base_id"],
+            self.client_id,
+            EDIT_TOOL,
+            arguments["article_id"],
+            approvals.digest(EDIT_TOOL, arguments),
+            self.server.approval_ttl_us,
+        )
+
+    def approval_needed(self, arguments: Any) -> bool:
+        """Whether this edit call would be refused for want of an approval alone: the gate
+        is on, the call is valid and granted, is no replay, and no usable approval waits."""
+        if self.gate is None or shape_refusal(EDIT_TOOL, arguments) is not None:
+            return False
+        if check_arguments(EDIT_TOOL, arguments) is not None:
+            return False
+        kb = arguments["knowledge_base_id"]
+        if kb not in self.grants or not self.server.store.kb_exists(kb):
+            return False
+        return self.server.store.approval_needed(
+            kb,
+            self.client_id,
+            arguments["idempotency_key"],
+            request_hash(arguments),
+            approvals.digest(EDIT_TOOL, arguments),
+        )
 
     # -- dispatch ----------------------------------------------------------------
     def call(self, name: str, arguments: Any) -> ToolResult:
@@ -143,7 +182,8 @@ class Session:
         structured = reply.structured
         is_error = "error" in structured
         result = ToolResult(structured, reply.text, is_error)
-        self.server.log.append(
+        log = self.server.log
+        number = log.append(
             ToolCall(
                 t_us=self.server.clock(),
                 client_id=self.client_id,
@@ -155,6 +195,8 @@ class Session:
                 wall_us=(time.perf_counter_ns() - started) // 1000,
             )
         )
+        if reply.approval_id and (used := self.server.store.approval(reply.approval_id)):
+            log.append_approval(used, authorised_call=number)
         return result
 
     def _dispatch(self, name: Any, arguments: Any) -> Reply:
@@ -191,86 +233,19 @@ class Session:
     def _search_knowledge_base(
         self, knowledge_base_id: str, query: str, limit: int = DEFAULT_SEARCH_LIMIT
     ) -> Reply:
-        if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
-            return refusal
-        words = search_words(query)
-        kb = knowledge_base_id
-        if not words:
-            return Reply(
-                {"knowledge_base_id": kb, "searched_words": [], "hits": []},
-                "Nothing was searched: the query has no word to search by (common words such "
-                "as how, the and to are left out). Send the question's key terms, such as a "
-                "feature, a setting or an error message.",
-                True,
-            )
-        fts = " OR ".join(f'"{w}"' for w in words)  # quoted: no FTS operator can be injected
-        total, hits = self.server.store.search(kb, fts, limit)
-        listed = ", ".join(words)
-        structured: Structured = {
-            "knowledge_base_id": kb,
-            "searched_words": words,
-            "total_matches": total,
-            "shown": len(hits),
-            "complete": len(hits) == total,
-            "hits": [],
-        }
-        if not total:
-            return Reply(
-                structured,
-                f"No published article in {kb} contains any of the words: {listed}. Drafts and "
-                "unpublished articles are never searched; try other key terms.",
-                True,
-            )
-        shown = (
-            f"all {total} shown"
-            if len(hits) == total
-            else f"showing the {len(hits)} most relevant (limit goes up to {MAX_SEARCH_LIMIT})"
-        )
-        lines = [
-            f"{count(total, 'published article')} in {kb} "
-            f"{'contains' if total == 1 else 'contain'} at least one of the words: {listed}; "
-            f"{shown}. Each line is article_id | title | updated_at, the version to cite."
-        ]
-        for i, h in enumerate(hits, 1):
-            version = format_version(h.updated_us)
-            structured["hits"].append(
-                {"article_id": h.article_id, "title": h.title, "updated_at": version}
-            )
-            lines.append(f"{i}. {h.article_id} | {h.title} | {version}")
-        return Reply(structured, "\n".join(lines), False)
+        refusal = self._kb_refusal(knowledge_base_id, "knowledge_base_id")
+        return refusal or reads.search(self.server.store, knowledge_base_id, query, limit)
 
     def _read_knowledge_article(self, knowledge_base_id: str, article_id: str) -> Reply:
-        if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
-            return refusal
-        store = self.server.store
-        article = store.published_article(knowledge_base_id, article_id)
-        if article is None:
-            return not_found(knowledge_base_id, article_id)
-        version = format_version(article.updated_us)
-        head = store.head_sequence(knowledge_base_id)
-        text = (
-            f"Published article {article_id} of {knowledge_base_id}, version {version}. Cite it "
-            f"as {{knowledge_base_id, article_id, updated_at}}; to edit it, send that updated_at "
-            f"as expected_version; to hear of changes, poll events with after_sequence={head}.\n"
-            f"Title: {article.title}\n\n{article.content}"
-        )
-        return Reply(
-            {
-                "knowledge_base_id": knowledge_base_id,
-                "article_id": article_id,
-                "updated_at": version,
-                "title": article.title,
-                "content": article.content,
-                "event_sequence": head,
-            },
-            text,
-            False,
-        )
+        refusal = self._kb_refusal(knowledge_base_id, "knowledge_base_id")
+        return refusal or reads.read(self.server.store, knowledge_base_id, article_id)
 
     def _edit_knowledge_article(self, knowledge_base_id: str, **arguments: Any) -> Reply:
         if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
             return refusal
-        return edit_article(self.server.store, self.client_id, knowledge_base_id, **arguments)
+        return edit_article(
+            self.server.store, self.client_id, knowledge_base_id, **arguments, gate=self.gate
+        )
 
     def _poll_resource_events(
         self,
@@ -279,101 +254,9 @@ class Session:
         after_sequence: int = 0,
         limit: int = DEFAULT_POLL_LIMIT,
     ) -> Reply:
-        if resource_type != KB_RESOURCE_TYPE:
-            known = resource_type in RESOURCE_TYPES
-            return error(
-                "resource_type_not_simulated" if known else "invalid_argument",
-                f"resource_type {describe_value(resource_type)} "
-                + (
-                    f"exists on the real server, but only {KB_RESOURCE_TYPE!r} is simulated here."
-                    if known
-                    else f"is not one of: {', '.join(RESOURCE_TYPES)}."
-                ),
-                f"Poll resource_type={KB_RESOURCE_TYPE!r} with a granted knowledge base id.",
-                argument="resource_type",
-                received=describe_value(resource_type),
-                allowed=KB_RESOURCE_TYPE,
-            )
-        if refusal := self._kb_refusal(resource_id, "resource_id"):
-            return refusal
-        store = self.server.store
-        head = store.head_sequence(resource_id)
-        if after_sequence > head:  # checked first: the schema sets no upper bound
-            return error(
-                "sequence_ahead_of_log",
-                f"after_sequence {describe_value(after_sequence)} is beyond this log's head, "
-                f"{head}: the log holds no such position now (a server that keeps its log in "
-                "memory starts afresh when restarted).",
-                f"Re-read the articles you cite, then resume with after_sequence={head}.",
-                argument="after_sequence",
-                received=describe_value(after_sequence),
-                head_sequence=head,
-            )
-        page = store.events_after(resource_id, after_sequence, limit)
-        if after_sequence < page.oldest_sequence - 1:
-            return error(
-                "history_trimmed",
-                f"Events {after_sequence + 1} to {page.oldest_sequence - 1} were trimmed from "
-                f"the log; the oldest kept is {page.oldest_sequence} and the head is {head}. "
-                "Changes in that gap cannot be listed.",
-                f"Re-read every article you cite, then resume with after_sequence={head}.",
-                argument="after_sequence",
-                received=describe_value(after_sequence),
-                oldest_available_sequence=page.oldest_sequence,
-                head_sequence=head,
-            )
-        return _event_page(resource_type, resource_id, after_sequence, page, store)
-
-
-def _event_page(
-    resource_type: str, kb: str, after: int, page: st.EventPage, store: st.KBStore
-) -> Reply:
-    events = page.events
-    next_after = events[-1].sequence if events else after
-    has_more = next_after < page.head_sequence
-    structured: Structured = {
-        "resource_type": resource_type,
-        "resource_id": kb,
-        "after_sequence": after,
-        "events": [],
-        "next_after_sequence": next_after,
-        "has_more": has_more,
-        "head_sequence": page.head_sequence,
-    }
-    if not events:
-        text = (
-            f"No events after sequence {after}: nothing in {kb} changed since. Poll again "
-            f"later with after_sequence={next_after}."
+        refusal = reads.resource_type_refusal(resource_type) or self._kb_refusal(
+            resource_id, "resource_id"
         )
-        return Reply(structured, text, True)
-    articles = list(dict.fromkeys(e.article_id for e in events))
-    tail = (
-        f"more events wait: call again now with after_sequence={next_after}"
-        if has_more
-        else f"no more pages; next time poll with after_sequence={next_after}"
-    )
-    lines = [
-        f"{count(len(events), 'event')} on {count(len(articles), 'article')} after sequence "
-        f"{after}; {tail}. "
-        "Each line is sequence type article_id updated_at."
-    ]
-    for e in events:
-        version = format_version(e.updated_us)
-        structured["events"].append(
-            {
-                "sequence": e.sequence,
-                "type": e.type,
-                "article_id": e.article_id,
-                "updated_at": version,
-            }
+        return refusal or reads.poll(
+            self.server.store, resource_type, resource_id, after_sequence, limit
         )
-        lines.append(f"{e.sequence} {e.type} {e.article_id} {version}")
-    hidden = store.unpublished_among(kb, articles)
-    if hidden:
-        structured["not_published"] = hidden
-        lines.append(
-            f"{count(len(hidden), 'article')} of these {'is' if len(hidden) == 1 else 'are'} not "
-            f"published now, so read_knowledge_article cannot return "
-            f"{'it' if len(hidden) == 1 else 'them'}: {', '.join(hidden)}."
-        )
-    return Reply(structured, "\n".join(lines), False)

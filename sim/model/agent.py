@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import simpy
 
 from sim.kb.tools import ToolCaller, ToolResult
 from sim.model.oracle import GroundTruthOracle
 from sim.model.records import EditRecord
+from sim.params import Params
 
 Proc = Generator[simpy.Event, Any, Any]
 
@@ -36,6 +37,12 @@ class HeldCitation:
 
 def _without_replay_marks(result: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in result.items() if k not in ("replayed", "message")}
+
+
+class Approver(Protocol):
+    """The host app's approval dialog (the write gate): asks, waits, says yes or no."""
+
+    def approve(self, arguments: dict[str, Any]) -> Proc: ...
 
 
 class ScriptedAgent:
@@ -152,6 +159,94 @@ class ScriptedAgent:
             final_outcome="gave_up" if outcome == "conflict" else outcome,
             replay_matched=replay_matched,
             replay_new_events=new_events,
+        )
+
+    def gated_edit(
+        self,
+        seed: int,
+        citation: HeldCitation,
+        delay_s: float,
+        params: Params,
+        approver: Approver,
+        oracle: GroundTruthOracle,
+    ) -> Proc:
+        """The delayed edit under the write gate: every write needs its own approval.
+
+        'approve_then_write' writes with the citation's version once approved (the wait adds
+        to the delay); 'reread_after_approval' re-reads first and, if the article changed,
+        re-applies the change, which makes it another call needing another approval."""
+        yield self.env.timeout(delay_s)
+        start = self.env.now
+        note = f"\n\nNote: clarified after customer question {citation.answer + 1}."
+        key = f"seed{seed}-answer{citation.answer}-try"
+        args = {
+            "knowledge_base_id": self.kb_id,
+            "article_id": citation.article_id,
+            "content": citation.content + note,
+            "expected_version": citation.version,
+            "idempotency_key": f"{key}1",
+        }
+        approvals, waited, attempts = 0, 0.0, 0
+        first = outcome = ""
+        would_overwrite = False
+
+        def rebuilt(fresh: ToolResult) -> dict[str, Any]:
+            return {
+                **args,
+                "content": fresh.structured["content"] + note,
+                "expected_version": fresh.structured["updated_at"],
+                "idempotency_key": f"{key}{attempts + 1}",
+            }
+
+        while attempts < params.max_edit_attempts and approvals < 2 * params.max_edit_attempts:
+            granted, wait = yield from approver.approve(args)
+            approvals, waited = approvals + 1, waited + wait
+            if not granted:
+                outcome = "declined"
+                break
+            if params.approval_strategy == "reread_after_approval":
+                fresh = yield from self.read(citation.article_id)
+                if fresh.is_error:
+                    outcome = "gone"
+                    break
+                if fresh.structured["updated_at"] != args["expected_version"]:
+                    args, outcome = rebuilt(fresh), "conflict"
+                    continue  # the approved call is not the one to send now: ask again
+            if not first:  # ground truth at the first write, before it lands
+                writers = oracle.writers_since(citation.article_id, args["expected_version"])
+                would_overwrite = "human" in writers
+            result = yield from self.call("edit_knowledge_article", args)
+            attempts += 1
+            outcome = self._outcome(result)
+            first = first or outcome
+            if outcome != "conflict":
+                break
+            fresh = yield from self.read(citation.article_id)
+            if fresh.is_error:
+                outcome = "gone"
+                break
+            args = rebuilt(fresh)
+        return EditRecord(
+            seed=seed,
+            answer=citation.answer,
+            article_id=citation.article_id,
+            delay_s=delay_s,
+            read_s=citation.read_s,
+            edit_s=start,
+            first_outcome=first or ("never_written" if outcome == "conflict" else outcome),
+            conflict_cause="",
+            human_save_in_window=would_overwrite,
+            attempts=attempts,
+            final_outcome="gave_up" if outcome == "conflict" else outcome,
+            replay_matched=False,
+            replay_new_events=0,
+            strategy=params.approval_strategy,
+            approval_median_s=params.approval_median_s,
+            approvals=approvals,
+            declined=outcome == "declined",
+            approval_wait_s=waited,
+            would_overwrite=would_overwrite,
+            end_to_end_s=self.env.now - start if outcome == "ok" else float("nan"),
         )
 
     @staticmethod

@@ -13,7 +13,8 @@ from collections.abc import Callable
 import simpy
 
 from sim.kb.calllog import CallLog, ToolCall
-from sim.kb.tools import DEFAULT_POLL_LIMIT, KB_RESOURCE_TYPE, ToolCaller
+from sim.kb.listing import DEFAULT_POLL_LIMIT, KB_RESOURCE_TYPE
+from sim.kb.tools import ToolCaller
 from sim.model.agent import HeldCitation, Proc
 from sim.model.oracle import GroundTruthOracle
 from sim.model.records import CheckRecord

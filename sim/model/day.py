@@ -21,6 +21,7 @@ from sim.model.humans import human_editors
 from sim.model.opening import DAY_START_US, KB_ID, Opening, open_kb
 from sim.model.oracle import GroundTruthOracle
 from sim.model.records import CheckRecord, CitationRecord, DayRecord, EditRecord, SaveRecord
+from sim.model.reviewer import Reviewer
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
 
@@ -58,7 +59,9 @@ class Day:
             opening.check(seed, params.n_articles)
             self.store = self.store_class.copy_of(opening.store, clock)
             self.specs = opening.specs
-        self.server = self.server_class(self.store, clock)
+        self.server = self.server_class(
+            self.store, clock, write_gate=params.write_gate, approval_ttl_s=params.approval_ttl_s
+        )
         self.oracle = GroundTruthOracle(self.store, KB_ID)
         self.bridge = None
         if params.transport == "mcp":
@@ -66,6 +69,10 @@ class Day:
 
             self.bridge = McpBridge()
         self.agent = ScriptedAgent(self.env, self.connect("agent"), KB_ID, params.tool_latency_s)
+        self.reviewer = None
+        if params.write_gate:  # the host app's approval dialog, for the agent's own client id
+            host = self.server.connect("agent", [KB_ID])
+            self.reviewer = Reviewer(self.env, self.server, host, params, rng.streams(seed))
         self.final: dict[tuple[int, int], tuple[str, str]] = {}
         self.index = {a.article_id: i for i, a in enumerate(self.specs)}
 
@@ -84,13 +91,15 @@ class Day:
         )
         if self.params.agent_edits and held:
             delays = self.params.edit_delays_s
-            record = yield from self.agent.delayed_edit(
-                self.seed,
-                held[0],
-                delays[answer % len(delays)],
-                self.params.max_edit_attempts,
-                self.oracle,
-            )
+            delay = delays[answer % len(delays)]
+            if self.reviewer is not None:
+                record = yield from self.agent.gated_edit(
+                    self.seed, held[0], delay, self.params, self.reviewer, self.oracle
+                )
+            else:
+                record = yield from self.agent.delayed_edit(
+                    self.seed, held[0], delay, self.params.max_edit_attempts, self.oracle
+                )
             self.result.edits.append(record)
 
     def customers(self) -> Proc:

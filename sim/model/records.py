@@ -70,7 +70,9 @@ class EditRecord:
     read_s: float
     edit_s: float
     first_outcome: str
-    """'ok', 'conflict' or 'gone' for the first try with the citation's version."""
+    """'ok', 'conflict' or 'gone' for the first try with the citation's version; with the
+    write gate also 'declined', or 'never_written' when the article kept changing through
+    every approval."""
     conflict_cause: str
     """For a conflict: 'human' if a human saved since the read, else 'agent'; '' otherwise."""
     human_save_in_window: bool
@@ -81,6 +83,21 @@ class EditRecord:
     replay_matched: bool
     """The same call sent again returned the first result, marked as a replay."""
     replay_new_events: int
+    strategy: str = ""
+    """With the write gate: 'approve_then_write' or 'reread_after_approval'; '' without."""
+    approval_median_s: float = 0.0
+    """The run's median approval latency (0 without the gate)."""
+    approvals: int = 0
+    """Approvals this edit asked for."""
+    declined: bool = False
+    """The reviewer declined one of them, so the edit was dropped."""
+    approval_wait_s: float = 0.0
+    """Seconds the edit waited for decisions, all approvals together."""
+    would_overwrite: bool = False
+    """Ground truth at the first write: a human saved since the version it was based on, so
+    without CAS it would have overwritten a human's newer text."""
+    end_to_end_s: float = float("nan")
+    """Seconds from the edit's start (read + delay) to its successful write; NaN if none."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from sim.params import Params, param_docs
+from sim.report.gate import recommendation
 from sim.report.stats import seeds_for_half_width
 
 FIXED_ASSUMPTIONS = (
@@ -118,6 +119,60 @@ def break_even_text(crossings: pd.DataFrame, seeds: int) -> str:
         "favour re-reading; many citations and a quiet KB favour polling.\n\n"
         "![break-even of polling](break_even.png)"
     )
+
+
+def gate_text(base: Params, table: pd.DataFrame, n_seeds: int) -> str:
+    """The write gate section: setting, the recommendation, the pooled table, the figure."""
+    pooled = table[table["delay_s"] == "all"].assign(
+        approval_median=lambda d: d["approval_median_s"].map(
+            lambda m: f"{m:g} s" if m < 60 else f"{m / 60:g} min"
+        ),
+        **{
+            c: (lambda col: lambda d: d[col].map(_pct))(c)
+            for c in (
+                "first_try_rejected_share",
+                "second_approval_share",
+                "declined_share",
+                "would_overwrite_share",
+                "succeeded_share",
+                "human_save_in_window_theory",
+            )
+        },
+        approvals_per_edit=lambda d: d["approvals_per_edit"].round(2),
+        approval_wait_min_per_edit=lambda d: d["approval_wait_min_per_edit"].round(1),
+        end_to_end_min_median=lambda d: d["end_to_end_min_median"].round(1),
+    )[
+        [
+            "strategy",
+            "approval_median",
+            "first_try_rejected_share",
+            "human_save_in_window_theory",
+            "second_approval_share",
+            "approvals_per_edit",
+            "declined_share",
+            "would_overwrite_share",
+            "succeeded_share",
+            "approval_wait_min_per_edit",
+            "end_to_end_min_median",
+        ]
+    ]
+    return f"""The write-up closes by advising a recorded approval for every write call, never
+widened to a session. Here the CAS day runs with that gate on (`write_gate`): each agent
+write needs an approval of exactly its arguments, recorded in the KB and used up by the
+write in the same transaction; a reviewer decides after a lognormal latency (shape
+σ = {base.approval_sigma:g}) and declines {_pct(base.approval_decline_share)} of requests. Two
+strategies: *approve then write* sends the citation's version once approved (a rejection
+means re-read, re-apply and a new approval); *re-read after approval* re-reads first and,
+when the article changed during the wait, re-applies the change, which is another call
+and needs another approval. {n_seeds} seeds per latency, the delay ladder pooled (per-delay
+rows in `gate.csv`); the closed form is the chance a human saved between the read and a
+write one delay and one approval latency later (`theory.p_human_save_before_gated_write`).
+
+{recommendation(table)}
+
+{_md(pooled)}
+
+![the write gate against CAS](gate.png)"""
 
 
 def render(base: Params, seeds: dict[str, int], t: dict[str, pd.DataFrame]) -> str:
@@ -241,6 +296,10 @@ agent's own other edits. The whole curve is in `cas_curve.csv`.
 ## 4. When polling stops being cheaper
 
 {break_even_text(t["break_even_crossings"], seeds["break_even"])}
+
+## 5. Waiting for approval
+
+{gate_text(base, t["gate"], seeds["gate"]) if "gate" in t else ""}
 
 ## How many seeds
 
