@@ -42,9 +42,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from sim.experiments import run_study
+from sim.metrics import per_seed
 from sim.params import Params
 from sim.report import breakeven
-from sim.report.metrics import per_seed
 
 pd.set_option("display.width", 140)
 

@@ -70,12 +70,11 @@ class StudyFrames:
 
     @staticmethod
     def concat(parts: list[StudyFrames]) -> StudyFrames:
-        return StudyFrames(
-            *(
-                pd.concat([f for f in group if not f.empty], ignore_index=True)
-                for group in zip(*(p.frames() for p in parts), strict=True)
-            )
-        )
+        def joined(group: tuple[pd.DataFrame, ...]) -> pd.DataFrame:
+            filled = [f for f in group if not f.empty]
+            return pd.concat(filled, ignore_index=True) if filled else group[0]
+
+        return StudyFrames(*(joined(g) for g in zip(*(p.frames() for p in parts), strict=True)))
 
 
 def _rows(result: DayResult, experiment: str) -> dict[str, list[dict]]:
@@ -139,7 +138,19 @@ def run_grid(
     workers: int | None = None,
     progress: bool = True,
 ) -> StudyFrames:
-    """run_study for several parameter sets in one pool; records carry what tells them apart."""
+    """run_study for several parameter sets in one pool, their records together (they must
+    carry what tells the points apart)."""
+    return StudyFrames.concat(run_points(points, seeds, experiments, workers, progress))
+
+
+def run_points(
+    points: list[Params],
+    seeds: list[int],
+    experiments: tuple[str, ...] = EXPERIMENTS,
+    workers: int | None = None,
+    progress: bool = True,
+) -> list[StudyFrames]:
+    """run_study for each parameter set, all in one pool; one StudyFrames per point."""
     workers = workers or os.cpu_count() or 1
     jobs = [(p, s, experiments) for p in points for s in seeds]
     if workers == 1 or len(jobs) == 1:
@@ -148,12 +159,13 @@ def run_grid(
     else:
         pool = ProcessPoolExecutor(max_workers=workers)
         results = pool.map(_run_seed_args, jobs, chunksize=max(1, len(jobs) // (8 * workers)))
-    merged: dict[str, list[dict]] = {}
+    merged: list[dict[str, list[dict]]] = [{} for _ in points]
     try:
-        for rows in tqdm(results, total=len(jobs), desc="seeds", unit="seed", disable=not progress):
+        bar = tqdm(results, total=len(jobs), desc="seeds", unit="seed", disable=not progress)
+        for i, rows in enumerate(bar):
             for name, part in rows.items():
-                merged.setdefault(name, []).extend(part)
+                merged[i // len(seeds)].setdefault(name, []).extend(part)
     finally:
         if pool is not None:
             pool.shutdown()
-    return StudyFrames.from_rows(merged)
+    return [StudyFrames.from_rows(m) for m in merged]

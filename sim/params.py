@@ -59,6 +59,31 @@ class Params:
     transport: Literal["direct", "mcp"] = "direct"
     """'direct': the agent and checker call the tools in-process; 'mcp': every call crosses
     the MCP protocol (official SDK client and server, JSON-RPC over in-memory streams)."""
+    unpublished_save: Literal["draft", "redraw", "republish"] = "draft"
+    """A save drawn for an unpublished article: 'draft' edits its draft (invisible to search
+    and read); 'redraw' draws another published article by the same weights; 'republish'
+    publishes it again with the edit (an unpublish drawn for it still edits the draft). The
+    write-up is silent."""
+    agent_edit_targets: Literal["any", "distinct_articles"] = "any"
+    """'any': each answer's edited citation is edited, so two answers citing one article both
+    edit it and may reject each other; 'distinct_articles': an answer whose article an
+    earlier answer of the day already edits makes no edit."""
+    replays: Literal["first_try_successes", "every_success"] = "first_try_successes"
+    """Which successful edits are sent again with the same key: the write-up's 409 equals
+    600 − 19 gone − 172 first-try rejections, so only first-try successes."""
+    day_profile: Literal["uniform", "two_peaks"] = "uniform"
+    """When questions and saves come: independent uniform times over the day ('spread over
+    8 hours'), or one shared profile with a morning and an afternoon peak."""
+    edited_citation: Literal["first", "second"] = "first"
+    """Which of an answer's citations the CAS run edits ('the article it cited first')."""
+    humans_after_day_end: bool = False
+    """Humans keep saving at the day's rate, with the same popularity, while the agent's
+    late edits land (up to the longest delay after the day); the write-up's 300 saves fall
+    inside the 8 hours."""
+    save_spread: Literal["independent", "distinct_articles", "even_times"] = "independent"
+    """How the saves are spread, on the Zipf day and the even control alike: independent
+    draws of article and time; each save on a different article (drawn without replacement
+    by the same weights); or saves at evenly spaced times."""
     write_gate: bool = False
     """Every agent edit needs its own recorded approval of exactly its arguments, decided by
     a reviewer (the write-up's closing advice); off in the write-up's study."""
@@ -109,6 +134,22 @@ class Params:
             raise bad("transport", "'direct' or 'mcp'")
         if self.arrivals not in ("uniform", "poisson"):
             raise bad("arrivals", "'uniform' or 'poisson'")
+        for name, allowed in (
+            ("unpublished_save", ("draft", "redraw", "republish")),
+            ("agent_edit_targets", ("any", "distinct_articles")),
+            ("replays", ("first_try_successes", "every_success")),
+            ("day_profile", ("uniform", "two_peaks")),
+            ("edited_citation", ("first", "second")),
+            ("save_spread", ("independent", "distinct_articles", "even_times")),
+        ):
+            if getattr(self, name) not in allowed:
+                raise bad(name, " or ".join(repr(a) for a in allowed))
+        if not isinstance(self.humans_after_day_end, bool):
+            raise bad("humans_after_day_end", "True or False")
+        if self.save_spread == "distinct_articles" and self.n_saves > self.n_articles:
+            raise bad("save_spread", "'distinct_articles' only with n_saves <= n_articles")
+        if self.edited_citation == "second" and self.citations_per_answer < 2:
+            raise bad("edited_citation", "'second' only with citations_per_answer >= 2")
         if self.approval_strategy not in ("approve_then_write", "reread_after_approval"):
             raise bad("approval_strategy", "'approve_then_write' or 'reread_after_approval'")
         for name in ("approval_median_s", "approval_ttl_s"):

@@ -9,11 +9,21 @@ from pathlib import Path
 import pandas as pd
 
 from sim.experiments import WRITEUP_SEEDS, StudyFrames, run_study
+from sim.metrics import per_seed
 from sim.params import Params
 from sim.popularity import top_share
-from sim.report import breakeven, figures, gate, readme, sizes, tables, writeup
+from sim.report import (
+    breakeven,
+    figures,
+    gate,
+    openchoices,
+    readme,
+    sensitivity,
+    sizes,
+    tables,
+    writeup,
+)
 from sim.report.comparison import comparison_table
-from sim.report.metrics import per_seed
 
 STALENESS_SEEDS = 150
 """Seeds of the staleness runs (Zipf and control): each takes about 0.5 s."""
@@ -36,6 +46,7 @@ def build_tables(
     frames: StudyFrames,
     break_even_runs: pd.DataFrame | None = None,
     gate_edits: pd.DataFrame | None = None,
+    sensitivity_runs: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
     first5 = frames.seeds(WRITEUP_SEEDS)
     seeds = per_seed(frames)
@@ -45,9 +56,17 @@ def build_tables(
         extra = {"break_even": table, "break_even_crossings": breakeven.crossings(table)}
     if gate_edits is not None:
         extra["gate"] = gate.gate_table(base, gate_edits)
+    comparison = comparison_table(seeds, base, WRITEUP_SEEDS)
+    if sensitivity_runs is not None:
+        extra["sensitivity"] = sensitivity.sensitivity_table(sensitivity_runs)
+        comparison["readings"] = (
+            comparison["key"]
+            .map(sensitivity.robustness(extra["sensitivity"], comparison))
+            .fillna("")
+        )
     return {
         "per_seed": seeds,
-        "comparison": comparison_table(seeds, base, WRITEUP_SEEDS),
+        "comparison": comparison,
         "staleness": tables.staleness_table(first5),
         "check_cost": tables.check_cost_table(first5),
         "cas_by_delay": tables.cas_table(base, frames, first5, "cas"),
@@ -85,9 +104,10 @@ def write_results(
     seeds: dict[str, int],
     break_even_runs: pd.DataFrame,
     gate_edits: pd.DataFrame,
+    sensitivity_runs: pd.DataFrame,
 ) -> dict[str, pd.DataFrame]:
     out.mkdir(parents=True, exist_ok=True)
-    t = build_tables(base, frames, break_even_runs, gate_edits)
+    t = build_tables(base, frames, break_even_runs, gate_edits, sensitivity_runs)
     for name, df in t.items():
         df.to_csv(out / f"{name}.csv", index=False, float_format=FLOAT_FORMAT)
     (out / "summary.json").write_text(
@@ -98,6 +118,9 @@ def write_results(
     figures.save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), out / "cas_by_delay.png")
     figures.save(breakeven.figure(t["break_even"]), out / "break_even.png")
     figures.save(gate.figure(t["gate"]), out / "gate.png")
+    figures.save(
+        sensitivity.tornado(t["sensitivity"], list(openchoices.HEADLINE)), out / "sensitivity.png"
+    )
     (out / "REPORT.md").write_text(writeup.render(base, seeds, t))
     return t
 
@@ -137,12 +160,14 @@ def reproduce(
         "cas": cas_seeds,
         "break_even": BREAK_EVEN_SEEDS,
         "gate": gate.SEEDS,
+        "sensitivity": sensitivity.SEEDS,
     }
     be_runs = breakeven.break_even_runs(
         base, breakeven.AXES, list(range(1, BREAK_EVEN_SEEDS + 1)), workers, progress
     )
     gate_edits = gate.gate_runs(base, list(range(1, gate.SEEDS + 1)), workers, progress)
-    t = write_results(out, base, frames, seeds, be_runs, gate_edits)
+    sens_runs = sensitivity.sensitivity_runs(base, frames, workers, progress)
+    t = write_results(out, base, frames, seeds, be_runs, gate_edits, sens_runs)
     if readme_path is not None:
         readme.update(readme_path, "results", readme.results_block(t["comparison"]))
         readme.update(readme_path, "sizes", sizes.readme_block(t["response_sizes"]))

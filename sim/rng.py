@@ -23,6 +23,11 @@ STREAMS = (
     "save_count",
     "approval_delays",
     "approval_decisions",
+    "save_redraws",
+    "late_save_times",
+    "late_save_targets",
+    "late_save_kinds",
+    "late_save_text",
 )
 
 

@@ -17,8 +17,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from sim.experiments import StudyFrames, run_seed
+from sim.metrics import per_seed
 from sim.params import Params
-from sim.report.metrics import per_seed
 
 DEFAULT_EXPERIMENTS = ("staleness", "control", "cas")
 

@@ -3,6 +3,7 @@ qualitative claims, and a live ground-truth assertion."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, replace
 
 import pandas as pd
@@ -144,7 +145,10 @@ def test_cas_claims() -> None:
     assert by_delay.loc[5.0] == 0
     assert by_delay.is_monotonic_increasing and by_delay.iloc[-1] > 0.2
     ok = edits[edits["final_outcome"] == "ok"]
-    assert ok["replay_matched"].all() and (ok["replay_new_events"] == 0).all()
+    replayed = ok[ok["replayed"]]
+    assert replayed["replay_matched"].all() and (replayed["replay_new_events"] == 0).all()
+    # only first-try successes are sent again (the write-up's 409 = 600 - 19 - 172)
+    assert (ok["replayed"] == (ok["attempts"] == 1)).all()
     conflicts = edits[edits["first_outcome"] == "conflict"]
     assert set(conflicts["conflict_cause"]) <= {"human", "agent"}
     assert (conflicts["final_outcome"] != "gave_up").all()
@@ -161,6 +165,73 @@ def test_results_do_not_depend_on_the_worker_count() -> None:
 
 
 def test_replays_append_nothing_even_when_calls_take_time() -> None:
-    cas = run_day(replace(experiment_params(BASE, "cas"), tool_latency_s=30.0), 3)
+    params = replace(experiment_params(BASE, "cas"), tool_latency_s=30.0, replays="every_success")
+    cas = run_day(params, 3)
     ok = [e for e in cas.edits if e.final_outcome == "ok"]
-    assert ok and all(e.replay_matched and e.replay_new_events == 0 for e in ok)
+    assert ok and all(e.replayed and e.replay_matched and e.replay_new_events == 0 for e in ok)
+
+
+# -- the open choices: each reading changes what it should, and nothing else ------------
+def _rows(records: list) -> list[tuple]:
+    return [tuple(getattr(r, f) for f in r.__slots__) for r in records]
+
+
+def _reads(day: DayResult) -> list[tuple]:
+    """The questions asked and when (the agent's own edits may change what it then reads)."""
+    return [(c.answer, c.slot, c.question_article, c.read_s) for c in day.citations]
+
+
+def test_each_reading_changes_only_what_it_should() -> None:
+    base = replace(BASE, agent_edits=True)
+    default = run_day(base, 4)
+
+    def day(**change: object) -> DayResult:
+        return run_day(replace(base, **change), 4)
+
+    # agent-side readings leave the humans' day alone
+    for change in (
+        {"agent_edit_targets": "distinct_articles"},
+        {"replays": "every_success"},
+        {"edited_citation": "second"},
+    ):
+        other = day(**change)
+        assert _rows(other.saves) == _rows(default.saves), change
+        assert _reads(other) == _reads(default), change
+        assert _rows(other.edits) != _rows(default.edits), change
+    distinct = day(agent_edit_targets="distinct_articles")
+    edited = [e.article_id for e in distinct.edits]
+    assert len(edited) == len(set(edited)) < len(default.edits)
+    second = day(edited_citation="second")
+    by_answer = {(c.answer, c.slot): c.article_id for c in second.citations}
+    assert all(e.article_id == by_answer[(e.answer, 1)] for e in second.edits)
+    replays = day(replays="every_success")
+    assert sum(e.replayed for e in replays.edits) > sum(e.replayed for e in default.edits)
+    # saves after the day: the day's own saves are untouched, later ones are added
+    late = day(humans_after_day_end=True)
+    inside = [s for s in late.saves if s.t_s < base.day_s]
+    assert _rows(inside) == _rows(default.saves)
+    assert len(late.saves) > len(default.saves)
+    assert _reads(late) == _reads(default)
+    # what a save of an unpublished article does: only such saves differ
+    for reading in ("redraw", "republish"):
+        other = day(unpublished_save=reading)
+        assert [s.t_s for s in other.saves] == [s.t_s for s in default.saves]
+        drafts = {i for i, s in enumerate(default.saves) if s.effect == "draft"}
+        assert drafts and all(s.effect != "draft" or s.drawn == "unpublish" for s in other.saves)
+        first_draft = min(drafts)
+        assert _rows(other.saves[:first_draft]) == _rows(default.saves[:first_draft])
+    # the day's profile moves times, never who is asked about or saved
+    peaks = day(day_profile="two_peaks")
+    assert [c.question_article for c in peaks.citations] == [
+        c.question_article for c in default.citations
+    ]
+    assert [s.t_s for s in peaks.saves] != [s.t_s for s in default.saves]
+    # spreading the saves
+    distinct_saves = day(save_spread="distinct_articles")
+    assert len({s.article_id for s in distinct_saves.saves}) == len(distinct_saves.saves)
+    even = day(save_spread="even_times")
+    gaps = {round(b.t_s - a.t_s, 6) for a, b in itertools.pairwise(even.saves)}
+    assert gaps == {round(base.day_s / base.n_saves, 6)}
+    assert [c.question_article for c in even.citations] == [
+        c.question_article for c in default.citations
+    ]

@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 from sim.experiments import WRITEUP_SEEDS, run_study
+from sim.metrics import per_seed
 from sim.params import Params
 from sim.report import readme, sizes
 from sim.report.comparison import REPORTED, pooled
-from sim.report.metrics import per_seed
 from sim.reproduce import reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,6 +34,7 @@ TABLES = [
     "tool_calls",
     "response_sizes",
     "gate",
+    "sensitivity",
 ]
 SUMMARY = json.loads((RESULTS / "summary.json").read_text())
 
@@ -73,7 +74,13 @@ def test_committed_table_equals_a_fresh_run(fresh: Path, name: str) -> None:
 def test_committed_summary_and_report_equal_a_fresh_run(fresh: Path) -> None:
     assert _close(SUMMARY, json.loads((fresh / "summary.json").read_text()))
     assert (RESULTS / "REPORT.md").read_text() == (fresh / "REPORT.md").read_text()
-    for png in ("stale_over_day.png", "check_cost.png", "cas_by_delay.png", "gate.png"):
+    for png in (
+        "stale_over_day.png",
+        "check_cost.png",
+        "cas_by_delay.png",
+        "gate.png",
+        "sensitivity.png",
+    ):
         assert (RESULTS / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (fresh / png).exists()
 
@@ -147,3 +154,21 @@ def test_the_gate_tracks_its_closed_form_and_re_reading_never_writes_stale() -> 
     assert (a["first_try_rejected_share"] >= a["would_overwrite_share"]).all()
     assert (b["first_try_rejected_share"] == 0).all() and (b["would_overwrite_share"] == 0).all()
     assert a["first_try_rejected_share"].is_monotonic_increasing
+
+
+def test_every_open_choice_and_reading_is_in_the_sensitivity_table() -> None:
+    from sim.report.sensitivity import CHOICES, COUNTING, FIGURES
+
+    table = pd.read_csv(RESULTS / "sensitivity.csv")
+    readings = set(zip(table["choice"], table["reading"].astype(str), strict=True))
+    expected = {(c.field, str(r)) for c in CHOICES for r in c.readings}
+    assert expected | {("default", "default"), (COUNTING, "True")} == readings
+    assert set(table["figure"]) == {f.key for f in FIGURES}
+    default = table[table["choice"] == "default"].set_index("figure")
+    for (choice, _reading), g in table.groupby(["choice", "reading"]):
+        if choice in ("default", COUNTING):
+            continue
+        runs = next(c.runs for c in CHOICES if c.field == choice)
+        if "staleness" not in runs:  # an agent-side reading leaves the staleness runs alone
+            same = g.set_index("figure").loc["zipf_stale_share", "mean"]
+            assert same == default.loc["zipf_stale_share", "mean"]

@@ -104,8 +104,11 @@ class ScriptedAgent:
         delay_s: float,
         max_attempts: int,
         oracle: GroundTruthOracle,
+        replay_retries: bool = False,
     ) -> Proc:
-        """Edit with the citation's version after delay_s; the oracle only labels outcomes."""
+        """Edit with the citation's version after delay_s; the oracle only labels outcomes.
+        A success is sent again with the same key: a first-try one always, one after
+        retries only with replay_retries."""
         yield self.env.timeout(delay_s)
         note = f"\n\nNote: clarified after customer question {citation.answer + 1}."
         args = {
@@ -137,7 +140,8 @@ class ScriptedAgent:
             result = yield from self.call("edit_knowledge_article", args)
             outcome = self._outcome(result)
         replay_matched, new_events = False, 0
-        if outcome == "ok":
+        replayed = outcome == "ok" and (attempts == 1 or replay_retries)
+        if replayed:
             yield from self.latency()
             head = oracle.head_sequence()  # same instant as the replay: only it can add events
             replay = self.session.call("edit_knowledge_article", args)
@@ -159,6 +163,7 @@ class ScriptedAgent:
             final_outcome="gave_up" if outcome == "conflict" else outcome,
             replay_matched=replay_matched,
             replay_new_events=new_events,
+            replayed=replayed,
         )
 
     def gated_edit(

@@ -74,6 +74,7 @@ class Day:
             host = self.server.connect("agent", [KB_ID])
             self.reviewer = Reviewer(self.env, self.server, host, params, rng.streams(seed))
         self.final: dict[tuple[int, int], tuple[str, str]] = {}
+        self.edited_articles: set[str] = set()
         self.index = {a.article_id: i for i, a in enumerate(self.specs)}
 
     def connect(self, client_id: str) -> ToolCaller:
@@ -89,18 +90,30 @@ class Day:
         held = yield from self.agent.answer(
             answer, spec.article_id, spec.query, self.params.citations_per_answer
         )
-        if self.params.agent_edits and held:
-            delays = self.params.edit_delays_s
-            delay = delays[answer % len(delays)]
-            if self.reviewer is not None:
-                record = yield from self.agent.gated_edit(
-                    self.seed, held[0], delay, self.params, self.reviewer, self.oracle
-                )
-            else:
-                record = yield from self.agent.delayed_edit(
-                    self.seed, held[0], delay, self.params.max_edit_attempts, self.oracle
-                )
-            self.result.edits.append(record)
+        slot = 0 if self.params.edited_citation == "first" else 1
+        if not self.params.agent_edits or len(held) <= slot:
+            return
+        cited = held[slot]
+        if self.params.agent_edit_targets == "distinct_articles":
+            if cited.article_id in self.edited_articles:
+                return  # an earlier answer of the day edits this article already
+            self.edited_articles.add(cited.article_id)
+        delays = self.params.edit_delays_s
+        delay = delays[answer % len(delays)]
+        if self.reviewer is not None:
+            record = yield from self.agent.gated_edit(
+                self.seed, cited, delay, self.params, self.reviewer, self.oracle
+            )
+        else:
+            record = yield from self.agent.delayed_edit(
+                self.seed,
+                cited,
+                delay,
+                self.params.max_edit_attempts,
+                self.oracle,
+                replay_retries=self.params.replays == "every_success",
+            )
+        self.result.edits.append(record)
 
     def customers(self) -> Proc:
         s = self.schedule
@@ -120,8 +133,8 @@ class Day:
             agent_edits=self.params.agent_edits,
             questions=len(s.question_targets),
             questions_top10=sum(int(t) in top10 for t in s.question_targets),
-            saves=len(s.save_targets),
-            saves_top10=sum(int(t) in top10 for t in s.save_targets),
+            saves=s.day_saves,
+            saves_top10=sum(int(t) in top10 for t in s.save_targets[: s.day_saves]),
             unpublished_at_end=self.oracle.unpublished_count([a.article_id for a in self.specs]),
             events=self.oracle.head_sequence(),
         )
@@ -157,6 +170,8 @@ class Day:
                 self.seed,
                 p.save_popularity,
                 r.saves,
+                p.unpublished_save,
+                rng.streams(self.seed)["save_redraws"],
             )
         )
         self.env.process(self.customers())

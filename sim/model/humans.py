@@ -1,14 +1,17 @@
 """The human side: editors saving articles through the KB editor app (not the tools).
 
-An unpublished article stays unpublished for the rest of the day; a save drawn
-for it edits its draft (an event, but invisible to search and read), and an
-unpublish drawn for it does the same.
+What a save drawn for an unpublished article does is ``Params.unpublished_save``: by
+default the article stays unpublished for the rest of the day and the save edits its
+draft (an event, but invisible to search and read); 'redraw' draws another published
+article by the same weights; 'republish' publishes it again with the edit. An
+unpublish drawn for an unpublished article edits its draft in every reading.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 
+import numpy as np
 import simpy
 
 from sim.corpus import ArticleSpec, edited_body, title_for
@@ -26,6 +29,8 @@ def human_editors(
     seed: int,
     popularity: str,
     out: list[SaveRecord],
+    unpublished_save: str = "draft",
+    redraws: np.random.Generator | None = None,
 ) -> Generator[simpy.Event, None, None]:
     title_revision = [0] * len(specs)
     for t, target, kind, u in zip(
@@ -39,7 +44,21 @@ def human_editors(
         spec = specs[target]
         current = store.article_state(kb_id, spec.article_id)
         drawn = SAVE_KINDS[kind]
-        if not current.published:
+        if not current.published and unpublished_save == "redraw" and redraws is not None:
+            published = [
+                i for i, a in enumerate(specs) if store.published_article(kb_id, a.article_id)
+            ]
+            if published:
+                w = schedule.save_w[published]
+                target = published[int(redraws.choice(len(published), p=w / w.sum()))]
+                spec = specs[target]
+                current = store.article_state(kb_id, spec.article_id)
+        republish = (
+            not current.published and unpublished_save == "republish" and drawn != "unpublish"
+        )
+        if republish:
+            store.set_published(kb_id, spec.article_id, True)
+        if not current.published and not republish:
             effect = "draft"
             store.save(kb_id, spec.article_id, edited_body(spec, current.content, u))
         elif drawn == "unpublish":
@@ -57,4 +76,6 @@ def human_editors(
         else:
             effect = "body"
             store.save(kb_id, spec.article_id, edited_body(spec, current.content, u))
-        out.append(SaveRecord(seed, popularity, float(t), spec.article_id, drawn, effect))
+        out.append(
+            SaveRecord(seed, popularity, float(t), spec.article_id, drawn, effect, republish)
+        )

@@ -83,6 +83,8 @@ class EditRecord:
     replay_matched: bool
     """The same call sent again returned the first result, marked as a replay."""
     replay_new_events: int
+    replayed: bool = False
+    """The success was sent again with the same key (which successes: Params.replays)."""
     strategy: str = ""
     """With the write gate: 'approve_then_write' or 'reread_after_approval'; '' without."""
     approval_median_s: float = 0.0
@@ -110,6 +112,8 @@ class SaveRecord:
     """'body', 'title' or 'unpublish': what the mix drew."""
     effect: str
     """What it did: 'body', 'title', 'unpublish', or 'draft' (an edit of an unpublished article)."""
+    republished: bool = False
+    """It published an unpublished article again first (unpublished_save='republish')."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,14 +31,50 @@ class DaySchedule:
     save_kinds: np.ndarray
     save_uniforms: np.ndarray
     """EDIT_UNIFORMS uniforms per save for the edit's text."""
+    day_saves: int
+    """Saves inside the day; any after them come after the day ends (humans_after_day_end)."""
 
 
 def _count(mean: int, params: Params, rng: np.random.Generator) -> int:
     return mean if params.arrivals == "uniform" else int(rng.poisson(mean))
 
 
-def _times(count: int, day_s: float, rng: np.random.Generator) -> np.ndarray:
-    return np.sort(rng.uniform(0.0, day_s, size=count))
+PEAKS = ((0.2, 0.1), (0.7, 0.1))
+"""'two_peaks': centre and spread of the morning and afternoon peaks, as shares of the day;
+a fifth of the day's density is spread flat beneath them."""
+
+
+def _profile_times(u: np.ndarray, day_s: float) -> np.ndarray:
+    """Uniforms to times of day under the two-peak profile (inverse of its CDF)."""
+    grid = np.linspace(0.0, 1.0, 4001)
+    density = 0.2 + 0.8 * sum(np.exp(-0.5 * ((grid - c) / w) ** 2) for c, w in PEAKS) / len(PEAKS)
+    cdf = np.concatenate([[0.0], np.cumsum((density[1:] + density[:-1]) / 2)])
+    return day_s * np.interp(u, cdf / cdf[-1], grid)
+
+
+def _times(count: int, params: Params, rng: np.random.Generator) -> np.ndarray:
+    u = rng.uniform(0.0, 1.0, size=count)
+    if params.day_profile == "two_peaks":
+        return np.sort(_profile_times(u, params.day_s))
+    return np.sort(u * params.day_s)
+
+
+def _save_times(count: int, params: Params, rng: np.random.Generator) -> np.ndarray:
+    if params.save_spread == "even_times":
+        return params.day_s * (np.arange(count) + 0.5) / count
+    return _times(count, params, rng)
+
+
+def _late_saves(params: Params, rngs: dict[str, np.random.Generator], save_w: np.ndarray) -> dict:
+    """Saves after the day, while the agent's late edits land (humans_after_day_end)."""
+    late_s = max(params.edit_delays_s) if params.agent_edits and params.humans_after_day_end else 0
+    n = round(params.n_saves * late_s / params.day_s)
+    return {
+        "s": params.day_s + np.sort(rngs["late_save_times"].uniform(0.0, late_s, size=n)),
+        "targets": rngs["late_save_targets"].choice(len(save_w), size=n, p=save_w),
+        "kinds": rngs["late_save_kinds"].choice(3, size=n, p=np.asarray(params.save_mix)),
+        "uniforms": rngs["late_save_text"].random((n, EDIT_UNIFORMS)),
+    }
 
 
 def draw_schedule(params: Params, rngs: dict[str, np.random.Generator]) -> DaySchedule:
@@ -54,14 +90,26 @@ def draw_schedule(params: Params, rngs: dict[str, np.random.Generator]) -> DaySc
     )
     n_q = _count(params.n_questions, params, rngs["question_count"])
     n_s = _count(params.n_saves, params, rngs["save_count"])
+    distinct = params.save_spread == "distinct_articles"
+    late = _late_saves(params, rngs, save_w)
     return DaySchedule(
         question_rank=question_rank,
         question_w=question_w,
         save_w=save_w,
-        question_s=_times(n_q, params.day_s, rngs["question_times"]),
+        question_s=_times(n_q, params, rngs["question_times"]),
         question_targets=rngs["question_targets"].choice(n, size=n_q, p=question_w),
-        save_s=_times(n_s, params.day_s, rngs["save_times"]),
-        save_targets=rngs["save_targets"].choice(n, size=n_s, p=save_w),
-        save_kinds=rngs["save_kinds"].choice(3, size=n_s, p=np.asarray(params.save_mix)),
-        save_uniforms=rngs["save_text"].random((n_s, EDIT_UNIFORMS)),
+        save_s=np.concatenate([_save_times(n_s, params, rngs["save_times"]), late["s"]]),
+        save_targets=np.concatenate(
+            [
+                rngs["save_targets"].choice(n, size=n_s, p=save_w, replace=not distinct),
+                late["targets"],
+            ]
+        ),
+        save_kinds=np.concatenate(
+            [rngs["save_kinds"].choice(3, size=n_s, p=np.asarray(params.save_mix)), late["kinds"]]
+        ),
+        save_uniforms=np.concatenate(
+            [rngs["save_text"].random((n_s, EDIT_UNIFORMS)), late["uniforms"]]
+        ),
+        day_saves=n_s,
     )

@@ -92,15 +92,24 @@ def cas_by_seed(edits: pd.DataFrame) -> pd.DataFrame:
             "cas_gone": g["gone"].sum(),
             "cas_successes": g["ok"].sum(),
             "cas_retries_all_succeeded": e[e["conflict"]].groupby("seed")["ok"].all(),
+            "cas_replays": g["replayed"].sum(),
             "cas_replays_matched": g["replay_matched"].sum(),
+            "cas_conflicts_human": g["conflict_cause"].apply(lambda s: (s == "human").sum()),
             "cas_replay_new_events": g["replay_new_events"].sum(),
         }
     )
     out["cas_retries_all_succeeded"] = out["cas_retries_all_succeeded"].fillna(True).astype(bool)
     out["cas_reject_share"] = out["cas_conflicts"] / out["cas_edits"]
+    out["cas_gone_share"] = out["cas_gone"] / out["cas_edits"]
+    out["cas_replays_matched_share"] = out["cas_replays_matched"] / out["cas_replays"]
+    out["cas_replay_share"] = out["cas_replays"] / out["cas_edits"]
+    out["cas_human_reject_share"] = out["cas_conflicts_human"] / out["cas_edits"]
+    human = e.assign(human=e["conflict"] & (e["conflict_cause"] == "human"))
     for d in LADDER_S:
         at = e[e["delay_s"] == d].groupby("seed")["conflict"].mean()
         out[f"cas_reject_share_{int(d)}s"] = at
+        at = human[human["delay_s"] == d].groupby("seed")["human"].mean()
+        out[f"cas_human_reject_share_{int(d)}s"] = at
     return out
 
 
