@@ -53,13 +53,6 @@ class ToolResult:
         """Characters a client receives: the text plus the structured content's JSON."""
         return len(self.text) + len(structured_json(self.structured))
 
-    def to_mcp(self) -> dict[str, Any]:
-        return {
-            "content": [{"type": "text", "text": self.text}],
-            "structuredContent": self.structured,
-            "isError": self.is_error,
-        }
-
 
 def structured_json(structured: Structured) -> str:
     """The structured content as a client receives it (compact JSON)."""

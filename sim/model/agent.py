@@ -110,14 +110,7 @@ class ScriptedAgent:
         A success is sent again with the same key: a first-try one always, one after
         retries only with replay_retries."""
         yield self.env.timeout(delay_s)
-        note = f"\n\nNote: clarified after customer question {citation.answer + 1}."
-        args = {
-            "knowledge_base_id": self.kb_id,
-            "article_id": citation.article_id,
-            "content": citation.content + note,
-            "expected_version": citation.version,
-            "idempotency_key": f"seed{seed}-answer{citation.answer}-try1",
-        }
+        args = self._edit_args(seed, citation, 1, citation.content, citation.version)
         result = yield from self.call("edit_knowledge_article", args)
         edit_s = self.env.now
         first = self._outcome(result)
@@ -131,12 +124,13 @@ class ScriptedAgent:
                 outcome = "gone"
                 break
             attempts += 1
-            args = {
-                **args,
-                "content": fresh.structured["content"] + note,
-                "expected_version": fresh.structured["updated_at"],
-                "idempotency_key": f"seed{seed}-answer{citation.answer}-try{attempts}",
-            }
+            args = self._edit_args(
+                seed,
+                citation,
+                attempts,
+                fresh.structured["content"],
+                fresh.structured["updated_at"],
+            )
             result = yield from self.call("edit_knowledge_article", args)
             outcome = self._outcome(result)
         replay_matched, new_events = False, 0
@@ -182,26 +176,14 @@ class ScriptedAgent:
         re-applies the change, which makes it another call needing another approval."""
         yield self.env.timeout(delay_s)
         start = self.env.now
-        note = f"\n\nNote: clarified after customer question {citation.answer + 1}."
-        key = f"seed{seed}-answer{citation.answer}-try"
-        args = {
-            "knowledge_base_id": self.kb_id,
-            "article_id": citation.article_id,
-            "content": citation.content + note,
-            "expected_version": citation.version,
-            "idempotency_key": f"{key}1",
-        }
+        args = self._edit_args(seed, citation, 1, citation.content, citation.version)
         approvals, waited, attempts = 0, 0.0, 0
         first = outcome = ""
         would_overwrite = False
 
         def rebuilt(fresh: ToolResult) -> dict[str, Any]:
-            return {
-                **args,
-                "content": fresh.structured["content"] + note,
-                "expected_version": fresh.structured["updated_at"],
-                "idempotency_key": f"{key}{attempts + 1}",
-            }
+            s = fresh.structured
+            return self._edit_args(seed, citation, attempts + 1, s["content"], s["updated_at"])
 
         while attempts < params.max_edit_attempts and approvals < 2 * params.max_edit_attempts:
             granted, wait = yield from approver.approve(args)
@@ -253,6 +235,20 @@ class ScriptedAgent:
             would_overwrite=would_overwrite,
             end_to_end_s=self.env.now - start if outcome == "ok" else float("nan"),
         )
+
+    def _edit_args(
+        self, seed: int, citation: HeldCitation, attempt: int, content: str, version: str
+    ) -> dict[str, Any]:
+        """An edit call: the note appended to the content it is based on, that content's
+        version, and one idempotency key per attempt."""
+        note = f"\n\nNote: clarified after customer question {citation.answer + 1}."
+        return {
+            "knowledge_base_id": self.kb_id,
+            "article_id": citation.article_id,
+            "content": content + note,
+            "expected_version": version,
+            "idempotency_key": f"seed{seed}-answer{citation.answer}-try{attempt}",
+        }
 
     @staticmethod
     def _outcome(result: ToolResult) -> str:
