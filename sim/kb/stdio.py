@@ -129,8 +129,17 @@ class Screen:
                     None, INVALID_REQUEST, f"Invalid Request: nested over {MAX_DEPTH} deep."
                 )
             )
-        except ValueError as e:
-            return Answer(error_reply(None, PARSE_ERROR, f"Parse error: {describe_name(str(e))}"))
+        except json.JSONDecodeError as e:
+            return Answer(
+                error_reply(
+                    None,
+                    PARSE_ERROR,
+                    f"Parse error: {e.msg} at character {e.pos}; send one JSON-RPC 2.0 object "
+                    "per line.",
+                )
+            )
+        except ValueError as e:  # NaN and Infinity, which Python reads but JSON has not
+            return Answer(error_reply(None, PARSE_ERROR, f"Parse error: {e}."))
         if isinstance(msg, list):
             return Answer(
                 error_reply(
