@@ -67,7 +67,8 @@ async def human_editor(store: KBStore, edits_per_minute: float, seed: int) -> No
     waiting = False
     while True:
         await anyio.sleep(draws.exponential(60.0 / edits_per_minute))
-        published = [i for i, a in enumerate(ids) if store.published_article(KB_ID, a)]
+        hidden = set(store.unpublished_among(KB_ID, ids))
+        published = [i for i, a in enumerate(ids) if a not in hidden]
         if not published:
             if not waiting:
                 _say(f"no published article to edit; looking again every {NO_ARTICLE_WAIT_S:g} s")

@@ -94,10 +94,10 @@ def _answer_on_retry(session: Session, params: types.CallToolRequestParams, args
     """The approval this retry answers (2026-07-28 era), if it is this session's pending
     approval of exactly these arguments; 0 otherwise. The state is the client's to forge,
     so it is checked, never trusted."""
-    state = params.request_state or ""
-    if not state.startswith(f"{APPROVAL_KEY}:") or not state[len(APPROVAL_KEY) + 1 :].isdigit():
+    prefix, _, number = (params.request_state or "").partition(":")
+    if prefix != APPROVAL_KEY or not number.isdigit():
         return 0
-    approval = session.server.store.approval(int(state[len(APPROVAL_KEY) + 1 :]))
+    approval = session.server.store.approval(int(number))
     if (
         approval is None
         or approval.decision != "pending"

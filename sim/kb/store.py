@@ -278,12 +278,9 @@ class KBStore:
     @_serialised
     def unpublished_among(self, kb_id: str, article_ids: list[str]) -> list[str]:
         """Those of the ids that name an article not published now, in the order given."""
-        marks = ", ".join("?" * len(article_ids))
         rows = self._db.execute(
-            f"SELECT article_id FROM articles WHERE kb_id = ? AND published = 0 "
-            f"AND article_id IN ({marks})",
-            (kb_id, *article_ids),
-        ).fetchall()
+            "SELECT article_id FROM articles WHERE kb_id = ? AND published = 0", (kb_id,)
+        ).fetchall()  # few are unpublished; no bound parameter per id, however many ids
         hidden = {r[0] for r in rows}
         return [a for a in article_ids if a in hidden]
 
@@ -308,6 +305,14 @@ class KBStore:
         return EventPage([Event(*r) for r in rows], head, oldest)
 
     # -- the tool's compare-and-swap edit ---------------------------------------
+    def _prior_request(self, kb_id: str, client_id: str, key: str) -> tuple[str, str] | None:
+        """(request hash, first result) stored with this client's idempotency key, if any."""
+        return self._db.execute(
+            "SELECT request_hash, result_json FROM idempotency "
+            "WHERE kb_id = ? AND client_id = ? AND key = ?",
+            (kb_id, client_id, key),
+        ).fetchone()
+
     @_serialised
     def cas_edit(
         self,
@@ -325,11 +330,7 @@ class KBStore:
         """Idempotency lookup, approval check (with the write gate on), version check, write,
         event, key record and the approval marked used: one transaction."""
         with self._tx() as db:
-            prior = db.execute(
-                "SELECT request_hash, result_json FROM idempotency "
-                "WHERE kb_id = ? AND client_id = ? AND key = ?",
-                (kb_id, client_id, idempotency_key),
-            ).fetchone()
+            prior = self._prior_request(kb_id, client_id, idempotency_key)
             if prior is not None:
                 return Replayed(prior[1]) if prior[0] == request_hash else KeyReused()
             approval = None
@@ -387,16 +388,11 @@ class KBStore:
         return approvals.get(self._db, approval_id)
 
     @_serialised
-    def approval_needed(
-        self, kb_id: str, client_id: str, key: str, request_hash: str, args_digest: str
-    ) -> bool:
-        """No replay of this key and request, and no usable approval of this digest."""
-        prior = self._db.execute(
-            "SELECT request_hash FROM idempotency WHERE kb_id = ? AND client_id = ? AND key = ?",
-            (kb_id, client_id, key),
-        ).fetchone()
-        if prior is not None:
-            return False  # a replay needs none; a reused key is refused for that
+    def approval_needed(self, kb_id: str, client_id: str, key: str, args_digest: str) -> bool:
+        """The key is unused (a replay needs no approval; a reused key is refused for that)
+        and no usable approval of this digest waits."""
+        if self._prior_request(kb_id, client_id, key) is not None:
+            return False
         usable, _ = approvals.usable_or_latest(
             self._db, kb_id, client_id, args_digest, self._clock()
         )

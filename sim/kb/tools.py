@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from sim.kb import approvals, reads
 from sim.kb import store as st
 from sim.kb.calllog import CallLog, ToolCall, logged_args
-from sim.kb.edit import EDIT_TOOL, Gate, edit_article, request_hash
+from sim.kb.edit import EDIT_TOOL, Gate, edit_article
 from sim.kb.listing import (
     DEFAULT_POLL_LIMIT,
     DEFAULT_SEARCH_LIMIT,
@@ -157,11 +157,7 @@ class Session:
         if kb not in self.grants or not self.server.store.kb_exists(kb):
             return False
         return self.server.store.approval_needed(
-            kb,
-            self.client_id,
-            arguments["idempotency_key"],
-            request_hash(arguments),
-            approvals.digest(EDIT_TOOL, arguments),
+            kb, self.client_id, arguments["idempotency_key"], approvals.digest(EDIT_TOOL, arguments)
         )
 
     # -- dispatch ----------------------------------------------------------------

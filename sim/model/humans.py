@@ -45,9 +45,8 @@ def human_editors(
         current = store.article_state(kb_id, spec.article_id)
         drawn = SAVE_KINDS[kind]
         if not current.published and unpublished_save == "redraw" and redraws is not None:
-            published = [
-                i for i, a in enumerate(specs) if store.published_article(kb_id, a.article_id)
-            ]
+            hidden = set(store.unpublished_among(kb_id, [a.article_id for a in specs]))
+            published = [i for i, a in enumerate(specs) if a.article_id not in hidden]
             if published:
                 w = schedule.save_w[published]
                 target = published[int(redraws.choice(len(published), p=w / w.sum()))]
