@@ -134,7 +134,7 @@ class Screen:
                 error_reply(
                     None,
                     PARSE_ERROR,
-                    f"Parse error: {e.msg} at character {e.pos}; send one JSON-RPC 2.0 object "
+                    f"Parse error: {e.msg} (character {e.pos}); send one JSON-RPC 2.0 object "
                     "per line.",
                 )
             )
