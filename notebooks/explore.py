@@ -30,6 +30,8 @@ BREAK_EVEN_SAVES = (300, 3000, 12000)  # human saves per day to sweep for the br
 BREAK_EVEN_QUESTIONS = (10, 120)  # questions per day (held citations grow with them)
 BREAK_EVEN_INTERVALS_S = (900.0, 3600.0)  # check intervals
 BREAK_EVEN_SEEDS = 3  # seeds per break-even point
+SWEEP_INTERVALS_MIN = (1, 2, 4, 8, 15, 30, 60, 120, 240)  # check intervals of the exposure sweep
+SWEEP_SEEDS = 3  # seeds of the exposure sweep (each day runs every interval and push)
 WORKERS = None  # processes; None = all cores
 RESULTS_DIR = "../results"  # where make reproduce wrote the default day
 OUT_DIR = ""  # if set, tables and figures of sections 3 and 4 are saved there
@@ -44,7 +46,7 @@ import pandas as pd
 from sim.experiments import run_study
 from sim.metrics import per_seed
 from sim.params import Params
-from sim.report import breakeven
+from sim.report import breakeven, exposure
 
 pd.set_option("display.width", 140)
 
@@ -179,5 +181,34 @@ fig = breakeven.figure(break_even)
 if OUT_DIR:
     fig.savefig(
         Path(OUT_DIR) / "break_even.png", dpi=110, bbox_inches="tight", metadata={"Software": None}
+    )
+plt.show()
+
+# %% [markdown]
+# ## 5. How long does a change go unnoticed, and what does noticing sooner cost?
+#
+# Re-read and poll (cursor kept, or restarted from the oldest citation) at every interval
+# of `SWEEP_INTERVALS_MIN`, and push (MCP resource subscriptions), on your day. Each
+# citation's unnoticed time runs from its article's first change after the read to the
+# check or notification that flags it. `make reproduce` puts the same analysis in REPORT.md
+# §6, and `python -m sim advise` turns the closed forms into a recommendation.
+
+# %%
+sweep_params = replace(
+    params, push=True, sweep_intervals_s=tuple(60.0 * m for m in SWEEP_INTERVALS_MIN)
+)
+sweep_frames = run_study(
+    sweep_params, list(range(1, SWEEP_SEEDS + 1)), ("staleness",), workers=WORKERS
+)
+exposure_sweep = exposure.exposure_table(params, sweep_frames)
+if OUT_DIR:
+    exposure_sweep.to_csv(Path(OUT_DIR) / "exposure.csv", index=False, float_format="%.10g")
+exposure.crossings(exposure_sweep)
+
+# %%
+fig = exposure.figure(exposure_sweep)
+if OUT_DIR:
+    fig.savefig(
+        Path(OUT_DIR) / "exposure.png", dpi=110, bbox_inches="tight", metadata={"Software": None}
     )
 plt.show()

@@ -1,4 +1,5 @@
-"""Command line: `python -m sim reproduce | notebook | sweep | bench | serve | log-report`."""
+"""Command line: `python -m sim reproduce | notebook | sweep | bench | serve | log-report |
+advise`."""
 
 from __future__ import annotations
 
@@ -121,6 +122,32 @@ def main(argv: list[str] | None = None) -> int:
     lr = sub.add_parser("log-report", help="the cost table of a call log (serve --call-log)")
     lr.add_argument("file", type=Path, help="a call log: one JSON line per tool call")
     lr.add_argument("--json", action="store_true", help="rows as JSON instead of a table")
+    adv = sub.add_parser(
+        "advise",
+        help="the method and check interval that keep staleness unnoticed under a target, cheapest",
+    )
+    adv.add_argument("--articles", type=_bounded(int, 1, 100_000), default=400)
+    adv.add_argument("--saves-per-day", type=_bounded(int, 0, 10_000_000), default=300)
+    adv.add_argument("--questions-per-day", type=_bounded(int, 1, 10_000_000), default=120)
+    adv.add_argument("--day-hours", type=_bounded(float, 0.1, 24), default=8.0)
+    adv.add_argument("--zipf", type=_bounded(float, 0, 10), default=0.9, help="popularity skew")
+    adv.add_argument("--citations-per-answer", type=_bounded(int, 1, 20), default=2)
+    adv.add_argument("--cost-per-call", type=_bounded(float, 0, 1e12), default=1.0)
+    adv.add_argument("--cost-per-1k-chars", type=_bounded(float, 0, 1e12), default=0.1)
+    adv.add_argument(
+        "--max-unnoticed-min",
+        type=_bounded(float, 0, 1e6),
+        default=30.0,
+        help="target: mean minutes a change to a cited article goes unnoticed",
+    )
+    adv.add_argument(
+        "--simulate",
+        type=_bounded(int, 0, 10_000),
+        default=0,
+        metavar="N",
+        help="also run N seeded days and print the simulated figures beside",
+    )
+    adv.add_argument("--json", action="store_true", help="the full table as JSON")
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
@@ -166,6 +193,29 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         execute(args.path.resolve(), {"OUT_DIR": str(args.out.resolve())}, progress=True)
         print(f"ran {args.path}; its tables and figures are in {args.out}", file=sys.stderr)
+    elif args.command == "advise":
+        import json
+
+        from sim.advise import Costs, advise, as_json, render
+        from sim.params import Params as AdviseParams
+
+        try:
+            params = AdviseParams(
+                n_articles=args.articles,
+                n_saves=args.saves_per_day,
+                n_questions=args.questions_per_day,
+                day_s=args.day_hours * 3600,
+                zipf_s=args.zipf,
+                citations_per_answer=args.citations_per_answer,
+            )
+        except ValueError as e:
+            adv.error(str(e))
+        costs = Costs(args.cost_per_call, args.cost_per_1k_chars)
+        result = advise(params, costs, args.max_unnoticed_min, args.simulate)
+        if args.json:
+            print(json.dumps(as_json(params, costs, args.max_unnoticed_min, result), indent=2))
+        else:
+            print(render(params, costs, args.max_unnoticed_min, result))
     elif args.command == "log-report":
         from sim.kb.logreport import report
 

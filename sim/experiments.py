@@ -26,7 +26,12 @@ from sim.params import Params
 CURVE_DELAYS_S: tuple[float, ...] = tuple(float(d) for d in np.round(np.geomspace(1, 8 * 3600, 13)))
 """13 log-spaced delays from 1 s to 8 h, whole seconds."""
 
+SWEEP_INTERVALS_S: tuple[float, ...] = tuple(60.0 * m for m in (1, 2, 4, 8, 15, 30, 60, 120, 240))
+"""Check intervals of the exposure sweep: 1 min to 4 h, about doubling, the hour included."""
+
 EXPERIMENTS = ("staleness", "control", "cas", "cas_curve")
+"""The write-up's four runs; 'exposure' (the Zipf day with the interval sweep and push)
+is run on its own."""
 WRITEUP_SEEDS = [1, 2, 3, 4, 5]
 
 
@@ -40,7 +45,11 @@ def experiment_params(base: Params, experiment: str) -> Params:
             return replace(base, agent_edits=True, run_checker=False)
         case "cas_curve":
             return replace(base, agent_edits=True, run_checker=False, edit_delays_s=CURVE_DELAYS_S)
-    raise ValueError(f"experiment: expected one of {EXPERIMENTS}; received {experiment!r}")
+        case "exposure":
+            return replace(base, push=True, sweep_intervals_s=SWEEP_INTERVALS_S)
+    raise ValueError(
+        f"experiment: expected one of {(*EXPERIMENTS, 'exposure')}; received {experiment!r}"
+    )
 
 
 @dataclass
@@ -54,14 +63,19 @@ class StudyFrames:
     saves: pd.DataFrame
     calls: pd.DataFrame
     """Tool calls counted per (experiment, seed, client, tool, outcome), with result chars."""
+    detections: pd.DataFrame
+    cadence: pd.DataFrame
 
     def seeds(self, seeds: list[int]) -> StudyFrames:
         return StudyFrames(
-            *(f[f["seed"].isin(seeds)].reset_index(drop=True) for f in self.frames())
+            *(
+                f[f["seed"].isin(seeds)].reset_index(drop=True) if "seed" in f else f
+                for f in self.frames()
+            )
         )
 
     def frames(self) -> tuple[pd.DataFrame, ...]:
-        return (self.days, self.citations, self.checks, self.edits, self.saves, self.calls)
+        return tuple(getattr(self, f.name) for f in fields(self))
 
     @staticmethod
     def from_rows(rows: dict[str, list[dict]]) -> StudyFrames:
@@ -91,6 +105,8 @@ def _rows(result: DayResult, experiment: str) -> dict[str, list[dict]]:
         "checks": [{**tag, **as_row(r)} for r in result.checks],
         "edits": [{**tag, **as_row(r)} for r in result.edits],
         "saves": [{**tag, **as_row(r)} for r in result.saves],
+        "detections": [{**tag, **as_row(r)} for r in result.detections],
+        "cadence": [{**tag, **as_row(r)} for r in result.cadence],
         "calls": [
             {
                 **tag,

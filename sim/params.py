@@ -99,6 +99,13 @@ class Params:
     """Share of approval requests the reviewer declines."""
     approval_ttl_s: float = 900.0
     """Seconds a granted approval stays usable after the decision."""
+    push: bool = False
+    """The agent subscribes to every article it cites (MCP resource subscriptions) and
+    re-reads one when notified of a change; off in the write-up's study."""
+    sweep_intervals_s: tuple[float, ...] = ()
+    """More check intervals in seconds, beside the hourly checker: at each, re-read and poll
+    (cursor kept between checks, and restarted from the oldest citation); empty in the
+    write-up's study."""
 
     def __post_init__(self) -> None:
         def bad(name: str, allowed: str) -> ValueError:
@@ -170,6 +177,19 @@ class Params:
             not isinstance(d, int | float) or not 0 <= d < math.inf for d in self.edit_delays_s
         ):
             raise bad("edit_delays_s", "a non-empty tuple of finite delays in seconds, 0 or more")
+        if any(
+            not isinstance(t, int | float) or not 0 < t <= self.day_s
+            for t in self.sweep_intervals_s
+        ):
+            raise bad("sweep_intervals_s", "a tuple of intervals in seconds, above 0 up to day_s")
+        if not isinstance(self.push, bool):
+            raise bad("push", "True or False")
+        if self.push and self.agent_edits and self.transport == "mcp":
+            raise bad(
+                "push",
+                "False with agent_edits over transport 'mcp' (the agent's own writes would "
+                "notify it from inside a tool call, which the in-memory transport cannot order)",
+            )
         if self.citations_per_answer > 20:
             raise bad("citations_per_answer", "at most 20 (search_knowledge_base's limit)")
         if self.title_check_limit > 20:

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from sim import advise
 from sim.experiments import WRITEUP_SEEDS, StudyFrames, run_study
 from sim.metrics import per_seed
 from sim.params import Params
 from sim.popularity import top_share
 from sim.report import (
     breakeven,
+    exposure,
     figures,
     gate,
     openchoices,
@@ -47,6 +49,7 @@ def build_tables(
     break_even_runs: pd.DataFrame | None = None,
     gate_edits: pd.DataFrame | None = None,
     sensitivity_runs: pd.DataFrame | None = None,
+    exposure_frames: StudyFrames | None = None,
 ) -> dict[str, pd.DataFrame]:
     first5 = frames.seeds(WRITEUP_SEEDS)
     seeds = per_seed(frames)
@@ -56,6 +59,11 @@ def build_tables(
         extra = {"break_even": table, "break_even_crossings": breakeven.crossings(table)}
     if gate_edits is not None:
         extra["gate"] = gate.gate_table(base, gate_edits)
+    if exposure_frames is not None:
+        table = exposure.exposure_table(base, exposure_frames)
+        extra["exposure"] = table
+        extra["exposure_crossings"] = exposure.crossings(table)
+        extra["exposure_theory"] = exposure.theory_check(base, table)
     comparison = comparison_table(seeds, base, WRITEUP_SEEDS)
     if sensitivity_runs is not None:
         extra["sensitivity"] = sensitivity.sensitivity_table(sensitivity_runs)
@@ -105,9 +113,10 @@ def write_results(
     break_even_runs: pd.DataFrame,
     gate_edits: pd.DataFrame,
     sensitivity_runs: pd.DataFrame,
+    exposure_frames: StudyFrames,
 ) -> dict[str, pd.DataFrame]:
     out.mkdir(parents=True, exist_ok=True)
-    t = build_tables(base, frames, break_even_runs, gate_edits, sensitivity_runs)
+    t = build_tables(base, frames, break_even_runs, gate_edits, sensitivity_runs, exposure_frames)
     for name, df in t.items():
         df.to_csv(out / f"{name}.csv", index=False, float_format=FLOAT_FORMAT)
     (out / "summary.json").write_text(
@@ -121,8 +130,23 @@ def write_results(
     figures.save(
         sensitivity.tornado(t["sensitivity"], list(openchoices.HEADLINE)), out / "sensitivity.png"
     )
-    (out / "REPORT.md").write_text(writeup.render(base, seeds, t))
+    figures.save(exposure.figure(t["exposure"]), out / "exposure.png")
+    advice = advice_example(base, exposure_frames)
+    (out / "advise.txt").write_text(advice + "\n")
+    (out / "REPORT.md").write_text(writeup.render(base, seeds, t, advice))
     return t
+
+
+ADVICE_TARGET_MIN = 30.0
+ADVICE_SEEDS = 3
+
+
+def advice_example(base: Params, exposure_frames: StudyFrames) -> str:
+    """`python -m sim advise --simulate 3` on the write-up's day, as the README shows it;
+    its simulated columns are the exposure runs' first seeds (the same days)."""
+    costs = advise.Costs()
+    result = advise.advise(base, costs, ADVICE_TARGET_MIN, ADVICE_SEEDS, frames=exposure_frames)
+    return advise.render(base, costs, ADVICE_TARGET_MIN, result)
 
 
 def reproduce(
@@ -161,14 +185,19 @@ def reproduce(
         "break_even": BREAK_EVEN_SEEDS,
         "gate": gate.SEEDS,
         "sensitivity": sensitivity.SEEDS,
+        "exposure": exposure.SEEDS,
     }
     be_runs = breakeven.break_even_runs(
         base, breakeven.AXES, list(range(1, BREAK_EVEN_SEEDS + 1)), workers, progress
     )
     gate_edits = gate.gate_runs(base, list(range(1, gate.SEEDS + 1)), workers, progress)
     sens_runs = sensitivity.sensitivity_runs(base, frames, workers, progress)
-    t = write_results(out, base, frames, seeds, be_runs, gate_edits, sens_runs)
+    exposure_frames = exposure.exposure_runs(
+        base, list(range(1, exposure.SEEDS + 1)), workers, progress
+    )
+    t = write_results(out, base, frames, seeds, be_runs, gate_edits, sens_runs, exposure_frames)
     if readme_path is not None:
+        readme.update(readme_path, "advise", readme.advise_block((out / "advise.txt").read_text()))
         readme.update(readme_path, "results", readme.results_block(t["comparison"]))
         readme.update(readme_path, "sizes", sizes.readme_block(t["response_sizes"]))
     return t

@@ -19,6 +19,8 @@ SMALL = {
         "BREAK_EVEN_QUESTIONS": (10,),
         "BREAK_EVEN_INTERVALS_S": (3600.0,),
         "BREAK_EVEN_SEEDS": 1,
+        "SWEEP_INTERVALS_MIN": (15, 60),
+        "SWEEP_SEEDS": 1,
         "WORKERS": 1,
     },
 }
@@ -37,6 +39,7 @@ def test_notebook_runs_on_small_parameters(name: str, tmp_path: Path) -> None:
     assert not errors
     saved = {p.name for p in tmp_path.iterdir()}
     assert {"sensitivity.csv", "break_even.csv", "sensitivity.png", "break_even.png"} <= saved
+    assert {"exposure.csv", "exposure.png"} <= saved
 
 
 def test_every_notebook_has_small_parameters() -> None:

@@ -35,6 +35,9 @@ TABLES = [
     "response_sizes",
     "gate",
     "sensitivity",
+    "exposure",
+    "exposure_crossings",
+    "exposure_theory",
 ]
 SUMMARY = json.loads((RESULTS / "summary.json").read_text())
 
@@ -74,12 +77,14 @@ def test_committed_table_equals_a_fresh_run(fresh: Path, name: str) -> None:
 def test_committed_summary_and_report_equal_a_fresh_run(fresh: Path) -> None:
     assert _close(SUMMARY, json.loads((fresh / "summary.json").read_text()))
     assert (RESULTS / "REPORT.md").read_text() == (fresh / "REPORT.md").read_text()
+    assert (RESULTS / "advise.txt").read_text() == (fresh / "advise.txt").read_text()
     for png in (
         "stale_over_day.png",
         "check_cost.png",
         "cas_by_delay.png",
         "gate.png",
         "sensitivity.png",
+        "exposure.png",
     ):
         assert (RESULTS / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (fresh / png).exists()
@@ -91,6 +96,8 @@ def test_readme_shows_the_committed_results() -> None:
     assert readme.replace_block(text, "results", block) == text
     block = sizes.readme_block(pd.read_csv(RESULTS / "response_sizes.csv"))
     assert readme.replace_block(text, "sizes", block) == text
+    block = readme.advise_block((RESULTS / "advise.txt").read_text())
+    assert readme.replace_block(text, "advise", block) == text
 
 
 def test_search_and_poll_texts_are_at_most_half_their_former_size() -> None:

@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import threading
+import warnings
 from typing import Any
 
 import mcp_types as types
 from mcp import Client
 from mcp.server import Server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
+from mcp.shared.exceptions import MCPError
 
-from sim.kb import approvals
+from sim.kb import approvals, resources
 from sim.kb.edit import EDIT_TOOL, Gate
 from sim.kb.listing import instructions
 from sim.kb.tools import KBServer, Session, ToolResult, shape_refusal
@@ -141,6 +145,147 @@ async def approve_edit(
     return None
 
 
+DELIVERY_TIMEOUT_S = 30.0
+RESOURCES_PAGE = 100
+
+
+class Notifier:
+    """Carries a session's notifications over its MCP connection, from whichever thread
+    the change was committed on: in the 2026-07-28 era onto each open `subscriptions/listen`
+    stream (the SDK's listen handler filters by URI), in the handshake era as a standalone
+    `notifications/resources/updated` for URIs subscribed with `resources/subscribe`."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.connection: Any = None
+        self.handshake_uris: set[str] = set()
+        self.bus = InMemorySubscriptionBus()
+        self._tasks: set[asyncio.Task] = set()
+
+    def bind(self, ctx: Any) -> None:
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+            self.connection = ctx.session
+
+    async def _emit(self, uri: str) -> None:
+        if uri in self.handshake_uris:
+            await self.connection.send_resource_updated(uri)
+        await self.bus.publish(ResourceUpdated(uri=uri))
+
+    def __call__(self, uri: str) -> None:
+        if self.loop is None:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:  # a change made inside this server's own loop
+            task = self.loop.create_task(self._emit(uri))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        else:  # another thread (the simulation's): sent before that thread goes on
+            asyncio.run_coroutine_threadsafe(self._emit(uri), self.loop).result(DELIVERY_TIMEOUT_S)
+
+
+def _refused(result: ToolResult) -> MCPError:
+    """A refused resources/* request as JSON-RPC invalid params, the refusal as data."""
+    return MCPError(types.INVALID_PARAMS, result.text, result.structured)
+
+
+def resource_handlers(session: Session) -> dict[str, Any]:
+    """Each published article as a resource; subscriptions in both protocol eras."""
+    notifier = Notifier()
+    session.on_notification(notifier)
+    listen = ListenHandler(notifier.bus)
+
+    async def on_list_resources(_ctx: Any, params: Any) -> types.ListResourcesResult:
+        cursor = getattr(params, "cursor", None) or "0"
+        if not cursor.isdigit():
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"cursor: expected the nextCursor of an earlier page; received {cursor[:40]!r}. "
+                "Start again without a cursor.",
+            )
+        uris = session.resource_uris()
+        start = int(cursor)
+        page = uris[start : start + RESOURCES_PAGE]
+        more = start + RESOURCES_PAGE < len(uris)
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(uri=u, name=u.rsplit("/", 1)[1], mime_type=resources.MIME_TYPE)
+                for u in page
+            ],
+            next_cursor=str(start + RESOURCES_PAGE) if more else None,
+        )
+
+    async def on_list_resource_templates(_ctx: Any, _params: Any) -> Any:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    name="knowledge-article",
+                    uri_template=resources.URI_TEMPLATE,
+                    mime_type=resources.MIME_TYPE,
+                    description=(
+                        "A published article: the citation fields read_knowledge_article "
+                        "gives. Subscribe to hear when it is saved or unpublished."
+                    ),
+                )
+            ]
+        )
+
+    async def on_read_resource(_ctx: Any, params: Any) -> types.ReadResourceResult:
+        result = session.read_resource(params.uri)
+        if result.is_error:
+            raise _refused(result)
+        text = json.dumps(result.structured, ensure_ascii=False, separators=(",", ":"))
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(uri=params.uri, mime_type=resources.MIME_TYPE, text=text)
+            ]
+        )
+
+    async def on_subscribe(ctx: Any, params: Any) -> types.EmptyResult:
+        notifier.bind(ctx)
+        result = session.subscribe(params.uri)
+        if result.is_error:
+            raise _refused(result)
+        notifier.handshake_uris.add(params.uri)
+        return types.EmptyResult()
+
+    async def on_unsubscribe(_ctx: Any, params: Any) -> types.EmptyResult:
+        result = session.unsubscribe(params.uri)
+        if result.is_error:
+            raise _refused(result)
+        notifier.handshake_uris.discard(params.uri)
+        return types.EmptyResult()
+
+    async def on_listen(ctx: Any, params: Any) -> types.SubscriptionsListenResult:
+        """A listen stream's resource URIs are checked and held like subscriptions, for as
+        long as the stream is open."""
+        notifier.bind(ctx)
+        holder = f"listen:{ctx.request_id}"
+        held: list[str] = []
+        try:
+            for uri in params.notifications.resource_subscriptions or []:
+                result = session.subscribe(uri, holder)
+                if result.is_error:
+                    raise _refused(result)
+                held.append(uri)
+            return await listen(ctx, params)
+        finally:
+            for uri in held:
+                session.server.subscriptions.remove(uri, session, holder)
+
+    return {
+        "on_list_resources": on_list_resources,
+        "on_list_resource_templates": on_list_resource_templates,
+        "on_read_resource": on_read_resource,
+        "on_subscribe_resource": on_subscribe,
+        "on_unsubscribe_resource": on_unsubscribe,
+        "on_subscriptions_listen": on_listen,
+    }
+
+
 def build_server(session: Session) -> Server[Any]:
     tools = mcp_tools()
 
@@ -162,6 +307,7 @@ def build_server(session: Session) -> Server[Any]:
         instructions=instructions(session.grants),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        **resource_handlers(session),
     )
 
 
@@ -175,6 +321,9 @@ class McpSession:
 
     def __init__(self, bridge: McpBridge, session: Session) -> None:
         self.client_id = session.client_id
+        self._server_session = session
+        self._listeners: list[resources.Listener] = []
+        self._delivered = threading.Semaphore(0)
         self._bridge = bridge
         self._queue: asyncio.Queue[tuple[str, Any, concurrent.futures.Future] | None] = (
             asyncio.Queue()
@@ -185,12 +334,14 @@ class McpSession:
 
     async def _serve(self, session: Session, ready: concurrent.futures.Future[None]) -> None:
         try:
-            async with Client(build_server(session), mode="legacy") as client:
+            async with Client(
+                build_server(session), mode="legacy", message_handler=self._received
+            ) as client:
                 ready.set_result(None)
                 while (item := await self._queue.get()) is not None:
                     name, arguments, done = item
                     try:
-                        done.set_result(await client.call_tool(name, arguments))
+                        done.set_result(await self._request(client, name, arguments))
                     except Exception as e:
                         done.set_exception(e)
         except Exception as e:
@@ -198,10 +349,58 @@ class McpSession:
                 ready.set_exception(e)
             raise
 
-    def call(self, name: str, arguments: Any) -> ToolResult:
-        done: concurrent.futures.Future[types.CallToolResult] = concurrent.futures.Future()
+    @staticmethod
+    async def _request(client: Client, name: str, arguments: Any) -> Any:
+        if name in (resources.SUBSCRIBE, resources.UNSUBSCRIBE):
+            with warnings.catch_warnings():  # deprecated for 2026-07-28; this is the handshake era
+                warnings.simplefilter("ignore")
+                method = (
+                    client.subscribe_resource
+                    if name == resources.SUBSCRIBE
+                    else client.unsubscribe_resource
+                )
+                try:
+                    await method(arguments)
+                except MCPError as e:
+                    return ToolResult(e.error.data or {}, e.message, True)
+            return ToolResult({}, "", False)
+        return from_call_result(await client.call_tool(name, arguments))
+
+    async def _received(self, message: Any) -> None:
+        """The client's side: hand each resource notification on, then let the simulation's
+        thread (waiting in _await_delivery) go on."""
+        if isinstance(message, types.ResourceUpdatedNotification):
+            for listener in self._listeners:
+                listener(message.params.uri)
+            self._delivered.release()
+
+    def _await_delivery(self, _uri: str) -> None:
+        """Server side, after the notification is sent: the change was committed on the
+        simulation's thread, which waits until the client has it, so a day over MCP keeps
+        the order of a direct one."""
+        if threading.current_thread() is self._bridge.thread:
+            return
+        if not self._delivered.acquire(timeout=DELIVERY_TIMEOUT_S):
+            raise RuntimeError(f"{self.client_id}: a resource notification was not delivered")
+
+    def _send(self, name: str, arguments: Any) -> ToolResult:
+        done: concurrent.futures.Future[ToolResult] = concurrent.futures.Future()
         self._bridge.loop.call_soon_threadsafe(self._queue.put_nowait, (name, arguments, done))
-        return from_call_result(done.result())
+        return done.result()
+
+    def call(self, name: str, arguments: Any) -> ToolResult:
+        return self._send(name, arguments)
+
+    def subscribe(self, uri: Any) -> ToolResult:
+        return self._send(resources.SUBSCRIBE, uri)
+
+    def unsubscribe(self, uri: Any) -> ToolResult:
+        return self._send(resources.UNSUBSCRIBE, uri)
+
+    def on_notification(self, listener: resources.Listener) -> None:
+        if not self._listeners:
+            self._server_session.on_notification(self._await_delivery)
+        self._listeners.append(listener)
 
     def close(self) -> None:
         self._bridge.loop.call_soon_threadsafe(self._queue.put_nowait, None)
@@ -214,8 +413,8 @@ class McpBridge:
         self.loop = asyncio.new_event_loop()
         self.tasks: list[asyncio.Task] = []
         self.sessions: list[McpSession] = []
-        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self._thread.start()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
 
     def run(self, coro: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
@@ -238,5 +437,5 @@ class McpBridge:
 
         self.run(drain())
         self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join()
+        self.thread.join()
         self.loop.close()

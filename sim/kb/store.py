@@ -14,6 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Concatenate, ParamSpec, Self, TypeVar
 
 from sim.kb import approvals
@@ -34,6 +35,16 @@ from sim.kb.rows import (
 )
 from sim.kb.schema import COUNT_SQL, KB_ROWID_BITS, SCHEMA, SCHEMA_VERSION, SEARCH_SQL
 from sim.kb.versions import Clock
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A committed event, as the store's listeners hear of it."""
+
+    kb_id: str
+    sequence: int
+    type: str
+    article_id: str
 
 
 class StoreError(Exception):
@@ -57,7 +68,18 @@ def _serialised(
     @functools.wraps(method)
     def locked(self: KBStore, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with self._lock:
-            return method(self, *args, **kwargs)
+            self._depth += 1
+            try:
+                result = method(self, *args, **kwargs)
+            finally:
+                self._depth -= 1
+            committed = self._committed if self._depth == 0 else []
+            if committed:
+                self._committed = []
+        for change in committed:  # outside the lock: a listener may block on another thread
+            for listener in self._listeners:
+                listener(change)
+        return result
 
     return locked
 
@@ -72,6 +94,10 @@ class KBStore:
         self._retention = event_retention
         self._rowid_ranges: dict[str, tuple[int, int]] = {}
         self._lock = threading.RLock()
+        self._depth = 0
+        self._pending: list[Change] = []
+        self._committed: list[Change] = []
+        self._listeners: list[Callable[[Change], None]] = []
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
             self._db.executescript(SCHEMA)
@@ -100,8 +126,16 @@ class KBStore:
             yield self._db
         except BaseException:
             self._db.execute("ROLLBACK")
+            self._pending = []
             raise
         self._db.execute("COMMIT")
+        self._committed.extend(self._pending)
+        self._pending = []
+
+    def add_listener(self, listener: Callable[[Change], None]) -> None:
+        """Call `listener` with every change once its transaction has committed (never for a
+        rolled-back one), in sequence order, after the store's lock is released."""
+        self._listeners.append(listener)
 
     def _next_version(self, current_us: int | None) -> int:
         now = self._clock()
@@ -117,6 +151,7 @@ class KBStore:
             "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
             (kb_id, seq, type_, article_id, us, actor),
         )
+        self._pending.append(Change(kb_id, seq, type_, article_id))
         if self._retention is not None and seq > self._retention:
             self._db.execute(
                 "DELETE FROM events WHERE kb_id = ? AND sequence <= ?",
@@ -414,6 +449,16 @@ class KBStore:
             (kb_id, article_id, since_us),
         ).fetchall()
         return {r[0] for r in rows}
+
+    @_serialised
+    def first_change_us(self, kb_id: str, article_id: str, after_sequence: int) -> int | None:
+        """When the article first changed after a log position: for the oracle only."""
+        row = self._db.execute(
+            "SELECT min(updated_us) FROM events WHERE kb_id = ? AND article_id = ? "
+            "AND sequence > ?",
+            (kb_id, article_id, after_sequence),
+        ).fetchone()
+        return row[0]
 
     def all_events(self, kb_id: str) -> list[Event]:
         """Every kept event with its actor: for tests, never the agent."""

@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sim.kb import approvals, reads
+from sim.kb import approvals, reads, resources
 from sim.kb import store as st
 from sim.kb.calllog import CallLog, ToolCall, logged_args
 from sim.kb.edit import EDIT_TOOL, Gate, edit_article
@@ -27,7 +27,7 @@ from sim.kb.listing import (
     DEFAULT_SEARCH_LIMIT,
     list_tools,
 )
-from sim.kb.results import Reply, Structured, error, internal_error
+from sim.kb.results import Reply, Structured, error, internal_error, not_found
 from sim.kb.validation import TOOL_NAMES, check_arguments, describe_name, describe_value
 from sim.kb.versions import Clock
 
@@ -104,6 +104,14 @@ class KBServer:
         self.log = log if log is not None else CallLog()
         self.write_gate = write_gate
         self.approval_ttl_us = round(approval_ttl_s * 1_000_000)
+        self.subscriptions = resources.Subscriptions()
+        store.add_listener(self._changed)
+
+    def _changed(self, change: st.Change) -> None:
+        """A committed change: every session subscribed to the article hears of it."""
+        uri = resources.uri(change.kb_id, change.article_id)
+        for session in self.subscriptions.sessions(uri):
+            session.notify(uri)
 
     @staticmethod
     def list_tools() -> list[dict[str, Any]]:
@@ -130,6 +138,7 @@ class Session:
         self.client_id = client_id
         self.grants = grants
         self.gate = gate
+        self.listeners: list[resources.Listener] = []
 
     # -- the write gate: what the host app does, outside the tools --------------------
     def request_approval(self, arguments: dict[str, Any]) -> int:
@@ -168,25 +177,101 @@ class Session:
         except Exception as e:  # a fault of this server's, never passed on as an exception
             _log.error("internal error in %s: %s", describe_name(name), type(e).__name__)
             reply = internal_error()
+        result, number = self._logged(describe_name(name), logged_args(arguments), reply, started)
+        if reply.approval_id and (used := self.server.store.approval(reply.approval_id)):
+            self.server.log.append_approval(used, authorised_call=number)
+        return result
+
+    def _logged(
+        self, tool: str, args: dict[str, Any], reply: Reply, started_ns: int
+    ) -> tuple[ToolResult, int]:
+        """The result of a call, logged as one line; returns it and its number in the log."""
         structured = reply.structured
         is_error = "error" in structured
         result = ToolResult(structured, reply.text, is_error)
-        log = self.server.log
-        number = log.append(
+        number = self.server.log.append(
             ToolCall(
                 t_us=self.server.clock(),
                 client_id=self.client_id,
-                tool=describe_name(name),
-                args=logged_args(arguments),
+                tool=tool,
+                args=args,
                 result_chars=result.chars,
                 empty=reply.empty,
                 outcome=structured["error"]["code"] if is_error else "ok",
-                wall_us=(time.perf_counter_ns() - started) // 1000,
+                wall_us=(time.perf_counter_ns() - started_ns) // 1000,
             )
         )
-        if reply.approval_id and (used := self.server.store.approval(reply.approval_id)):
-            log.append_approval(used, authorised_call=number)
-        return result
+        return result, number
+
+    # -- resources: push where the poll tool is pull -------------------------------
+    def _resource_call(self, method: str, uri: Any, act: Callable[[str, str], Reply]) -> ToolResult:
+        """A resources/* request by URI: checked like a tool's arguments, logged like a call."""
+        started = time.perf_counter_ns()
+        parsed = resources.parse(uri)
+        if parsed is None:
+            return self._logged(method, {}, resources.bad_uri(uri), started)[0]
+        kb_id, article_id = parsed
+        args = logged_args({"knowledge_base_id": kb_id, "article_id": article_id})
+        reply = self._kb_refusal(kb_id, "uri") or act(kb_id, article_id)
+        return self._logged(method, args, reply, started)[0]
+
+    def resource_uris(self) -> list[str]:
+        """resources/list: every published article of the granted KBs."""
+        store = self.server.store
+        out = []
+        for kb_id in sorted(self.grants):
+            if store.kb_exists(kb_id):
+                ids = store.article_ids(kb_id)
+                hidden = set(store.unpublished_among(kb_id, ids))
+                out += [resources.uri(kb_id, a) for a in ids if a not in hidden]
+        return out
+
+    def read_resource(self, uri: Any) -> ToolResult:
+        """resources/read: the citation fields read_knowledge_article gives, by URI."""
+        return self._resource_call(
+            resources.READ, uri, lambda kb, a: reads.read(self.server.store, kb, a)
+        )
+
+    def subscribe(self, uri: Any, holder: str = "client") -> ToolResult:
+        """resources/subscribe to a published article of a granted KB. `holder` tells apart
+        one session's subscriptions to a URI (a listen stream each, in the 2026-07-28 era)."""
+
+        def act(kb_id: str, article_id: str) -> Reply:
+            if self.server.store.published_article(kb_id, article_id) is None:
+                return not_found(kb_id, article_id)
+            self.server.subscriptions.add(resources.uri(kb_id, article_id), self, holder)
+            return Reply({}, "", False)
+
+        return self._resource_call(resources.SUBSCRIBE, uri, act)
+
+    def unsubscribe(self, uri: Any, holder: str = "client") -> ToolResult:
+        def act(kb_id: str, article_id: str) -> Reply:
+            self.server.subscriptions.remove(resources.uri(kb_id, article_id), self, holder)
+            return Reply({}, "", False)
+
+        return self._resource_call(resources.UNSUBSCRIBE, uri, act)
+
+    def on_notification(self, listener: resources.Listener) -> None:
+        """Hear every notifications/resources/updated this session is sent, in order."""
+        self.listeners.append(listener)
+
+    def notify(self, uri: str) -> None:
+        """One notification to this session: a line of the call log, then its listeners."""
+        kb_id, article_id = resources.parse(uri) or ("", "")
+        self.server.log.append(
+            ToolCall(
+                t_us=self.server.clock(),
+                client_id=self.client_id,
+                tool=resources.UPDATED,
+                args=logged_args({"knowledge_base_id": kb_id, "article_id": article_id}),
+                result_chars=resources.notification_chars(uri),
+                empty=False,
+                outcome="ok",
+                wall_us=0,
+            )
+        )
+        for listener in list(self.listeners):
+            listener(uri)
 
     def _dispatch(self, name: Any, arguments: Any) -> Reply:
         if (refusal := shape_refusal(name, arguments)) is not None:

@@ -23,6 +23,76 @@ from sim.params import Params
 METHODS = ("title_only", "reread", "poll")
 
 
+def read_versions(session: ToolCaller, kb_id: str, article_ids: list[str]) -> dict[str, str | None]:
+    """Each article's current version, None if it is not published."""
+    current: dict[str, str | None] = {}
+    for a in article_ids:
+        r = session.call("read_knowledge_article", {"knowledge_base_id": kb_id, "article_id": a})
+        if r.is_error and r.structured["error"]["code"] != "article_not_found":
+            raise RuntimeError(f"checker read refused unexpectedly: {r.text}")
+        current[a] = None if r.is_error else r.structured["updated_at"]
+    return current
+
+
+def compare(c: HeldCitation, current: str | None) -> str:
+    if current is None:
+        return "gone"
+    return "fresh" if current == c.version else "stale"
+
+
+def reread(session: ToolCaller, kb_id: str, held: list[HeldCitation]) -> list[str]:
+    """Read every cited article, compare versions."""
+    current = read_versions(session, kb_id, list(dict.fromkeys(c.article_id for c in held)))
+    return [compare(c, current[c.article_id]) for c in held]
+
+
+class Poller:
+    """Page through the events since a position; re-read only the cited articles in them.
+
+    With the cursor kept ('one integer of state') each check starts where the last ended
+    and keeps what it knew; without, each check starts again from the oldest citation's
+    position and knows nothing from before."""
+
+    def __init__(self, session: ToolCaller, kb_id: str, keep_cursor: bool = True) -> None:
+        self.session = session
+        self.kb_id = kb_id
+        self.keep_cursor = keep_cursor
+        self.cursor: int | None = None
+        self.known: list[str] = []
+
+    def status(self, held: list[HeldCitation]) -> list[str]:
+        if not held:
+            return []
+        if self.cursor is None or not self.keep_cursor:
+            self.cursor = min(c.event_sequence for c in held)
+            self.known = []
+        changed: set[str] = set()
+        while True:
+            r = self.session.call(
+                "poll_resource_events",
+                {
+                    "resource_type": KB_RESOURCE_TYPE,
+                    "resource_id": self.kb_id,
+                    "after_sequence": self.cursor,
+                    "limit": DEFAULT_POLL_LIMIT,
+                },
+            )
+            if r.is_error:
+                raise RuntimeError(f"checker poll refused unexpectedly: {r.text}")
+            changed.update(e["article_id"] for e in r.structured["events"])
+            self.cursor = r.structured["next_after_sequence"]
+            if not r.structured["has_more"]:
+                break
+        cited = [a for a in dict.fromkeys(c.article_id for c in held) if a in changed]
+        current = read_versions(self.session, self.kb_id, cited)
+        previous = self.known + ["fresh"] * (len(held) - len(self.known))
+        self.known = [
+            compare(c, current[c.article_id]) if c.article_id in current else prev
+            for c, prev in zip(held, previous, strict=True)
+        ]
+        return list(self.known)
+
+
 class GroundTruthMismatch(AssertionError):
     """An id-based check disagreed with the oracle."""
 
@@ -49,8 +119,9 @@ class Checker:
         self.seed = seed
         self.out = out
         self.sessions = {m: connect(f"checker-{m}") for m in METHODS}
-        self.cursor: int | None = None
-        self.poll_status: list[str] = []
+        self.poller = Poller(self.sessions["poll"], kb_id)
+        self.detected: dict[str, dict[int, float]] = {m: {} for m in METHODS}
+        """Method -> citation index -> the first check that flagged it."""
 
     def run(self) -> Proc:
         for k in range(1, self.params.n_checks + 1):
@@ -77,6 +148,7 @@ class Checker:
                     f"citations {wrong[:10]}"
                 )
             self._record(k, name, held, truth, found, self.log.records[start:])
+            flag_new(self.detected[name], found, self.env.now, status)
 
     # -- the three methods ------------------------------------------------------
     def _title_only(self, held: list[HeldCitation]) -> list[str]:
@@ -95,62 +167,11 @@ class Checker:
             found[title] = any(h["title"] == title for h in r.structured.get("hits", []))
         return ["fresh" if found[c.title] else "changed" for c in held]
 
-    def _read_versions(self, session: ToolCaller, article_ids: list[str]) -> dict[str, str | None]:
-        current: dict[str, str | None] = {}
-        for a in article_ids:
-            r = session.call(
-                "read_knowledge_article", {"knowledge_base_id": self.kb_id, "article_id": a}
-            )
-            if r.is_error and r.structured["error"]["code"] != "article_not_found":
-                raise RuntimeError(f"checker read refused unexpectedly: {r.text}")
-            current[a] = None if r.is_error else r.structured["updated_at"]
-        return current
-
-    @staticmethod
-    def _compare(c: HeldCitation, current: str | None) -> str:
-        if current is None:
-            return "gone"
-        return "fresh" if current == c.version else "stale"
-
     def _reread(self, held: list[HeldCitation]) -> list[str]:
-        """Read every cited article, compare versions."""
-        current = self._read_versions(
-            self.sessions["reread"], list(dict.fromkeys(c.article_id for c in held))
-        )
-        return [self._compare(c, current[c.article_id]) for c in held]
+        return reread(self.sessions["reread"], self.kb_id, held)
 
     def _poll(self, held: list[HeldCitation]) -> list[str]:
-        """Page through the events since the last check; re-read only cited articles in them."""
-        if not held:
-            return []
-        session = self.sessions["poll"]
-        if self.cursor is None:
-            self.cursor = min(c.event_sequence for c in held)
-        changed: set[str] = set()
-        while True:
-            r = session.call(
-                "poll_resource_events",
-                {
-                    "resource_type": KB_RESOURCE_TYPE,
-                    "resource_id": self.kb_id,
-                    "after_sequence": self.cursor,
-                    "limit": DEFAULT_POLL_LIMIT,
-                },
-            )
-            if r.is_error:
-                raise RuntimeError(f"checker poll refused unexpectedly: {r.text}")
-            changed.update(e["article_id"] for e in r.structured["events"])
-            self.cursor = r.structured["next_after_sequence"]
-            if not r.structured["has_more"]:
-                break
-        cited = [a for a in dict.fromkeys(c.article_id for c in held) if a in changed]
-        current = self._read_versions(session, cited)
-        previous = self.poll_status + ["fresh"] * (len(held) - len(self.poll_status))
-        self.poll_status = [
-            self._compare(c, current[c.article_id]) if c.article_id in current else prev
-            for c, prev in zip(held, previous, strict=True)
-        ]
-        return list(self.poll_status)
+        return self.poller.status(held)
 
     def _record(
         self,
@@ -189,3 +210,13 @@ class Checker:
                 result_chars=sum(c.result_chars for c in calls),
             )
         )
+
+
+def flag_new(
+    detected: dict[int, float], found: list[str], now_s: float, truth: list[str] | None = None
+) -> None:
+    """Note the first time each citation (by its index in the held list) is flagged; with
+    the truth at hand, a false alarm (flagged while fresh) is no detection."""
+    for i, status in enumerate(found):
+        if status != "fresh" and i not in detected and (truth is None or truth[i] != "fresh"):
+            detected[i] = now_s

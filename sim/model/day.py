@@ -16,11 +16,21 @@ from sim.kb.calllog import ToolCall
 from sim.kb.store import KBStore
 from sim.kb.tools import KBServer, ToolCaller
 from sim.model.agent import HeldCitation, Proc, ScriptedAgent
+from sim.model.cadence import CadenceChecker
 from sim.model.checker import Checker
 from sim.model.humans import human_editors
 from sim.model.opening import DAY_START_US, KB_ID, Opening, open_kb
 from sim.model.oracle import GroundTruthOracle
-from sim.model.records import CheckRecord, CitationRecord, DayRecord, EditRecord, SaveRecord
+from sim.model.push import PushWatcher
+from sim.model.records import (
+    CadenceRecord,
+    CheckRecord,
+    CitationRecord,
+    DayRecord,
+    DetectionRecord,
+    EditRecord,
+    SaveRecord,
+)
 from sim.model.reviewer import Reviewer
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
@@ -36,6 +46,8 @@ class DayResult:
     edits: list[EditRecord] = field(default_factory=list)
     saves: list[SaveRecord] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
+    detections: list[DetectionRecord] = field(default_factory=list)
+    cadence: list[CadenceRecord] = field(default_factory=list)
 
 
 class Day:
@@ -73,6 +85,11 @@ class Day:
         if params.write_gate:  # the host app's approval dialog, for the agent's own client id
             host = self.server.connect("agent", [KB_ID])
             self.reviewer = Reviewer(self.env, self.server, host, params, rng.streams(seed))
+        self.push = None
+        if params.push:
+            self.push = PushWatcher(self.env, self.connect("push"), KB_ID, self.agent.citations)
+        self.checker: Checker | None = None
+        self.cadence: CadenceChecker | None = None
         self.final: dict[tuple[int, int], tuple[str, str]] = {}
         self.edited_articles: set[str] = set()
         self.index = {a.article_id: i for i, a in enumerate(self.specs)}
@@ -90,6 +107,8 @@ class Day:
         held = yield from self.agent.answer(
             answer, spec.article_id, spec.query, self.params.citations_per_answer
         )
+        if self.push is not None:
+            self.push.cite()
         slot = 0 if self.params.edited_citation == "first" else 1
         if not self.params.agent_edits or len(held) <= slot:
             return
@@ -158,6 +177,41 @@ class Day:
             final_kind=kind,
         )
 
+    def detection_records(self) -> list[DetectionRecord]:
+        """One row per citation and method: when it changed (oracle) and when it was flagged."""
+        p = self.params
+        found: dict[tuple[str, float], dict[int, float]] = {}
+        if self.checker is not None:
+            for method, detected in self.checker.detected.items():
+                found[(method, p.check_interval_s)] = detected
+        if self.cadence is not None:
+            found.update(self.cadence.detected)
+        if self.push is not None:
+            found[("push", 0.0)] = self.push.detected
+        if not found:
+            return []
+        nan = float("nan")
+        changed = []
+        for c in self.agent.citations:
+            us = self.oracle.first_change_us(c.article_id, c.event_sequence)
+            t = nan if us is None else (us - DAY_START_US) / 1_000_000
+            changed.append(t if t <= p.day_s else nan)
+        return [
+            DetectionRecord(
+                seed=self.seed,
+                save_popularity=p.save_popularity,
+                method=method,
+                interval_s=interval,
+                answer=c.answer,
+                slot=c.slot,
+                read_s=c.read_s,
+                changed_s=changed[i],
+                detected_s=t if (t := detected.get(i, nan)) <= p.day_s else nan,
+            )
+            for (method, interval), detected in found.items()
+            for i, c in enumerate(self.agent.citations)
+        ]
+
     def run(self) -> DayResult:
         p, r = self.params, self.result
         self.env.process(
@@ -176,8 +230,21 @@ class Day:
         )
         self.env.process(self.customers())
         self.env.process(self.day_end())
+        if self.push is not None:
+            self.env.process(self.push.run())
+        if p.sweep_intervals_s:
+            self.cadence = CadenceChecker(
+                self.env,
+                self.connect,
+                self.server.log,
+                KB_ID,
+                self.agent.citations,
+                p.sweep_intervals_s,
+                p.day_s,
+            )
+            self.env.process(self.cadence.run())
         if p.run_checker:
-            checker = Checker(
+            self.checker = checker = Checker(
                 self.env,
                 self.connect,
                 self.server.log,
@@ -195,6 +262,9 @@ class Day:
             if self.bridge is not None:
                 self.bridge.close()
         r.citations = [self.citation_record(c) for c in self.agent.citations]
+        r.detections = self.detection_records()
+        if self.cadence is not None:
+            r.cadence = self.cadence.records(self.seed, p.save_popularity)
         r.edits.sort(key=lambda e: e.answer)
         r.calls = self.server.log.records
         return r

@@ -24,6 +24,10 @@ class GroundTruthOracle:
             return "stale", "title" if a.title != cited_title else "body"
         return "fresh", ""
 
+    def first_change_us(self, article_id: str, event_sequence: int) -> int | None:
+        """When the article first changed after a read at this log position (any actor)."""
+        return self._store.first_change_us(self._kb_id, article_id, event_sequence)
+
     def writers_since(self, article_id: str, cited_version: str) -> set[str]:
         """Actors ('human', 'agent') of the saves of this article after the cited version."""
         return self._store.actors_since(self._kb_id, article_id, parse_version(cited_version))

@@ -62,6 +62,42 @@ class CheckRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class DetectionRecord:
+    """When one method learnt that one citation had gone out of date."""
+
+    seed: int
+    save_popularity: str
+    method: str
+    """'title_only', 'reread', 'poll' (cursor kept), 'poll_from_oldest', or 'push'."""
+    interval_s: float
+    """Seconds between the method's checks; 0 for push."""
+    answer: int
+    slot: int
+    read_s: float
+    changed_s: float
+    """Ground truth: the first save or unpublish of the article after the read; NaN if none
+    by the end of the day."""
+    detected_s: float
+    """The first check (or notification) at which the method flagged the citation; NaN if
+    never by the end of the day."""
+
+
+@dataclass(frozen=True, slots=True)
+class CadenceRecord:
+    """What one method cost over the day at one check interval, from the call log."""
+
+    seed: int
+    save_popularity: str
+    method: str
+    interval_s: float
+    checks: int
+    calls: int
+    poll_calls: int
+    articles_reread: int
+    result_chars: int
+
+
+@dataclass(frozen=True, slots=True)
 class EditRecord:
     seed: int
     answer: int

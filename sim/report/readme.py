@@ -38,3 +38,10 @@ def results_block(comparison: pd.DataFrame) -> str:
         "for those not reproduced, is in `results/REPORT.md`."
     )
     return "\n".join(lines)
+
+
+def advise_block(output: str) -> str:
+    """The advisor's worked example: the command and what it printed in `make reproduce`."""
+    return (
+        f"```\n$ python -m sim advise --max-unnoticed-min 30 --simulate 3\n{output.rstrip()}\n```"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from sim.params import Params, param_docs
+from sim.report.exposure import section_text
 from sim.report.gate import recommendation
 from sim.report.markdown import md
 from sim.report.openchoices import (
@@ -188,7 +189,15 @@ write one delay and one approval latency later (`theory.p_human_save_before_gate
 ![the write gate against CAS](gate.png)"""
 
 
-def render(base: Params, seeds: dict[str, int], t: dict[str, pd.DataFrame]) -> str:
+def exposure_section(t: dict[str, pd.DataFrame], seeds: dict[str, int], advice: str) -> str:
+    if "exposure" not in t:
+        return ""
+    return section_text(t["exposure"], t["exposure_crossings"], advice, seeds["exposure"])
+
+
+def render(
+    base: Params, seeds: dict[str, int], t: dict[str, pd.DataFrame], advice: str = ""
+) -> str:
     comparison, staleness, cost = t["comparison"], t["staleness"], t["check_cost"]
     cas = t["cas_by_delay"]
     reasons = comparison[comparison["reason"] != ""]
@@ -330,6 +339,10 @@ over all seeds and in closed form (`sim/theory.py`). The whole curve is in
 ## 5. Waiting for approval
 
 {gate_text(base, t["gate"], seeds["gate"]) if "gate" in t else ""}
+
+## 6. How long staleness goes unnoticed
+
+{exposure_section(t, seeds, advice)}
 
 ## How many seeds
 

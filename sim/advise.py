@@ -1,0 +1,259 @@
+"""`python -m sim advise`: which way of catching stale citations, and how often.
+
+Given a KB and its traffic, and what a call and a character cost, it picks the method
+(re-read every cited article, poll the event log with the cursor kept, or push) and the
+check interval that keep the mean time a change goes unnoticed under a target at the
+least cost. Closed forms first (``sim.theory``), with result sizes measured by real tool
+calls on a KB of the given size; ``--simulate N`` runs N seeded days of the same
+parameters and puts the simulated figures beside them.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+
+from sim import theory
+from sim.experiments import SWEEP_INTERVALS_S, StudyFrames, run_study
+from sim.kb import resources
+from sim.kb.store import KBStore
+from sim.kb.tools import KBServer
+from sim.model.opening import DAY_START_US, KB_ID, open_kb
+from sim.params import Params
+
+METHODS = ("reread", "poll", "push")
+LABELS = {"reread": "re-read all cited", "poll": "poll (cursor kept)", "push": "push (subscribe)"}
+
+
+@dataclass(frozen=True)
+class Costs:
+    per_call: float = 1.0
+    """What one tool call or notification costs (any unit)."""
+    per_1k_chars: float = 0.1
+    """What 1,000 characters of results cost (same unit)."""
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Characters of results, measured by real calls on a KB of the study's corpus."""
+
+    read: float
+    page: float
+    event: float
+    notification: float
+
+
+def measured_sizes(n_articles: int, seed: int = 1) -> Sizes:
+    clock = [DAY_START_US]
+
+    def tick() -> int:
+        clock[0] += 1_000
+        return clock[0]
+
+    store = KBStore(tick)
+    specs = open_kb(store, seed, n_articles)
+    session = KBServer(store, tick).connect("advisor", [KB_ID])
+    sample = [s.article_id for s in specs[: min(50, n_articles)]]
+    reads = [
+        session.call("read_knowledge_article", {"knowledge_base_id": KB_ID, "article_id": a}).chars
+        for a in sample
+    ]
+    head = store.head_sequence(KB_ID)
+    poll = {"resource_type": "knowledge_base", "resource_id": KB_ID, "after_sequence": head}
+    empty = session.call("poll_resource_events", poll).chars
+    for i in range(100):
+        a = specs[i % len(specs)].article_id
+        store.save(KB_ID, a, store.article_state(KB_ID, a).content + " Edited.")
+    full = session.call("poll_resource_events", poll).chars
+    return Sizes(
+        read=statistics.median(reads),
+        page=empty,
+        event=(full - empty) / 100,
+        notification=resources.notification_chars(resources.uri(KB_ID, sample[0])),
+    )
+
+
+def closed_form(params: Params, sizes: Sizes, costs: Costs) -> pd.DataFrame:
+    rows = []
+    for interval in SWEEP_INTERVALS_S:
+        p = replace(params, check_interval_s=interval, run_checker=True)
+        checks = theory.expected_check_calls(p)
+        unnoticed = theory.unnoticed_time(params, interval)
+        reread = sum(c["reread_calls"] for c in checks)
+        pages = theory.poll_pages_per_day(params, interval)
+        poll_reads = sum(c["poll_calls"] - c["poll_pages"] for c in checks)
+        events = params.n_saves * (len(checks) * interval / params.day_s)
+        common = {"interval_min": interval / 60, "notifications": 0.0}
+        common |= {
+            "mean_unnoticed_min": unnoticed["mean_s"] / 60,
+            "p95_unnoticed_min": unnoticed["p95_s"] / 60,
+        }
+        rows.append({"method": "reread", **common, "calls": reread, "chars": reread * sizes.read})
+        rows.append(
+            {
+                "method": "poll",
+                **common,
+                "calls": pages + poll_reads,
+                "chars": pages * sizes.page + events * sizes.event + poll_reads * sizes.read,
+            }
+        )
+    push = theory.push_counts(params)
+    n = push["notifications"]
+    rows.append(
+        {
+            "method": "push",
+            "interval_min": 0.0,
+            "notifications": n,
+            "mean_unnoticed_min": 0.0,
+            "p95_unnoticed_min": 0.0,
+            "calls": push["subscribes"] + 2 * n,
+            "chars": 2 * (push["subscribes"] + n) + n * (sizes.notification + sizes.read),
+        }
+    )
+    table = pd.DataFrame(rows)
+    table["cost"] = (table["calls"] + table["notifications"]) * costs.per_call + table[
+        "chars"
+    ] / 1000 * costs.per_1k_chars
+    return table
+
+
+def simulated(
+    params: Params, seeds: int, workers: int | None = None, frames: StudyFrames | None = None
+) -> pd.DataFrame:
+    """The same rows from N seeded days: the exposure runs of the report (given, or run)."""
+    from sim.report.exposure import exposure_table  # matplotlib: only when simulating
+
+    if frames is None:
+        frames = run_study(params, list(range(1, seeds + 1)), ("exposure",), workers, False)
+    t = exposure_table(params, frames.seeds(list(range(1, seeds + 1))))
+    t = t[t["method"].isin(METHODS)]
+    return t.rename(
+        columns={
+            "calls_per_day": "sim_calls",
+            "notifications_per_day": "sim_notifications",
+            "chars_per_day": "sim_chars",
+            "mean_unnoticed_min": "sim_mean_unnoticed_min",
+        }
+    )[
+        [
+            "method",
+            "interval_min",
+            "sim_calls",
+            "sim_notifications",
+            "sim_chars",
+            "sim_mean_unnoticed_min",
+        ]
+    ]
+
+
+def advise(
+    params: Params,
+    costs: Costs,
+    max_unnoticed_min: float,
+    simulate: int = 0,
+    workers: int | None = None,
+    frames: StudyFrames | None = None,
+) -> dict[str, Any]:
+    """Every method's cheapest interval under the target, and the overall choice; with
+    `frames`, the simulated columns come from those exposure runs instead of new ones."""
+    sizes = measured_sizes(params.n_articles)
+    table = closed_form(params, sizes, costs)
+    if simulate:
+        sim = simulated(params, simulate, workers, frames)
+        table = table.merge(sim, on=["method", "interval_min"], how="left")
+        table["sim_cost"] = (
+            table["sim_calls"] + table["sim_notifications"]
+        ) * costs.per_call + table["sim_chars"] / 1000 * costs.per_1k_chars
+    meets = table[table["mean_unnoticed_min"] <= max_unnoticed_min]
+    best = meets.loc[meets.groupby("method")["cost"].idxmin()].sort_values("cost")
+    choice = best.iloc[0] if len(best) else None
+    return {"sizes": sizes, "table": table, "best": best, "choice": choice}
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 10 else f"{x:.1f}"
+
+
+def render(params: Params, costs: Costs, max_unnoticed_min: float, result: dict[str, Any]) -> str:
+    best, choice = result["best"], result["choice"]
+    head = (
+        f"A KB of {params.n_articles:,} articles, {params.n_saves:,} saves and "
+        f"{params.n_questions:,} questions in a {params.day_s / 3600:g}-hour day, "
+        f"Zipf {params.zipf_s:g}, "
+        f"{params.citations_per_answer} citations an answer; a call or notification costs "
+        f"{costs.per_call:g}, 1,000 characters {costs.per_1k_chars:g}. Target: a change to a "
+        f"cited article goes unnoticed {max_unnoticed_min:g} min or less on average."
+    )
+    if choice is None:
+        return (
+            head + "\nNo method meets the target within 1 min – 4 h checks; push notices at once."
+        )
+    when = (
+        "on every change" if choice["method"] == "push" else f"every {choice['interval_min']:g} min"
+    )
+    lines = [
+        head,
+        f"Use {LABELS[choice['method']]}, {when}: {_fmt(choice['calls'])} calls, "
+        f"{_fmt(choice['notifications'])} notifications and {_fmt(choice['chars'])} characters a "
+        f"day, a change unnoticed {choice['mean_unnoticed_min']:.1f} min on average; cost "
+        f"{_fmt(choice['cost'])} a day (closed form).",
+        "",
+    ]
+    sim = "sim_cost" in best
+    cols = ["method", "every", "calls/day", "notif./day", "chars/day", "unnoticed min", "cost"]
+    cols += ["sim calls", "sim chars", "sim unnoticed", "sim cost"] if sim else []
+    rows = []
+    for _, r in best.iterrows():
+        row = [
+            LABELS[r["method"]],
+            "change" if r["method"] == "push" else f"{r['interval_min']:g} min",
+            _fmt(r["calls"]),
+            _fmt(r["notifications"]),
+            _fmt(r["chars"]),
+            f"{r['mean_unnoticed_min']:.1f}",
+            _fmt(r["cost"]),
+        ]
+        if sim:
+            row += [
+                _fmt(r["sim_calls"] + r["sim_notifications"]),
+                _fmt(r["sim_chars"]),
+                f"{r['sim_mean_unnoticed_min']:.1f}",
+                _fmt(r["sim_cost"]),
+            ]
+        rows.append(row)
+    widths = [max(len(str(x)) for x in col) for col in zip(cols, *rows, strict=True)]
+    for row in (cols, *rows):
+        lines.append("  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=True)).rstrip())
+    lines.append("Each row: the method's cheapest check interval that meets the target.")
+    return "\n".join(lines)
+
+
+def as_json(
+    params: Params, costs: Costs, max_unnoticed_min: float, result: dict[str, Any]
+) -> dict[str, Any]:
+    choice = result["choice"]
+    return {
+        "inputs": {
+            "articles": params.n_articles,
+            "saves_per_day": params.n_saves,
+            "questions_per_day": params.n_questions,
+            "day_hours": params.day_s / 3600,
+            "zipf_s": params.zipf_s,
+            "citations_per_answer": params.citations_per_answer,
+            "cost_per_call": costs.per_call,
+            "cost_per_1k_chars": costs.per_1k_chars,
+            "max_unnoticed_min": max_unnoticed_min,
+        },
+        "sizes_chars": vars(result["sizes"]),
+        "choice": None if choice is None else {k: _plain(v) for k, v in choice.items()},
+        "rows": [{k: _plain(v) for k, v in r.items()} for r in result["table"].to_dict("records")],
+    }
+
+
+def _plain(v: Any) -> Any:
+    if hasattr(v, "item"):
+        v = v.item()
+    return None if isinstance(v, float) and v != v else v

@@ -1,0 +1,83 @@
+"""Push: the agent subscribes to what it cites and re-reads an article when notified.
+
+MCP resource subscriptions (`resources/subscribe`, `notifications/resources/updated`)
+turn the checker's question around: the server says when a cited article changed, so
+nothing is asked on a schedule. The watcher holds one subscription per cited article
+while any citation of it is not yet known to be out of date; a notification costs one
+re-read, which says which of the article's citations it made stale (a citation read
+after the change is still current). Like the checker, it takes no simulated time.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import simpy
+
+from sim.kb import resources
+from sim.kb.tools import ToolResult
+from sim.model.agent import HeldCitation, Proc
+
+
+class PushSession(Protocol):
+    def call(self, name: str, arguments: Any) -> ToolResult: ...
+    def subscribe(self, uri: Any) -> ToolResult: ...
+    def unsubscribe(self, uri: Any) -> ToolResult: ...
+    def on_notification(self, listener: resources.Listener) -> None: ...
+
+
+class PushWatcher:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        session: PushSession,
+        kb_id: str,
+        citations: list[HeldCitation],
+    ) -> None:
+        self.env = env
+        self.session = session
+        self.kb_id = kb_id
+        self.citations = citations
+        self.inbox: simpy.Store = simpy.Store(env)
+        session.on_notification(self.inbox.put)
+        self.seen = 0
+        self.unsure: dict[str, list[int]] = {}
+        """Subscribed article -> indices of its citations not yet known to be out of date."""
+        self.detected: dict[int, float] = {}
+
+    def cite(self) -> None:
+        """Subscribe to the articles of citations made since the last call."""
+        for i in range(self.seen, len(self.citations)):
+            article_id = self.citations[i].article_id
+            if article_id not in self.unsure:
+                r = self.session.subscribe(resources.uri(self.kb_id, article_id))
+                if r.is_error:  # unpublished since the read: out of date already
+                    self.detected[i] = self.env.now
+                    continue
+                self.unsure[article_id] = []
+            self.unsure[article_id].append(i)
+        self.seen = len(self.citations)
+
+    def run(self) -> Proc:
+        while True:
+            uri = yield self.inbox.get()
+            parsed = resources.parse(uri)
+            if parsed is None or parsed[1] not in self.unsure:
+                continue  # already known out of date and unsubscribed
+            article_id = parsed[1]
+            r = self.session.call(
+                "read_knowledge_article",
+                {"knowledge_base_id": self.kb_id, "article_id": article_id},
+            )
+            current = None if r.is_error else r.structured["updated_at"]
+            still = []
+            for i in self.unsure[article_id]:
+                if self.citations[i].version == current:
+                    still.append(i)
+                else:
+                    self.detected[i] = self.env.now
+            if still:
+                self.unsure[article_id] = still
+            else:
+                del self.unsure[article_id]
+                self.session.unsubscribe(uri)

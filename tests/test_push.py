@@ -1,0 +1,321 @@
+"""Push (MCP resource subscriptions), exposure records and their closed forms."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import warnings
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sim import theory
+from sim.kb import resources
+from sim.kb.store import KBStore
+from sim.kb.tools import KBServer
+from sim.model.cadence import check_instants
+from sim.model.day import run_day
+from sim.model.opening import KB_ID, open_kb
+from sim.params import Params
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _kb(n: int = 6) -> tuple[KBStore, KBServer, list[str]]:
+    t = [1_800_000_000_000_000]
+
+    def clock() -> int:
+        t[0] += 1_000
+        return t[0]
+
+    store = KBStore(clock)
+    specs = open_kb(store, 1, n)
+    return store, KBServer(store, clock), [s.article_id for s in specs]
+
+
+def test_a_subscribed_session_hears_each_committed_change_once_and_only_while_subscribed() -> None:
+    store, server, ids = _kb()
+    a, b = (resources.uri(KB_ID, i) for i in ids[:2])
+    session, other = server.connect("agent", [KB_ID]), server.connect("other", [KB_ID])
+    heard: list[str] = []
+    session.on_notification(heard.append)
+    other.on_notification(lambda u: heard.append("other:" + u))
+    assert not session.subscribe(a).is_error
+    store.save(KB_ID, ids[0], "new body")
+    store.save(KB_ID, ids[1], "b's new body")  # not subscribed
+    store.save(KB_ID, ids[0], "body", title="A new title")
+    store.set_published(KB_ID, ids[0], False)
+    assert heard == [a, a, a]
+    assert not session.unsubscribe(a).is_error
+    store.save(KB_ID, ids[0], "a draft edit")
+    assert heard == [a, a, a]
+    notes = [c for c in server.log.records if c.tool == resources.UPDATED]
+    assert len(notes) == 3 and notes[0].result_chars == len(json.dumps({"uri": a}).replace(" ", ""))
+    assert b not in heard
+
+
+def test_a_conflicting_edit_writes_nothing_and_notifies_nobody() -> None:
+    _, server, ids = _kb()
+    session = server.connect("agent", [KB_ID])
+    heard: list[str] = []
+    session.on_notification(heard.append)
+    session.subscribe(resources.uri(KB_ID, ids[0]))
+    r = session.call(
+        "edit_knowledge_article",
+        {
+            "knowledge_base_id": KB_ID,
+            "article_id": ids[0],
+            "content": "x",
+            "expected_version": "2001-01-01T00:00:00.000000Z",
+            "idempotency_key": "k",
+        },
+    )
+    assert r.is_error and heard == []
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        None,
+        7,
+        "",
+        "kb://",
+        "https://x/articles/a",
+        "kb://kb-support/articles/",
+        "kb://other/articles/art-00001",
+        "kb://kb-support/articles/nope",
+        "kb://kb-support/articles/a/b",
+        "\ud800",
+    ],
+)
+def test_bad_subscriptions_are_refused_naming_the_uri_and_change_nothing(uri: Any) -> None:
+    store, server, _ = _kb()
+    session = server.connect("agent", [KB_ID])
+    before = store.snapshot()
+    r = session.subscribe(uri)
+    assert r.is_error and r.structured["error"]["argument"] in ("uri", "article_id")
+    assert r.structured["error"]["what_to_do"] and len(r.text) < 600
+    assert server.subscriptions.held() == 0 and store.snapshot() == before
+    assert session.read_resource(uri).is_error
+
+
+def test_an_unpublished_article_cannot_be_subscribed_and_reads_as_not_found() -> None:
+    store, server, ids = _kb()
+    store.set_published(KB_ID, ids[2], False)
+    session = server.connect("agent", [KB_ID])
+    uri = resources.uri(KB_ID, ids[2])
+    assert session.subscribe(uri).structured["error"]["code"] == "article_not_found"
+    assert uri not in session.resource_uris() and len(session.resource_uris()) == len(ids) - 1
+    read = session.read_resource(resources.uri(KB_ID, ids[0])).structured
+    assert set(read) == {
+        "knowledge_base_id",
+        "article_id",
+        "updated_at",
+        "title",
+        "content",
+        "event_sequence",
+    }
+
+
+# -- the simulated day -------------------------------------------------------------------
+SMALL = replace(Params(), n_questions=60, n_saves=200, push=True, sweep_intervals_s=(300.0, 3600.0))
+
+
+@pytest.fixture(scope="module")
+def small_day() -> Any:
+    return run_day(SMALL, 4)
+
+
+def test_push_notices_each_change_at_the_instant_it_is_committed(small_day: Any) -> None:
+    d = pd.DataFrame(small_day.detections)
+    push = d[d["method"] == "push"]
+    changed = push["changed_s"].notna()
+    assert changed.sum() > 10
+    assert np.allclose(push.loc[changed, "detected_s"], push.loc[changed, "changed_s"], atol=1e-6)
+    assert push.loc[~changed, "detected_s"].isna().all()
+
+
+def test_periodic_checks_notice_at_the_first_check_after_the_change(small_day: Any) -> None:
+    d = pd.DataFrame(small_day.detections)
+    for method in ("reread", "poll", "poll_from_oldest"):
+        for interval in (300.0, 3600.0):
+            g = d[(d["method"] == method) & (d["interval_s"] == interval)]
+            changed = g[g["changed_s"].notna()]
+            expected = np.ceil(changed["changed_s"] / interval) * interval
+            assert np.allclose(changed["detected_s"], expected), (method, interval)
+            assert g.loc[g["changed_s"].isna(), "detected_s"].isna().all()
+
+
+def test_watchers_change_nothing_the_day_does() -> None:
+    base = replace(Params(), n_questions=60, n_saves=200)
+    plain, watched = (
+        run_day(base, 4),
+        run_day(replace(base, push=True, sweep_intervals_s=(600.0,)), 4),
+    )
+    assert plain.citations == watched.citations and plain.saves == watched.saves
+    assert plain.checks == watched.checks
+
+
+def test_the_day_over_mcp_keeps_every_record_of_the_direct_day() -> None:
+    p = replace(Params(), n_questions=30, n_saves=120, push=True, sweep_intervals_s=(1800.0,))
+    direct, over_mcp = run_day(p, 2), run_day(replace(p, transport="mcp"), 2)
+    assert pd.DataFrame(direct.detections).equals(pd.DataFrame(over_mcp.detections))
+    assert direct.cadence == over_mcp.cadence and direct.citations == over_mcp.citations
+    key = lambda c: (c.client_id, c.tool, c.result_chars, c.t_us)  # noqa: E731
+    assert sorted(map(key, direct.calls)) == sorted(map(key, over_mcp.calls))
+    assert any(c.tool == resources.UPDATED for c in over_mcp.calls)
+
+
+def test_check_instants_merge_the_grids() -> None:
+    due = check_instants((60.0, 120.0, 7.0), 240.0)
+    assert due[120.0] == [60.0, 120.0] and due[7.0] == [7.0] and max(due) <= 240.0
+    assert len(due[238.0]) == 1 and 240.0 in due
+
+
+# -- closed forms, held to the simulation --------------------------------------------------
+@pytest.fixture(scope="module")
+def exposure_frames() -> Any:
+    from sim.experiments import run_study
+
+    p = replace(Params(), sweep_intervals_s=(60.0, 900.0, 3600.0, 14400.0))
+    return p, run_study(replace(p, push=True), list(range(1, 7)), ("staleness",), progress=False)
+
+
+def test_unnoticed_time_follows_the_closed_form(exposure_frames: Any) -> None:
+    """Tolerance: 6 % of the mean, 10 % at 4 h (six days, about 450 changed citations)."""
+    p, f = exposure_frames
+    d = f.detections[(f.detections["method"] == "poll") & f.detections["changed_s"].notna()]
+    for interval, tol in ((60.0, 0.06), (900.0, 0.06), (3600.0, 0.06), (14400.0, 0.10)):
+        g = d[d["interval_s"] == interval]
+        simulated = (g["detected_s"].fillna(p.day_s) - g["changed_s"]).mean()
+        expected = theory.unnoticed_time(p, interval)["mean_s"]
+        assert abs(simulated / expected - 1) < tol, (interval, simulated, expected)
+
+
+def test_poll_pages_and_push_counts_follow_their_closed_forms(exposure_frames: Any) -> None:
+    """Pages: within 1.5 % (the first checks, before any citation, make no call). Push:
+    within 15 %, the closed form's stated approximations."""
+    p, f = exposure_frames
+    c = f.cadence[f.cadence["method"] == "poll"].groupby("interval_s")["poll_calls"].mean()
+    for interval, pages in c.items():
+        assert abs(pages / theory.poll_pages_per_day(p, interval) - 1) < 0.015, interval
+    calls = f.calls[f.calls["client_id"] == "push"].groupby("tool")["calls"].sum() / 6
+    expected = theory.push_counts(p)
+    assert abs(calls[resources.UPDATED] / expected["notifications"] - 1) < 0.15
+    assert abs(calls[resources.SUBSCRIBE] / expected["subscribes"] - 1) < 0.15
+    assert calls[resources.UPDATED] == calls["read_knowledge_article"]
+
+
+def test_unnoticed_time_is_half_the_interval_when_changes_are_uniform() -> None:
+    flat = replace(Params(), n_saves=3, zipf_s=0.0)  # rare changes: c nearly uniform in cells
+    for interval in (60.0, 600.0):
+        assert math.isclose(
+            theory.unnoticed_time(flat, interval)["mean_s"], interval / 2, rel_tol=0.02
+        )
+
+
+# -- over real stdio, with the SDK client, in both protocol eras --------------------------
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_over_stdio_a_subscriber_hears_the_editor_save_and_rereads_the_new_version(
+    mode: str,
+) -> None:
+    import anyio
+    import mcp_types as types
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "sim", "serve", "--articles", "4", "--human-edits-per-minute", "600"],
+        cwd=str(ROOT),
+    )
+    uris = [resources.uri(KB_ID, f"art-0000{i}") for i in range(1, 5)]
+    heard: list[str] = []
+    got = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            heard.append(message.params.uri)
+            got.set()
+
+    async def main() -> tuple[Any, Any, Any, Any]:
+        async with Client(params, mode=mode, message_handler=on_message) as client:
+            assert client.server_capabilities.resources.subscribe
+            templates = await client.list_resource_templates()
+            assert templates.resource_templates[0].uri_template == resources.URI_TEMPLATE
+            listed = [r.uri for r in (await client.list_resources()).resources]
+            before = {u: json.loads((await client.read_resource(u)).contents[0].text) for u in uris}
+            with anyio.fail_after(30):
+                if mode == "legacy":
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        for u in uris:
+                            await client.subscribe_resource(u)
+                    await got.wait()
+                else:
+                    async with client.listen(resource_subscriptions=uris) as sub:
+                        async for event in sub:
+                            heard.append(event.uri)
+                            break
+            uri = heard[0]
+            _, article_id = resources.parse(uri)
+            after = json.loads((await client.read_resource(uri)).contents[0].text)
+            tool = await client.call_tool(
+                "read_knowledge_article", {"knowledge_base_id": KB_ID, "article_id": article_id}
+            )
+            return listed, before[uri], after, tool.structured_content
+
+    listed, before, after, tool = anyio.run(main)
+    assert sorted(listed) == sorted(uris)
+    assert (
+        after["updated_at"] > before["updated_at"]
+        and "Edited in the editor app" in after["content"]
+    )
+    assert tool["updated_at"] >= after["updated_at"]
+
+
+def test_over_stdio_a_bad_subscription_is_invalid_params_naming_the_uri() -> None:
+    from sim.bench.stdio import RawClient
+
+    client = RawClient("--articles", "3")
+    try:
+        client.handshake()
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "resources/subscribe",
+                "params": {"uri": "kb://other/articles/x"},
+            }
+        )
+        reply = client.receive()
+        assert reply is not None and reply["id"] == 9 and reply["error"]["code"] == -32602
+        assert (
+            "other" in reply["error"]["message"]
+            and reply["error"]["data"]["error"]["argument"] == "uri"
+        )
+    finally:
+        client.close()
+
+
+# -- the advisor ---------------------------------------------------------------------------
+def test_advise_prints_a_recommendation_and_json() -> None:
+    run = lambda *a: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "sim", "advise", *a], cwd=ROOT, capture_output=True, text=True
+    )
+    text = run("--max-unnoticed-min", "10")
+    assert text.returncode == 0 and text.stdout.splitlines()[1].startswith("Use ")
+    data = json.loads(run("--json", "--articles", "200").stdout)
+    choice = data["choice"]
+    assert choice["mean_unnoticed_min"] <= 30 and data["inputs"]["articles"] == 200
+    cheaper = [
+        r for r in data["rows"] if r["mean_unnoticed_min"] <= 30 and r["cost"] < choice["cost"]
+    ]
+    assert cheaper == []
+    bad = run("--zipf", "nan")
+    assert bad.returncode == 2 and "--zipf" in bad.stderr and "Traceback" not in bad.stderr
