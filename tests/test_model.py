@@ -126,7 +126,7 @@ def test_polling_pages_when_an_hour_has_over_100_changes() -> None:
 
 
 def test_a_wrong_check_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checker_module.Checker, "_compare", staticmethod(lambda c, v: "fresh"))
+    monkeypatch.setattr(checker_module, "compare", lambda c, v: "fresh")
     with pytest.raises(GroundTruthMismatch, match="disagrees with ground truth"):
         run_day(BASE, 1)
 

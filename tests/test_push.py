@@ -319,3 +319,26 @@ def test_advise_prints_a_recommendation_and_json() -> None:
     assert cheaper == []
     bad = run("--zipf", "nan")
     assert bad.returncode == 2 and "--zipf" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"sweep_intervals_s": (0.0,)},
+        {"sweep_intervals_s": (60.0, 40_000.0)},
+        {"sweep_intervals_s": (float("nan"),)},
+        {"push": 1},
+        {"push": True, "agent_edits": True, "transport": "mcp"},
+    ],
+)
+def test_bad_exposure_parameters_are_refused_naming_the_field(change: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match=f"Params.{next(iter(change))}"):
+        replace(Params(), **change)
+
+
+def test_the_server_fans_a_save_out_to_every_subscribed_session() -> None:
+    from sim.bench.subscriptions import fanout
+
+    rows = fanout((0, 3), per_session=4, saves=8, repeats=1)
+    assert [r["notifications_per_save"] for r in rows] == [0.0, 3.0]
+    assert rows[1]["subscriptions_held"] == 12

@@ -14,6 +14,7 @@ from typing import Any
 from sim.bench.replay import day_versus_replay, reproduction_floor
 from sim.bench.scaling import scaling
 from sim.bench.stdio import cold_start, throughput
+from sim.bench.subscriptions import fanout
 from sim.bench.timing import spread, timed
 from sim.experiments import EXPERIMENTS, WRITEUP_SEEDS, run_study
 from sim.model.day import Day
@@ -75,6 +76,7 @@ def run_all(
         "scaling": scaling(factors),
         "sweep": sweep_throughput(sweep_seeds),
         "stdio": {"cold_start_s": cold_start(repeats), **throughput(2_000, repeats=3)},
+        "push_fanout": fanout(),
     }
 
 
@@ -177,6 +179,13 @@ def readme_table(b: dict[str, Any]) -> str:
             f"| over stdio, {io['calls']:,} mixed tool calls pipelined, calls/s | "
             f"{_range(io['calls_per_s'], ',.0f')} |",
         ]
+    for row in b.get("push_fanout", []):
+        lines.append(
+            f"| push: µs per human save, {row['sessions']} subscribed sessions "
+            f"({row['subscriptions_held']:,} subscriptions held, "
+            f"{row['notifications_per_save']:g} notifications a save) | "
+            f"{_range(row['us_per_save'], '.0f')} |"
+        )
     lines += ["", "| target | measured | met |", "|---|---|---|"]
     lines += [
         f"| {t['target']} | {t['measured']} | {'yes' if t['met'] else 'no'} |" for t in targets(b)
