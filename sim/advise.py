@@ -204,7 +204,7 @@ def render(params: Params, costs: Costs, max_unnoticed_min: float, result: dict[
     ]
     sim = "sim_cost" in best
     cols = ["method", "every", "calls/day", "notif./day", "chars/day", "unnoticed min", "cost"]
-    cols += ["sim calls", "sim chars", "sim unnoticed", "sim cost"] if sim else []
+    cols += ["sim calls", "sim notif.", "sim chars", "sim unnoticed", "sim cost"] if sim else []
     rows = []
     for _, r in best.iterrows():
         row = [
@@ -218,7 +218,8 @@ def render(params: Params, costs: Costs, max_unnoticed_min: float, result: dict[
         ]
         if sim:
             row += [
-                _fmt(r["sim_calls"] + r["sim_notifications"]),
+                _fmt(r["sim_calls"]),
+                _fmt(r["sim_notifications"]),
                 _fmt(r["sim_chars"]),
                 f"{r['sim_mean_unnoticed_min']:.1f}",
                 _fmt(r["sim_cost"]),

@@ -73,7 +73,9 @@ def exposure_table(base: Params, frames: StudyFrames) -> pd.DataFrame:
     d = frames.detections
     held_s = (day_s - frames.citations["read_s"]).sum()
     changed = d[d["changed_s"].notna()]
-    unnoticed = changed["detected_s"].fillna(day_s) - changed["changed_s"]
+    # change times come from the store's microsecond clock, detections from SimPy's float
+    # clock: push, noticing at the same instant, would read a few hundred ns below zero
+    unnoticed = (changed["detected_s"].fillna(day_s) - changed["changed_s"]).clip(lower=0.0)
     changed = changed.assign(unnoticed_s=unnoticed, never=changed["detected_s"].isna())
     n_seeds = d["seed"].nunique()
     exposure = changed.groupby(["method", "interval_s"]).agg(
@@ -282,7 +284,9 @@ that flags it, or to the day's end. Re-reading and both polls run at {n_interval
 intervals from 1 min to 4 h; push subscribes to each cited article
 (`resources/subscribe`), re-reads it on `notifications/resources/updated`, and
 unsubscribes once all its citations are known stale. Costs come from the call log;
-characters are what the client receives (notifications: their params).
+characters are what the client receives (notifications: their params). Over the
+simulation's MCP transport (the official SDK's client and server, the notification sent
+as `notifications/resources/updated`) a day gives the same records as in-process (tested).
 
 At the write-up's hourly cadence:
 
