@@ -251,16 +251,69 @@ def _body(d: dict[str, str], rng: np.random.Generator) -> str:
     return "\n\n".join([lead, *(_fill(_SENTENCES[i], d, rng.random(3)) for i in picks)])
 
 
-def build_corpus(n_articles: int, rng: np.random.Generator) -> list[ArticleSpec]:
-    """n distinct tasks drawn without replacement; ids art-00001.. in draw order."""
+BASE_ARTICLES = 400
+"""Up to this size the KB documents one product, in the vocabulary above."""
+HEAPS_BETA = 0.55
+"""Beyond it, the vocabulary grows as Heaps' law V ≈ K·n^β (β ≈ 0.4–0.6 for English
+text: Heaps, Information Retrieval, 1978; Baeza-Yates & Ribeiro-Neto, Modern Information
+Retrieval, 1999): a larger help centre documents more products, each with feature and
+surface names of its own, so a question's words match a realistic share of it."""
+_SYLLABLES = ("zor", "vex", "lin", "mar", "tek", "dra", "nix", "pel", "quo", "sam", "rin", "bo")
+
+
+def n_products(n_articles: int) -> int:
+    return max(1, round((n_articles / BASE_ARTICLES) ** HEAPS_BETA))
+
+
+def _coined(product: int, kind: str, i: int) -> str:
+    """A product-specific word, the same for every seed: syllables spelled from a number."""
+    n = (product * 131 + {"object": 0, "feature": 1, "place": 2}[kind]) * 97 + i
+    word = ""
+    for _ in range(3):
+        n, r = divmod(n, len(_SYLLABLES))
+        word += _SYLLABLES[r]
+    return word + (str(n) if n else "")
+
+
+def _vocabulary(product: int) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+    """(topic, object) pairs and places of a product; product 0 is the base vocabulary."""
     objects = [(topic, obj) for topic, objs in TOPICS.items() for obj in objs]
+    if product == 0:
+        return objects, PLACES
+    coined = [
+        (topic, f"{_coined(product, 'feature', i)} {_coined(product, 'object', i)}")
+        for i, (topic, _) in enumerate(objects)
+    ]
+    name = _coined(product, "place", 999)
+    places = tuple(f"{name} {_coined(product, 'place', i)}" for i in range(len(PLACES)))
+    return coined, places
+
+
+def build_corpus(n_articles: int, rng: np.random.Generator) -> list[ArticleSpec]:
+    """n distinct tasks drawn without replacement; ids art-00001.. in draw order. Beyond
+    BASE_ARTICLES the articles are spread evenly over n_products(n) products."""
+    objects, places = _vocabulary(0)
     n_tasks = len(objects) * len(VERBS) * len(PLACES)
-    if n_articles > n_tasks:
-        raise ValueError(f"n_articles: at most {n_tasks} distinct tasks; got {n_articles}")
-    chosen = rng.choice(n_tasks, size=n_articles, replace=False)
+    products = n_products(n_articles)
+    if n_articles > n_tasks * products:
+        raise ValueError(
+            f"n_articles: at most {n_tasks * products} distinct tasks; got {n_articles}"
+        )
+    if products == 1:
+        drawn = [(0, t) for t in rng.choice(n_tasks, size=n_articles, replace=False).tolist()]
+    else:
+        product_of = rng.permutation(np.arange(n_articles) % products)
+        drawn = [(0, 0)] * n_articles
+        for p in range(products):
+            where = np.flatnonzero(product_of == p)
+            tasks = rng.choice(n_tasks, size=len(where), replace=False).tolist()
+            for i, t in zip(where.tolist(), tasks, strict=True):
+                drawn[i] = (p, t)
+    vocabularies = {p: _vocabulary(p) for p in range(products)}
     specs = []
     width = max(5, len(str(n_articles)))
-    for i, t in enumerate(chosen.tolist()):
+    for i, (product, t) in enumerate(drawn):
+        objects, places = vocabularies[product]
         o, rest = divmod(t, len(VERBS) * len(PLACES))
         v, p = divmod(rest, len(PLACES))
         topic, obj = objects[o]
@@ -268,7 +321,7 @@ def build_corpus(n_articles: int, rng: np.random.Generator) -> list[ArticleSpec]
             "verb": VERBS[v][0],
             "gerund": VERBS[v][1],
             "obj": obj,
-            "place": PLACES[p],
+            "place": places[p],
             "topic": topic,
         }
         specs.append(

@@ -36,18 +36,30 @@ def test_scaling_probe_counts_matches_through_the_tools() -> None:
 
 def test_targets_compare_each_tool_with_its_own_cost_at_x1() -> None:
     b = {
-        "reproduction_seeds_1_5": {"wall_s": {"median": 0.9}},
+        "reproduction_seeds_1_5": {"wall_s": {"median": 2.4}},
         "reproduction_kb_floor": {"replay_s": {"median": 0.5}},
-        "day_versus_replay": {"ratio": {"median": 1.6}},
+        "sweep": {"days_per_s": 19.0},
         "scaling": [
-            {"factor": 1, "us_per_call_median": {"read": 40.0, "search": 100.0}},
-            {"factor": 100, "us_per_call_median": {"read": 60.0, "search": 151.0}},
+            {
+                "factor": 1,
+                "us_per_call_median": {"read": 40.0, "search_knowledge_base": 100.0},
+                "search_probe": {"matches_per_search": 150},
+            },
+            {
+                "factor": 100,
+                "us_per_call_median": {"read": 61.0, "search_knowledge_base": 299.0},
+                "search_probe": {"matches_per_search": 4000},
+                "peak_rss_mib": 300.0,
+            },
         ],
     }
     met = {t["target"].split(":")[0]: t["met"] for t in targets(b)}
     assert met == {
-        "seeds 1–5 reproduction, computation only, ≤ 1 s": True,
-        "day / replay ≤ 1.5": False,
-        "read": True,
-        "search": False,
+        "seeds 1–5 reproduction, computation only, ≤ 2.5 s": True,
+        "sweep ≥ 3 × 6.4 simulated days/s on all cores": False,
+        "read": False,
+        "search_knowledge_base": True,
+        "peak RSS at ×100 ≤ 345 MiB (before)": True,
     }
+    search = next(t for t in targets(b) if t["target"].startswith("search"))
+    assert "4,000 matches a search" in search["measured"]

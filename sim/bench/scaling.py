@@ -1,8 +1,10 @@
 """Days at ×1, ×10, ×100 the default size, each in a fresh process so its peak RSS is its own.
 
-Articles, questions and saves scale together; the corpus vocabulary does not, so a
-question's words match the same share of a larger KB. After each day a fixed probe of
-searches measures the cost per matching article: FTS5's bm25 scores every match.
+Articles, questions and saves scale together, and the corpus vocabulary grows as Heaps'
+law (``sim/corpus.py``: a larger help centre documents more products). After each day a
+fixed probe of searches measures the cost per search and per matching article: from 2,000
+articles on, search ranks from the in-memory index (``sim/kb/index.py``), whose cost still
+grows with the matches it scores.
 """
 
 from __future__ import annotations

@@ -44,8 +44,7 @@ def search(store: st.KBStore, knowledge_base_id: str, query: str, limit: int) ->
             "feature, a setting or an error message.",
             True,
         )
-    fts = " OR ".join(f'"{w}"' for w in words)  # quoted: no FTS operator can be injected
-    total, hits = store.search(kb, fts, limit)
+    total, hits = store.search(kb, words, limit)
     listed = ", ".join(words)
     structured: Structured = {
         "knowledge_base_id": kb,

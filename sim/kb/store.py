@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Concatenate, ParamSpec, Self, TypeVar
 
 from sim.kb import approvals
+from sim.kb.index import BM25Index
 from sim.kb.rows import (
     Approval,
     ApprovalMissing,
@@ -45,6 +46,18 @@ class Change:
     sequence: int
     type: str
     article_id: str
+
+
+INDEX_MIN_ROWS = 2_000
+"""Published articles from which search ranks from the in-memory index (``index.py``)
+rather than FTS5's SQL. Measured on the study's corpus: at 400 articles FTS5 answers in
+about 250 µs, and the index's upkeep on every save costs more than its faster searches
+save (the seeds 1–5 reproduction took 5.8 s with it, 5.3 s without); at 4,000 a search
+in the day costs 1,870 µs from FTS5 and 600 µs from the index."""
+
+
+INDEX_BUILD_BATCH = 1_000
+"""Rows loaded between merges into the index's arrays: bounds the bulk load's memory."""
 
 
 class StoreError(Exception):
@@ -86,7 +99,11 @@ def _serialised(
 
 class KBStore:
     def __init__(
-        self, clock: Clock, path: str = ":memory:", event_retention: int | None = None
+        self,
+        clock: Clock,
+        path: str = ":memory:",
+        event_retention: int | None = None,
+        index_min_rows: int = INDEX_MIN_ROWS,
     ) -> None:
         if event_retention is not None and event_retention < 1:
             raise ValueError(f"event_retention must be None or >= 1, got {event_retention}")
@@ -98,6 +115,9 @@ class KBStore:
         self._pending: list[Change] = []
         self._committed: list[Change] = []
         self._listeners: list[Callable[[Change], None]] = []
+        self._index: BM25Index | None = None
+        self._index_min_rows = index_min_rows
+        self._index_ops: list[tuple[int, str, str] | int] = []
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
             self._db.executescript(SCHEMA)
@@ -109,13 +129,17 @@ class KBStore:
                 f"{path}: a KB file of schema version {version}; this code reads version "
                 f"{SCHEMA_VERSION}. Open another file, or remove this one to start afresh."
             )
+        self._build_index_if_large()
 
     @classmethod
     def copy_of(cls, template: KBStore, clock: Clock) -> Self:
         """A new in-memory store holding every page of `template` (SQLite online backup)."""
-        store = cls(clock, event_retention=template._retention)
+        store = cls(
+            clock, event_retention=template._retention, index_min_rows=template._index_min_rows
+        )
         with template._lock:
             template._db.backup(store._db)
+            store._index = template._index.copy() if template._index is not None else None
         return store
 
     # -- transactions -------------------------------------------------------
@@ -127,10 +151,29 @@ class KBStore:
         except BaseException:
             self._db.execute("ROLLBACK")
             self._pending = []
+            self._index_ops = []
             raise
         self._db.execute("COMMIT")
         self._committed.extend(self._pending)
         self._pending = []
+        if self._index is not None:
+            self._index.apply(self._index_ops)  # exactly what was committed
+        self._index_ops = []
+
+    def _build_index_if_large(self) -> None:
+        """From INDEX_MIN_ROWS published articles on, search ranks from the in-memory index."""
+        if self._index is not None:
+            return
+        (rows,) = self._db.execute("SELECT count(*) FROM articles WHERE published = 1").fetchone()
+        if rows < self._index_min_rows:
+            return
+        self._index = BM25Index()
+        rows = self._db.execute("SELECT rowid, title, content FROM articles WHERE published = 1")
+        for i, (rowid, title, content) in enumerate(rows, 1):
+            self._index.add(rowid, title, content)
+            if i % INDEX_BUILD_BATCH == 0:
+                self._index.compact()
+        self._index.compact()
 
     def add_listener(self, listener: Callable[[Change], None]) -> None:
         """Call `listener` with every change once its transaction has committed (never for a
@@ -192,11 +235,13 @@ class KBStore:
         )
         if was_published:
             self._db.execute("DELETE FROM articles_fts WHERE rowid = ?", (rowid,))
+            self._index_ops.append(rowid)
         if published:
             self._db.execute(
                 "INSERT INTO articles_fts (rowid, title, content) VALUES (?, ?, ?)",
                 (rowid, title, content),
             )
+            self._index_ops.append((rowid, title, content))
         return us, self._append_event(kb_id, type_, article_id, us, actor)
 
     # -- the human side (the KB editor app) -----------------------------------
@@ -245,7 +290,9 @@ class KBStore:
                         "INSERT INTO articles_fts (rowid, title, content) VALUES (?, ?, ?)",
                         (rowid, title, content),
                     )
+                    self._index_ops.append((rowid, title, content))
                 self._append_event(kb_id, "created", article_id, us, "human")
+        self._build_index_if_large()
 
     @_serialised
     def save(
@@ -301,9 +348,27 @@ class KBStore:
         return Article(kb_id, article_id, row[1], row[2], True, row[4])
 
     @_serialised
-    def search(self, kb_id: str, fts_query: str, limit: int) -> tuple[int, list[SearchHit]]:
-        """(published matches in all, best `limit` of them by bm25)."""
+    def search(self, kb_id: str, words: list[str], limit: int) -> tuple[int, list[SearchHit]]:
+        """(published articles containing any of the words, the best `limit` of them by
+        FTS5's bm25): from the in-memory index where it is exact, else from FTS5."""
         first, last = self._rowid_range(kb_id)
+        ranked = None if self._index is None else self._index.search(words, first, last, limit)
+        if ranked is None:
+            return self.search_fts5(kb_id, words, limit)
+        total, rowids = ranked
+        hits = []
+        for rowid in rowids:
+            article_id, title, us = self._db.execute(
+                "SELECT article_id, title, updated_us FROM articles WHERE rowid = ?", (rowid,)
+            ).fetchone()
+            hits.append(SearchHit(article_id, title, us))
+        return total, hits
+
+    @_serialised
+    def search_fts5(self, kb_id: str, words: list[str], limit: int) -> tuple[int, list[SearchHit]]:
+        """The same answer from FTS5 itself: the search of record."""
+        first, last = self._rowid_range(kb_id)
+        fts_query = " OR ".join(f'"{w}"' for w in words)  # quoted: no operator can be injected
         rows = self._db.execute(SEARCH_SQL, (fts_query, first, last, limit)).fetchall()
         if not rows:
             return 0, []
