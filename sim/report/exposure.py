@@ -31,7 +31,9 @@ LABELS = {
 }
 
 
-def exposure_runs(base: Params, seeds: list[int], workers: int | None, progress: bool):
+def exposure_runs(
+    base: Params, seeds: list[int], workers: int | None, progress: bool
+) -> StudyFrames:
     return run_study(base, seeds, ("exposure",), workers, progress)
 
 
@@ -191,7 +193,8 @@ def figure(table: pd.DataFrame) -> Figure:
 
 
 def theory_check(base: Params, table: pd.DataFrame) -> pd.DataFrame:
-    """Simulated against closed form: unnoticed time, poll pages, push counts."""
+    """Simulated against closed form where the table has no closed-form column of its own:
+    poll pages per day by interval, and push notifications per day."""
     push = theory.push_counts(base)
     rows = []
     for _, r in table[table["method"] == "poll"].iterrows():
@@ -208,11 +211,6 @@ def theory_check(base: Params, table: pd.DataFrame) -> pd.DataFrame:
         ("push notifications per day", 0.0, p["notifications_per_day"], push["notifications"])
     )
     return pd.DataFrame(rows, columns=["quantity", "interval_min", "simulated", "closed_form"])
-
-
-def default_interval_row(table: pd.DataFrame, base: Params, method: str) -> pd.Series:
-    g = table[table["method"] == method]
-    return g[np.isclose(g["interval_min"], base.check_interval_s / 60)].iloc[0]
 
 
 def _row(table: pd.DataFrame, method: str, interval_min: float) -> pd.Series:
