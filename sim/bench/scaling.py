@@ -3,8 +3,8 @@
 Articles, questions and saves scale together, and the corpus vocabulary grows as Heaps'
 law (``sim/corpus.py``: a larger help centre documents more products). After each day a
 fixed probe of searches measures the cost per search and per matching article: from 2,000
-articles on, search ranks from the in-memory index (``sim/kb/index.py``), whose cost still
-grows with the matches it scores.
+articles on, search ranks from the in-memory index (``sim/kb/index.py``), which scores only
+the rows that can reach the top hits.
 """
 
 from __future__ import annotations

@@ -33,6 +33,10 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+\Z")
 
 
+Term = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""A word's rows within a KB: rowids, weighted counts (title 4, body 1), row lengths."""
+
+
 def tokens(text: str) -> list[str]:
     """unicode61's tokens of ASCII text: runs of letters and digits, lower-cased."""
     return _TOKEN.findall(text.lower())
@@ -161,53 +165,112 @@ class BM25Index:
         self, words: list[str], first_rowid: int, last_rowid: int, limit: int
     ) -> tuple[int, list[int]] | None:
         """(matches among rowids first..last, the best `limit` rowids), as FTS5 ranks the
-        query "w1" OR "w2" ... (score, then rowid); None where only FTS5 can answer exactly."""
-        scored = self.scores(words, first_rowid, last_rowid)
-        if scored is None:
+        query "w1" OR "w2" ... (score, then rowid); None where only FTS5 can answer exactly.
+
+        Only the rows that can reach the top `limit` are scored (MaxScore, Turtle & Flood
+        1995): each word's score is bounded by its idf, its best weighted count and the
+        shortest row holding it; once the rows of the highest-bound word set a threshold,
+        a row holding only words whose bounds sum below it cannot enter, so it is counted
+        and never scored. The rows that are scored get FTS5's exact score."""
+        query = self._query(words, first_rowid, last_rowid)
+        if query is None:
             return None
-        rowids, score = scored
-        order = np.lexsort((rowids, score))[:limit]
-        return len(rowids), rowids[order].tolist()
+        terms, idfs, avgdl = query
+        found = [t for t in terms if t is not None]
+        if not found:
+            return 0, []
+        first = min(int(t[0][0]) for t in found)
+        seen = np.zeros(max(int(t[0][-1]) for t in found) - first + 1, bool)
+        for rowids, _, _ in found:
+            seen[rowids - first] = True
+        total = int(np.count_nonzero(seen))
+        candidates = None
+        if limit < total:
+            bounds = [
+                0.0 if t is None else self._bound(idf, t, avgdl)
+                for t, idf in zip(terms, idfs, strict=True)
+            ]
+            top = max(range(len(terms)), key=bounds.__getitem__)
+            first_scores = -self._score(terms[top][0], terms, idfs, avgdl)
+            if len(first_scores) >= limit:
+                threshold = np.partition(first_scores, len(first_scores) - limit)[-limit]
+                order = sorted(range(len(terms)), key=bounds.__getitem__)
+                below = np.cumsum([bounds[i] for i in order]) < threshold * (1 - 1e-9)
+                essential = [terms[i] for i, cut in zip(order, below, strict=True) if not cut]
+                candidates = np.unique(np.concatenate([t[0] for t in essential if t is not None]))
+        if candidates is None:
+            candidates = np.flatnonzero(seen) + first
+        score = self._score(candidates, terms, idfs, avgdl)
+        order = np.lexsort((candidates, score))[:limit]
+        return total, candidates[order].tolist()
 
     def scores(
         self, words: list[str], first_rowid: int, last_rowid: int
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """Every matching rowid in first..last (ascending) with FTS5's bm25(title 4, body 1)."""
+        query = self._query(words, first_rowid, last_rowid)
+        if query is None:
+            return None
+        terms, idfs, avgdl = query
+        found = [t[0] for t in terms if t is not None]
+        matched = np.unique(np.concatenate(found)) if found else np.empty(0, np.int64)
+        return matched, self._score(matched, terms, idfs, avgdl)
+
+    def _query(
+        self, words: list[str], first_rowid: int, last_rowid: int
+    ) -> tuple[list[Term | None], list[float], float] | None:
+        """Each word's rows within the KB range (None if none), its idf over the whole
+        table, and the average row length; None where only FTS5 can answer exactly."""
         self._drain()
         if self.non_ascii_rows or not all(_ASCII_TOKEN.match(w) for w in words):
             return None
-        empty = np.empty(0, np.int64), np.empty(0)
         n_rows = len(self.rows)
-        phrases = [p.merged() if (p := self.postings.get(w)) else None for w in words]
-        phrases = [p if p is not None and len(p.rowids) else None for p in phrases]
-        found = [p for p in phrases if p is not None]
-        if not n_rows or not found:
-            return empty
-        matched = np.unique(np.concatenate([p.rowids for p in found]))
-        lo, hi = np.searchsorted(matched, [first_rowid, last_rowid + 1])
-        matched = matched[lo:hi]
-        if not len(matched):
-            return empty
-        avgdl = float(self.total_tokens) / float(n_rows)
-        length = np.zeros(len(matched))
-        score = np.zeros(len(matched))
-        weighted = []
-        for p in found:
-            at = np.searchsorted(matched, p.rowids)
-            inside = at < len(matched)
-            inside[inside] = matched[at[inside]] == p.rowids[inside]
-            length[at[inside]] = p.length[inside]
-            weighted.append((at[inside], TITLE_WEIGHT * p.title_tf[inside] + p.body_tf[inside]))
-        norm = K1 * ((1 - B) + B * length / avgdl)
-        terms = iter(weighted)
-        for p in phrases:
+        avgdl = float(self.total_tokens) / float(n_rows) if n_rows else 1.0
+        terms: list[Term | None] = []
+        idfs = []
+        for w in words:
+            p = self.postings.get(w)
+            p = p.merged() if p is not None else None
             n_hit = 0 if p is None else len(p.rowids)
-            idf = math.log((n_rows - n_hit + 0.5) / (n_hit + 0.5))
-            if idf <= 0.0:
-                idf = 1e-6
-            freq = np.zeros(len(matched))
-            if p is not None:
-                at, weight = next(terms)
-                freq[at] = weight
+            idf = math.log((n_rows - n_hit + 0.5) / (n_hit + 0.5)) if n_rows else 0.0
+            idfs.append(idf if idf > 0.0 else 1e-6)
+            if not n_hit:
+                terms.append(None)
+                continue
+            lo, hi = np.searchsorted(p.rowids, [first_rowid, last_rowid + 1])
+            if lo == hi:
+                terms.append(None)
+                continue
+            weight = TITLE_WEIGHT * p.title_tf[lo:hi] + p.body_tf[lo:hi]
+            terms.append((p.rowids[lo:hi], weight, p.length[lo:hi].astype(np.float64)))
+        return terms, idfs, avgdl
+
+    @staticmethod
+    def _bound(idf: float, term: Term, avgdl: float) -> float:
+        """No row's score for this word exceeds this: the best count in the shortest row."""
+        _, weight, length = term
+        f, shortest = float(weight.max()), float(length.min())
+        return idf * ((f * (K1 + 1.0)) / (f + K1 * ((1 - B) + B * shortest / avgdl)))
+
+    @staticmethod
+    def _score(
+        rowids: np.ndarray, terms: list[Term | None], idfs: list[float], avgdl: float
+    ) -> np.ndarray:
+        """FTS5's bm25 of these rows (ascending rowids), its operations in its order."""
+        length = np.zeros(len(rowids))
+        freqs = []
+        for term in terms:
+            freq = np.zeros(len(rowids))
+            if term is not None:
+                term_rowids, weight, term_length = term
+                at = np.searchsorted(term_rowids, rowids)
+                inside = at < len(term_rowids)
+                inside[inside] = term_rowids[at[inside]] == rowids[inside]
+                freq[inside] = weight[at[inside]]
+                length[inside] = term_length[at[inside]]
+            freqs.append(freq)
+        norm = K1 * ((1 - B) + B * length / avgdl)
+        score = np.zeros(len(rowids))
+        for idf, freq in zip(idfs, freqs, strict=True):
             score = score + idf * ((freq * (K1 + 1.0)) / (freq + norm))
-        return matched, -1.0 * score
+        return -1.0 * score
