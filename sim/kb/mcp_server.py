@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import logging
 import threading
 import warnings
 from typing import Any
@@ -31,6 +32,7 @@ from sim.kb.listing import instructions
 from sim.kb.tools import KBServer, Session, ToolResult, shape_refusal
 
 SERVER_NAME = "stale-citations-kb"
+_log = logging.getLogger(__name__)
 
 
 def mcp_tools() -> list[types.Tool]:
@@ -168,9 +170,12 @@ class Notifier:
             self.connection = ctx.session
 
     async def _emit(self, uri: str) -> None:
-        if uri in self.handshake_uris:
-            await self.connection.send_resource_updated(uri)
-        await self.bus.publish(ResourceUpdated(uri=uri))
+        try:
+            if uri in self.handshake_uris:
+                await self.connection.send_resource_updated(uri)
+            await self.bus.publish(ResourceUpdated(uri=uri))
+        except Exception as e:  # the client is gone: one line on stderr, never a traceback
+            _log.warning("notification for %s not sent: %s", uri, type(e).__name__)
 
     def __call__(self, uri: str) -> None:
         if self.loop is None:
