@@ -20,7 +20,7 @@ from sim import theory
 from sim.experiments import SWEEP_INTERVALS_S, StudyFrames, run_study
 from sim.kb import resources
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer
+from sim.kb.tools import KBServer, structured_json
 from sim.model.opening import DAY_START_US, KB_ID, open_kb
 from sim.params import Params
 
@@ -72,7 +72,7 @@ def measured_sizes(n_articles: int, seed: int = 1) -> Sizes:
         read=statistics.median(reads),
         page=empty,
         event=(full - empty) / 100,
-        notification=resources.notification_chars(resources.uri(KB_ID, sample[0])),
+        notification=len(structured_json({"uri": resources.uri(KB_ID, sample[0])})),
     )
 
 

@@ -9,7 +9,6 @@ knows nothing of transports: a session's listeners decide how a notification tra
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -49,11 +48,6 @@ def bad_uri(value: Any) -> Reply:
         allowed=URI_TEMPLATE,
         received=describe_value(value),
     )
-
-
-def notification_chars(resource_uri: str) -> int:
-    """Characters of a notification's params as sent: the study counts them like results."""
-    return len(json.dumps({"uri": resource_uri}, ensure_ascii=False, separators=(",", ":")))
 
 
 Listener = Callable[[str], None]

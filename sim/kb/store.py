@@ -235,13 +235,15 @@ class KBStore:
         )
         if was_published:
             self._db.execute("DELETE FROM articles_fts WHERE rowid = ?", (rowid,))
-            self._index_ops.append(rowid)
+            if self._index is not None:
+                self._index_ops.append(rowid)
         if published:
             self._db.execute(
                 "INSERT INTO articles_fts (rowid, title, content) VALUES (?, ?, ?)",
                 (rowid, title, content),
             )
-            self._index_ops.append((rowid, title, content))
+            if self._index is not None:
+                self._index_ops.append((rowid, title, content))
         return us, self._append_event(kb_id, type_, article_id, us, actor)
 
     # -- the human side (the KB editor app) -----------------------------------
@@ -290,7 +292,8 @@ class KBStore:
                         "INSERT INTO articles_fts (rowid, title, content) VALUES (?, ?, ?)",
                         (rowid, title, content),
                     )
-                    self._index_ops.append((rowid, title, content))
+                    if self._index is not None:
+                        self._index_ops.append((rowid, title, content))
                 self._append_event(kb_id, "created", article_id, us, "human")
         self._build_index_if_large()
 

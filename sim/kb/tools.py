@@ -258,17 +258,10 @@ class Session:
     def notify(self, uri: str) -> None:
         """One notification to this session: a line of the call log, then its listeners."""
         kb_id, article_id = resources.parse(uri) or ("", "")
-        self.server.log.append(
-            ToolCall(
-                t_us=self.server.clock(),
-                client_id=self.client_id,
-                tool=resources.UPDATED,
-                args=logged_args({"knowledge_base_id": kb_id, "article_id": article_id}),
-                result_chars=resources.notification_chars(uri),
-                empty=False,
-                outcome="ok",
-                wall_us=0,
-            )
+        args = logged_args({"knowledge_base_id": kb_id, "article_id": article_id})
+        # counted like a result: its params as sent
+        self._logged(
+            resources.UPDATED, args, Reply({"uri": uri}, "", False), time.perf_counter_ns()
         )
         for listener in list(self.listeners):
             listener(uri)

@@ -19,7 +19,7 @@ import simpy
 from sim.kb.calllog import CallLog, ToolCall
 from sim.kb.tools import ToolCaller
 from sim.model.agent import HeldCitation, Proc
-from sim.model.checker import Poller, flag_new, reread
+from sim.model.checker import Poller, call_costs, flag_new, reread
 from sim.model.records import CadenceRecord
 
 STATELESS = ("reread", "poll_from_oldest")
@@ -36,10 +36,8 @@ class Cost:
 
     def add(self, calls: list[ToolCall]) -> None:
         self.checks += 1
-        self.calls += len(calls)
-        self.poll_calls += sum(c.tool == "poll_resource_events" for c in calls)
-        self.articles_reread += sum(c.tool == "read_knowledge_article" for c in calls)
-        self.result_chars += sum(c.result_chars for c in calls)
+        for name, value in call_costs(calls).items():
+            setattr(self, name, getattr(self, name) + value)
 
 
 def check_instants(intervals_s: tuple[float, ...], day_s: float) -> dict[float, list[float]]:

@@ -204,12 +204,19 @@ class Checker:
                 truth_body=sum(kind == "body" for _, kind in truth),
                 truth_title=sum(kind == "title" for _, kind in truth),
                 truth_gone=sum(kind == "gone" for _, kind in truth),
-                calls=len(calls),
-                poll_calls=sum(c.tool == "poll_resource_events" for c in calls),
-                articles_reread=sum(c.tool == "read_knowledge_article" for c in calls),
-                result_chars=sum(c.result_chars for c in calls),
+                **call_costs(calls),
             )
         )
+
+
+def call_costs(calls: list[ToolCall]) -> dict[str, int]:
+    """What one check cost, from its slice of the call log."""
+    return {
+        "calls": len(calls),
+        "poll_calls": sum(c.tool == "poll_resource_events" for c in calls),
+        "articles_reread": sum(c.tool == "read_knowledge_article" for c in calls),
+        "result_chars": sum(c.result_chars for c in calls),
+    }
 
 
 def flag_new(

@@ -17,6 +17,7 @@ import simpy
 from sim.kb import resources
 from sim.kb.tools import ToolResult
 from sim.model.agent import HeldCitation, Proc
+from sim.model.checker import read_versions
 
 
 class PushSession(Protocol):
@@ -65,11 +66,7 @@ class PushWatcher:
             if parsed is None or parsed[1] not in self.unsure:
                 continue  # already known out of date and unsubscribed
             article_id = parsed[1]
-            r = self.session.call(
-                "read_knowledge_article",
-                {"knowledge_base_id": self.kb_id, "article_id": article_id},
-            )
-            current = None if r.is_error else r.structured["updated_at"]
+            current = read_versions(self.session, self.kb_id, [article_id])[article_id]
             still = []
             for i in self.unsure[article_id]:
                 if self.citations[i].version == current:
