@@ -19,6 +19,7 @@ Read times are uniform over the day; expectations over them are taken numericall
 
 from __future__ import annotations
 
+import functools
 import math
 from statistics import NormalDist
 
@@ -48,14 +49,21 @@ def p_changed(rate_per_s: np.ndarray | float, window_s: np.ndarray | float) -> n
     return 1.0 - np.exp(-np.asarray(rate_per_s) * np.asarray(window_s))
 
 
-def _cited_changed(params: Params, window_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per read time t on the grid: P(first citation changed in its window), P(second)."""
+@functools.lru_cache(maxsize=16)
+def _day_grid(params: Params) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What every window of a day shares: λ and question weight per article (columns), and
+    P(the article is still published at t) on the grid; computed once per Params."""
     t = np.linspace(0.0, params.day_s, _GRID)
     lam = save_rates_per_s(params)[:, None]
     q = zipf_weights(params.n_articles, params.zipf_s)[:, None]
+    return lam, q, np.exp(-params.save_mix[2] * lam * t[None, :])
+
+
+def _cited_changed(params: Params, window_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per read time t on the grid: P(first citation changed in its window), P(second)."""
+    lam, q, target_published = _day_grid(params)
     changed = p_changed(lam, window_s[None, :])  # article × t
     random_article = changed.mean(axis=0)
-    target_published = np.exp(-params.save_mix[2] * lam * t[None, :])
     first = (q * (target_published * changed + (1 - target_published) * random_article)).sum(0)
     return first, random_article
 

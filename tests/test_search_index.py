@@ -1,4 +1,7 @@
-"""The in-memory bm25 index ranks exactly as FTS5 does, through any sequence of writes.
+"""The in-memory bm25 indexes rank exactly as FTS5 does, through any sequence of writes.
+
+Both kinds are held to it: the matrix a small KB searches and the posting arrays of a
+large one (``index_min_rows`` picks which).
 
 Random corpora in two KBs (so N and the average row length span the whole FTS table, as
 in FTS5), random saves, retitles, unpublishes, republishes and writes that roll back;
@@ -10,13 +13,15 @@ answer of FTS5's own SQL.
 from __future__ import annotations
 
 import itertools
+import sqlite3
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.kb.index import tokens
+from sim.kb.index import BM25Index, tokens
+from sim.kb.matrix_index import MatrixIndex
 from sim.kb.schema import SCHEMA
 from sim.kb.store import KBStore, StoreError
 
@@ -66,6 +71,11 @@ def _clock() -> object:
     return lambda: next(t)
 
 
+SMALL, LARGE = 10**9, 0
+"""index_min_rows that make every store search from the matrix, or from the postings."""
+
+
+@pytest.mark.parametrize("index_min_rows", [SMALL, LARGE], ids=["matrix", "postings"])
 @settings(max_examples=60, deadline=None)
 @given(
     corpus=st.lists(st.tuples(text, text), min_size=1, max_size=8),
@@ -73,9 +83,12 @@ def _clock() -> object:
     queries=st.lists(query, min_size=1, max_size=4),
 )
 def test_the_index_ranks_exactly_as_fts5_through_any_writes(
-    corpus: list[tuple[str, str]], operations: list[tuple], queries: list[list[str]]
+    index_min_rows: int,
+    corpus: list[tuple[str, str]],
+    operations: list[tuple],
+    queries: list[list[str]],
 ) -> None:
-    store = KBStore(_clock(), index_min_rows=0)
+    store = KBStore(_clock(), index_min_rows=index_min_rows)
     for kb_id in KBS:
         store.create_kb(kb_id)
         store.create_articles(
@@ -97,30 +110,46 @@ def test_the_index_ranks_exactly_as_fts5_through_any_writes(
     _check(copy, queries)
 
 
-def test_a_small_kb_searches_with_fts5_alone_and_a_large_one_builds_the_index() -> None:
-    small = KBStore(_clock(), index_min_rows=3)
-    small.create_kb("kb-a")
-    small.create_articles("kb-a", [("a1", "Export", "Invoice."), ("a2", "Plan", "Invoice.")])
-    assert small._index is None
-    small.create_articles("kb-a", [("a3", "Team plan", "Export the invoice.")])
-    assert small._index is not None and len(small._index.rows) == 3
-    assert small.search("kb-a", ["invoice"], 5) == small.search_fts5("kb-a", ["invoice"], 5)
+def test_a_small_kb_searches_from_the_matrix_and_a_large_one_from_postings() -> None:
+    store = KBStore(_clock(), index_min_rows=3)
+    store.create_kb("kb-a")
+    store.create_articles("kb-a", [("a1", "Export", "Invoice."), ("a2", "Plan", "Invoice.")])
+    assert isinstance(store._index, MatrixIndex) and len(store._index) == 2
+    store.save("kb-a", "a1", "Invoice, invoice.")
+    assert store.search("kb-a", ["invoice"], 5) == store.search_fts5("kb-a", ["invoice"], 5)
+    store.create_articles("kb-a", [("a3", "Team plan", "Export the invoice.")])
+    assert isinstance(store._index, BM25Index) and len(store._index.rows) == 3
+    assert store.search("kb-a", ["invoice"], 5) == store.search_fts5("kb-a", ["invoice"], 5)
 
 
-def test_a_store_opened_from_a_file_indexes_what_it_finds(tmp_path: object) -> None:
+def test_a_bulk_load_that_rolls_back_leaves_the_index_as_committed() -> None:
+    store = KBStore(_clock(), index_min_rows=SMALL)
+    store.create_kb("kb-a")
+    store.create_articles("kb-a", [("a1", "Export", "Invoice.")])
+    with pytest.raises(sqlite3.IntegrityError):  # the second a1 breaks UNIQUE: all roll back
+        store.create_articles("kb-a", [("a2", "Invoice plan", "Invoice."), ("a1", "x", "y")])
+    assert store.search("kb-a", ["invoice"], 5) == store.search_fts5("kb-a", ["invoice"], 5)
+    assert store.search("kb-a", ["invoice"], 5)[0] == 1
+
+
+@pytest.mark.parametrize("index_min_rows", [SMALL, LARGE], ids=["matrix", "postings"])
+def test_a_store_opened_from_a_file_indexes_what_it_finds(
+    tmp_path: object, index_min_rows: int
+) -> None:
     path = str(tmp_path / "kb.sqlite")  # type: ignore[operator]
-    store = KBStore(_clock(), path=path, index_min_rows=0)
+    store = KBStore(_clock(), path=path, index_min_rows=index_min_rows)
     store.create_kb("kb-a")
     store.create_articles("kb-a", [("a1", "Export the invoice PDF", "Open the web app.")])
     store.create_articles("kb-a", [("a2", "Invoice plan", "Team plan, invoice.")])
     store.set_published("kb-a", "a2", False)
-    reopened = KBStore(_clock(), path=path, index_min_rows=0)
+    reopened = KBStore(_clock(), path=path, index_min_rows=index_min_rows)
     assert reopened.search("kb-a", ["invoice"], 5) == store.search_fts5("kb-a", ["invoice"], 5)
     assert reopened.search("kb-a", ["invoice"], 5)[0] == 1
 
 
-def test_where_ascii_tokens_are_not_enough_fts5_answers() -> None:
-    store = KBStore(_clock(), index_min_rows=0)
+@pytest.mark.parametrize("index_min_rows", [SMALL, LARGE], ids=["matrix", "postings"])
+def test_where_ascii_tokens_are_not_enough_fts5_answers(index_min_rows: int) -> None:
+    store = KBStore(_clock(), index_min_rows=index_min_rows)
     store.create_kb("kb-a")
     store.create_articles(
         "kb-a", [("a1", "Export the invoice", "Plain text."), ("a2", "Café invoice", "Déjà vu.")]
@@ -137,8 +166,6 @@ def test_where_ascii_tokens_are_not_enough_fts5_answers() -> None:
 def test_ascii_tokens_are_the_ones_fts5_sees() -> None:
     """unicode61 on ASCII: runs of letters and digits, lower-cased (checked against FTS5's
     own vocabulary of the same text)."""
-    import sqlite3
-
     sample = "Export_the invoice-PDF (v2.1) in the Web app's 2FA page; x86_64 & ISO8601!"
     db = sqlite3.connect(":memory:")
     db.executescript(SCHEMA)

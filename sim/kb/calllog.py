@@ -170,18 +170,20 @@ class CallLog:
         self.calls += 1
         if self._keep:
             self.records.append(call)
-        self._write(line(call))
+        if self._sink is not None:
+            self._write(line(call))
         return self.calls
 
     def append_approval(self, approval: Approval, authorised_call: int = 0) -> None:
         if self._keep:
             self.approvals.append((approval, authorised_call))
-        self._write(approval_line(approval, authorised_call))
+        if self._sink is not None:
+            self._write(approval_line(approval, authorised_call))
 
     def _write(self, text: str) -> None:
-        if self._sink is not None:
-            self._sink.write(text)
-            self._sink.flush()
+        assert self._sink is not None
+        self._sink.write(text)
+        self._sink.flush()
 
     def __len__(self) -> int:
         return len(self.records)

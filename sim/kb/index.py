@@ -187,8 +187,8 @@ class BM25Index:
         candidates = None
         if limit < total:
             bounds = [
-                0.0 if t is None else self._bound(idf, t, avgdl)
-                for t, idf in zip(terms, idfs, strict=True)
+                0.0 if t is None else self._bound(i, t, avgdl)
+                for t, i in zip(terms, idfs, strict=True)
             ]
             top = max(range(len(terms)), key=bounds.__getitem__)
             first_scores = -self._score(terms[top][0], terms, idfs, avgdl)
@@ -232,8 +232,7 @@ class BM25Index:
             p = self.postings.get(w)
             p = p.merged() if p is not None else None
             n_hit = 0 if p is None else len(p.rowids)
-            idf = math.log((n_rows - n_hit + 0.5) / (n_hit + 0.5)) if n_rows else 0.0
-            idfs.append(idf if idf > 0.0 else 1e-6)
+            idfs.append(idf(n_rows, n_hit))
             if not n_hit:
                 terms.append(None)
                 continue
@@ -246,31 +245,40 @@ class BM25Index:
         return terms, idfs, avgdl
 
     @staticmethod
-    def _bound(idf: float, term: Term, avgdl: float) -> float:
+    def _bound(word_idf: float, term: Term, avgdl: float) -> float:
         """No row's score for this word exceeds this: the best count in the shortest row."""
         _, weight, length = term
         f, shortest = float(weight.max()), float(length.min())
-        return idf * ((f * (K1 + 1.0)) / (f + K1 * ((1 - B) + B * shortest / avgdl)))
+        return word_idf * ((f * (K1 + 1.0)) / (f + K1 * ((1 - B) + B * shortest / avgdl)))
 
     @staticmethod
     def _score(
         rowids: np.ndarray, terms: list[Term | None], idfs: list[float], avgdl: float
     ) -> np.ndarray:
-        """FTS5's bm25 of these rows (ascending rowids), its operations in its order."""
+        """FTS5's bm25 of these rows (ascending rowids)."""
         length = np.zeros(len(rowids))
-        freqs = []
-        for term in terms:
-            freq = np.zeros(len(rowids))
+        freqs = np.zeros((len(rowids), len(terms)))
+        for j, term in enumerate(terms):
             if term is not None:
                 term_rowids, weight, term_length = term
                 at = np.searchsorted(term_rowids, rowids)
                 inside = at < len(term_rowids)
                 inside[inside] = term_rowids[at[inside]] == rowids[inside]
-                freq[inside] = weight[at[inside]]
+                freqs[inside, j] = weight[at[inside]]
                 length[inside] = term_length[at[inside]]
-            freqs.append(freq)
-        norm = K1 * ((1 - B) + B * length / avgdl)
-        score = np.zeros(len(rowids))
-        for idf, freq in zip(idfs, freqs, strict=True):
-            score = score + idf * ((freq * (K1 + 1.0)) / (freq + norm))
-        return -1.0 * score
+        return bm25(freqs, np.array(idfs), length, avgdl)
+
+
+def idf(n_rows: int, n_hit: int) -> float:
+    """FTS5's idf of a word held by n_hit of the table's n_rows rows."""
+    value = math.log((n_rows - n_hit + 0.5) / (n_hit + 0.5)) if n_rows else 0.0
+    return value if value > 0.0 else 1e-6
+
+
+def bm25(freqs: np.ndarray, idfs: np.ndarray, length: np.ndarray, avgdl: float) -> np.ndarray:
+    """FTS5's bm25 of rows, given each query word's weighted count in them (rows × words, in
+    query order) and their lengths: its floating-point operations in its order (each word's
+    term, then the terms added left to right), negated as FTS5 ranks."""
+    norm = K1 * ((1 - B) + B * length / avgdl)
+    terms = idfs * ((freqs * (K1 + 1.0)) / (freqs + norm[:, None]))
+    return -1.0 * np.add.accumulate(terms, axis=1)[:, -1]

@@ -19,6 +19,7 @@ from typing import Concatenate, ParamSpec, Self, TypeVar
 
 from sim.kb import approvals
 from sim.kb.index import BM25Index
+from sim.kb.matrix_index import MatrixIndex
 from sim.kb.rows import (
     Approval,
     ApprovalMissing,
@@ -55,6 +56,8 @@ about 250 µs, and the index's upkeep on every save costs more than its faster s
 save (the seeds 1–5 reproduction took 5.8 s with it, 5.3 s without); at 4,000 a search
 in the day costs 1,870 µs from FTS5 and 600 µs from the index."""
 
+
+SearchIndex = BM25Index | MatrixIndex
 
 INDEX_BUILD_BATCH = 1_000
 """Rows loaded between merges into the index's arrays: bounds the bulk load's memory."""
@@ -115,7 +118,7 @@ class KBStore:
         self._pending: list[Change] = []
         self._committed: list[Change] = []
         self._listeners: list[Callable[[Change], None]] = []
-        self._index: BM25Index | None = None
+        self._index: SearchIndex | None = None
         self._index_min_rows = index_min_rows
         self._index_ops: list[tuple[int, str, str] | int] = []
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -129,7 +132,7 @@ class KBStore:
                 f"{path}: a KB file of schema version {version}; this code reads version "
                 f"{SCHEMA_VERSION}. Open another file, or remove this one to start afresh."
             )
-        self._build_index_if_large()
+        self._build_index()
 
     @classmethod
     def copy_of(cls, template: KBStore, clock: Clock) -> Self:
@@ -160,20 +163,21 @@ class KBStore:
             self._index.apply(self._index_ops)  # exactly what was committed
         self._index_ops = []
 
-    def _build_index_if_large(self) -> None:
-        """From INDEX_MIN_ROWS published articles on, search ranks from the in-memory index."""
-        if self._index is not None:
-            return
+    def _build_index(self) -> None:
+        """Search ranks from an in-memory index of the published rows: a matrix while the
+        KB is small, posting arrays from INDEX_MIN_ROWS on."""
         (rows,) = self._db.execute("SELECT count(*) FROM articles WHERE published = 1").fetchone()
-        if rows < self._index_min_rows:
+        large = rows >= self._index_min_rows
+        if self._index is not None and isinstance(self._index, BM25Index) == large:
             return
-        self._index = BM25Index()
+        index: SearchIndex = BM25Index() if large else MatrixIndex()
         rows = self._db.execute("SELECT rowid, title, content FROM articles WHERE published = 1")
         for i, (rowid, title, content) in enumerate(rows, 1):
-            self._index.add(rowid, title, content)
+            index.add(rowid, title, content)
             if i % INDEX_BUILD_BATCH == 0:
-                self._index.compact()
-        self._index.compact()
+                index.compact()
+        index.compact()
+        self._index = index
 
     def add_listener(self, listener: Callable[[Change], None]) -> None:
         """Call `listener` with every change once its transaction has committed (never for a
@@ -271,6 +275,16 @@ class KBStore:
         self, kb_id: str, articles: Iterable[tuple[str, str, str]], published: bool = True
     ) -> None:
         """Bulk create (article_id, title, content); one event each, one transaction."""
+        if isinstance(self._index, MatrixIndex):
+            self._index = None  # rebuilt from what committed: a bulk load may outgrow it
+        try:
+            self._create_articles(kb_id, articles, published)
+        finally:
+            self._build_index()
+
+    def _create_articles(
+        self, kb_id: str, articles: Iterable[tuple[str, str, str]], published: bool
+    ) -> None:
         with self._tx() as db:
             first, last = self._rowid_range(kb_id)
             (rowid,) = db.execute(
@@ -295,7 +309,6 @@ class KBStore:
                     if self._index is not None:
                         self._index_ops.append((rowid, title, content))
                 self._append_event(kb_id, "created", article_id, us, "human")
-        self._build_index_if_large()
 
     @_serialised
     def save(
@@ -359,13 +372,15 @@ class KBStore:
         if ranked is None:
             return self.search_fts5(kb_id, words, limit)
         total, rowids = ranked
-        hits = []
-        for rowid in rowids:
-            article_id, title, us = self._db.execute(
-                "SELECT article_id, title, updated_us FROM articles WHERE rowid = ?", (rowid,)
-            ).fetchone()
-            hits.append(SearchHit(article_id, title, us))
-        return total, hits
+        found = {
+            r[0]: SearchHit(*r[1:])
+            for r in self._db.execute(
+                "SELECT rowid, article_id, title, updated_us FROM articles WHERE rowid IN "
+                f"({','.join('?' * len(rowids))})",  # at most MAX_SEARCH_LIMIT rowids
+                rowids,
+            )
+        }
+        return total, [found[r] for r in rowids]
 
     @_serialised
     def search_fts5(self, kb_id: str, words: list[str], limit: int) -> tuple[int, list[SearchHit]]:

@@ -129,6 +129,8 @@ SHOWN_CHARS = 40
 
 def printable(text: str) -> str:
     """The text with lone surrogates spelt as escapes, so any reply encodes as UTF-8."""
+    if text.isascii():
+        return text
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
@@ -183,8 +185,39 @@ def _advice(tool: str, name: str, allowed: str, value: Any) -> str:
     return hint
 
 
+VALID_MEMO_SIZE = 4_096
+VALID_MEMO_STR_CHARS = 256
+_valid: dict[tuple[object, ...], None] = {}
+"""Argument sets found valid, keyed by tool and (name, type, value) in order: a client asks
+the same small calls again and again (the checker re-reads its citations every hour), and
+a check is a pure function of them, so the answer is the one jsonschema gave."""
+
+
+def _memo_key(tool: str, arguments: dict[str, Any]) -> tuple[object, ...] | None:
+    """The memo's key, or None for arguments not worth keeping (containers, long text)."""
+    key: list[object] = [tool]
+    for name, value in arguments.items():
+        kind = type(value)
+        if kind not in (str, int, float) or (kind is str and len(value) > VALID_MEMO_STR_CHARS):
+            return None
+        key += (name, kind, value)  # the type tells 1 from 1.0 and True from 1
+    return tuple(key)
+
+
 def check_arguments(tool: str, arguments: dict[str, Any]) -> ArgumentProblem | None:
     """The first problem with the arguments, or None; required names are checked first."""
+    key = _memo_key(tool, arguments)
+    if key is not None and key in _valid:
+        return None
+    problem = _first_problem(tool, arguments)
+    if problem is None and key is not None:
+        if len(_valid) >= VALID_MEMO_SIZE:
+            _valid.clear()
+        _valid[key] = None
+    return problem
+
+
+def _first_problem(tool: str, arguments: dict[str, Any]) -> ArgumentProblem | None:
     schema = _SCHEMAS[tool]
     props: dict[str, Any] = schema["properties"]
     for name in schema["required"]:

@@ -7,6 +7,7 @@ HTTP's weak validators, so the store bumps ties by one microsecond.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -17,8 +18,10 @@ _UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_US = timedelta(microseconds=1)
 
 
+@functools.lru_cache(maxsize=65_536)
 def format_version(us: int) -> str:
-    """Fixed-width UTC form, so versions also sort correctly as strings."""
+    """Fixed-width UTC form, so versions also sort correctly as strings (cached: a search or
+    a re-read shows the same versions again and again)."""
     return (_UNIX_EPOCH + timedelta(microseconds=us)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 

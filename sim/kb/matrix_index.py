@@ -1,0 +1,162 @@
+"""FTS5's bm25 over a dense row × term matrix: the search of a small KB.
+
+A help centre of a few hundred articles has a few hundred distinct terms (the study's
+400 articles hold 249), so its whole index is a small matrix of weighted counts (title
+4, body 1, as FTS5 weighs them). A search gathers its words' columns and scores every
+row of the KB in a handful of array operations, whatever share of the rows match; a
+save rewrites one row. The posting arrays of ``index.py`` pay per merge and per array
+operation, which is what a large KB needs and a small one cannot amortise (the store
+says where it switches, and why).
+
+Same formula, same scope (ASCII tokens; else None and FTS5 answers) and the same
+property test against FTS5 as ``index.py``. Changes apply at once, at commit.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from sim.kb.index import _ASCII_TOKEN, bm25, idf, tokens
+
+TITLE_WEIGHT = 4
+"""FTS5's title weight, as an integer: a weighted count is then exact in the matrix."""
+
+
+class MatrixIndex:
+    def __init__(self) -> None:
+        self.columns: dict[str, int] = {}
+        """Term -> its column."""
+        self.slots: dict[int, int] = {}
+        """Rowid -> its matrix row, all zeros while the row is out (a save takes it back)."""
+        self.row_columns: dict[int, np.ndarray] = {}
+        """Indexed rowid -> the columns it holds."""
+        self.non_ascii: set[int] = set()
+        self.counts = np.zeros((64, 64), np.int32)
+        self.rowid = np.zeros(64, np.int64)
+        self.length = np.zeros(64)
+        self.df = np.zeros(64, np.int64)
+        """Rows holding each term, over the whole table (FTS5's idf counts them all)."""
+        self.total_tokens = 0
+        self._range_key: tuple[int, int, int] | None = None
+        self._range_mask = np.zeros(0, bool)
+
+    def __len__(self) -> int:
+        return len(self.row_columns)
+
+    def apply(self, ops: list[int | tuple[int, str, str]]) -> None:
+        """Committed writes, in order: a rowid removed, or (rowid, title, content) added."""
+        for op in ops:
+            if isinstance(op, int):
+                self.remove(op)
+            else:
+                self.add(*op)
+
+    def compact(self) -> None:
+        """Nothing is queued here (the store calls it on either index)."""
+
+    def copy(self) -> MatrixIndex:
+        other = MatrixIndex()
+        other.columns = dict(self.columns)
+        other.slots = dict(self.slots)
+        other.row_columns = dict(self.row_columns)  # arrays never change once made
+        other.non_ascii = set(self.non_ascii)
+        for name in ("counts", "rowid", "length", "df"):
+            setattr(other, name, getattr(self, name).copy())
+        other.total_tokens = self.total_tokens
+        return other
+
+    def add(self, rowid: int, title: str, content: str) -> None:
+        title_tokens, body_tokens = tokens(title), tokens(content)
+        weights = Counter(body_tokens)
+        for term in title_tokens:
+            weights[term] += TITLE_WEIGHT
+        columns = np.fromiter((self._column(t) for t in weights), np.int64, len(weights))
+        slot = self._slot(rowid)
+        self.counts[slot, columns] = np.fromiter(weights.values(), np.int32, len(weights))
+        self.df[columns] += 1
+        self.row_columns[rowid] = columns
+        length = len(title_tokens) + len(body_tokens)
+        self.length[slot] = length
+        self.total_tokens += length
+        if not (title.isascii() and content.isascii()):
+            self.non_ascii.add(rowid)
+
+    def remove(self, rowid: int) -> None:
+        columns = self.row_columns.pop(rowid)
+        slot = self.slots[rowid]
+        self.counts[slot, columns] = 0
+        self.df[columns] -= 1
+        self.total_tokens -= int(self.length[slot])
+        self.non_ascii.discard(rowid)
+
+    def _column(self, term: str) -> int:
+        column = self.columns.get(term)
+        if column is None:
+            column = self.columns[term] = len(self.columns)
+            if column == self.counts.shape[1]:
+                self.counts = np.pad(self.counts, ((0, 0), (0, column)))
+                self.df = np.pad(self.df, (0, column))
+        return column
+
+    def _slot(self, rowid: int) -> int:
+        slot = self.slots.get(rowid)
+        if slot is None:
+            slot = self.slots[rowid] = len(self.slots)
+            if slot == len(self.rowid):
+                self.counts = np.pad(self.counts, ((0, slot), (0, 0)))
+                self.rowid, self.length = (np.pad(a, (0, slot)) for a in (self.rowid, self.length))
+            self.rowid[slot] = rowid
+        return slot
+
+    def search(
+        self, words: list[str], first_rowid: int, last_rowid: int, limit: int
+    ) -> tuple[int, list[int]] | None:
+        """(matches among rowids first..last, the best `limit` rowids), as FTS5 ranks the
+        query "w1" OR "w2" ... (score, then rowid); None where only FTS5 can answer exactly."""
+        scored = self._matches(words, first_rowid, last_rowid)
+        if scored is None:
+            return None
+        rowids, score = scored
+        order = np.lexsort((rowids, score))[:limit]
+        return len(rowids), rowids[order].tolist()
+
+    def scores(
+        self, words: list[str], first_rowid: int, last_rowid: int
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Every matching rowid in first..last (ascending) with FTS5's bm25(title 4, body 1)."""
+        scored = self._matches(words, first_rowid, last_rowid)
+        if scored is None:
+            return None
+        rowids, score = scored
+        order = np.argsort(rowids)
+        return rowids[order], score[order]
+
+    def _matches(
+        self, words: list[str], first_rowid: int, last_rowid: int
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The matching rows' rowids (in slot order) and scores."""
+        if self.non_ascii or not all(_ASCII_TOKEN.match(w) for w in words):
+            return None
+        known = [self.columns.get(w) for w in words]
+        # a word no row holds adds +0.0 to every score, which changes no score: left out
+        found = [c for c in known if c is not None]
+        n = len(self.slots)
+        if not found or not n:
+            return np.empty(0, np.int64), np.empty(0)
+        block = self.counts[:n, found]
+        hit = np.flatnonzero(block.any(axis=1) & self._in_range(n, first_rowid, last_rowid))
+        n_rows = len(self.row_columns)
+        avgdl = float(self.total_tokens) / float(n_rows) if n_rows else 1.0
+        idfs = np.array([idf(n_rows, int(self.df[c])) for c in found])
+        return self.rowid[hit], bm25(block[hit].astype(np.float64), idfs, self.length[hit], avgdl)
+
+    def _in_range(self, n: int, first_rowid: int, last_rowid: int) -> np.ndarray:
+        """Which of the first n slots hold a rowid of the KB (kept until a slot is added)."""
+        key = (n, first_rowid, last_rowid)
+        if self._range_key != key:
+            rowid = self.rowid[:n]
+            self._range_mask = (rowid >= first_rowid) & (rowid <= last_rowid)
+            self._range_key = key
+        return self._range_mask
