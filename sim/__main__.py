@@ -65,6 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         default=[1, 10, 100],
         help="day sizes to scale to, as multiples of the default day",
     )
+    bench.add_argument(
+        "--no-loops",
+        action="store_true",
+        help="leave out the timed `make reproduce` and `make test` (about 6 minutes)",
+    )
     sw = sub.add_parser("sweep", help="a parameter grid × seeds into one tidy table")
     sw.add_argument(
         "axes",
@@ -167,7 +172,13 @@ def main(argv: list[str] | None = None) -> int:
 
         readme = Path("README.md")
         in_place = args.out == Path("results") and readme.exists()
-        bench_main(args.out, readme if in_place else None, args.repeats, tuple(args.factors))
+        bench_main(
+            args.out,
+            readme if in_place else None,
+            args.repeats,
+            tuple(args.factors),
+            loops=not args.no_loops,
+        )
         print(f"wrote {args.out}/bench.json", file=sys.stderr)
     elif args.command == "sweep":
         from sim.params import Params

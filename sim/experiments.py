@@ -9,6 +9,7 @@ shared copy of the seed's corpus.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -122,9 +123,16 @@ def _rows(result: DayResult, experiment: str) -> dict[str, list[dict]]:
     }
 
 
+@functools.lru_cache(maxsize=1)
+def _opening(seed: int, n_articles: int) -> Opening:
+    """The seed's opening, kept for the process's next run of the same seed: the grids run
+    a seed's points one after another (``run_points``), and a day only ever copies it."""
+    return Opening.build(seed, n_articles)
+
+
 def run_seed(base: Params, seed: int, experiments: tuple[str, ...] = EXPERIMENTS) -> dict:
     rows: dict[str, list[dict]] = {}
-    opening = Opening.build(seed, base.n_articles)
+    opening = _opening(seed, base.n_articles)
     for experiment in experiments:
         params = experiment_params(base, experiment)
         for name, part in _rows(run_day(params, seed, opening), experiment).items():
@@ -168,7 +176,8 @@ def run_points(
 ) -> list[StudyFrames]:
     """run_study for each parameter set, all in one pool; one StudyFrames per point."""
     workers = workers or os.cpu_count() or 1
-    jobs = [(p, s, experiments) for p in points for s in seeds]
+    # seed by seed, every point of a seed in turn: a worker opens each seed's KB once
+    jobs = [(p, s, experiments) for s in seeds for p in points]
     if workers == 1 or len(jobs) == 1:
         results = map(_run_seed_args, jobs)
         pool = None
@@ -178,9 +187,9 @@ def run_points(
     merged: list[dict[str, list[dict]]] = [{} for _ in points]
     try:
         bar = tqdm(results, total=len(jobs), desc="seeds", unit="seed", disable=not progress)
-        for i, rows in enumerate(bar):
+        for i, rows in enumerate(bar):  # each point's rows still come in seed order
             for name, part in rows.items():
-                merged[i // len(seeds)].setdefault(name, []).extend(part)
+                merged[i % len(points)].setdefault(name, []).extend(part)
     finally:
         if pool is not None:
             pool.shutdown()

@@ -69,7 +69,9 @@ def sweep(
     scheduler: str | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    jobs = [(p, s, experiments) for p in points for s in seeds]
+    # seed by seed, so a local worker opens each seed's KB once (experiments.run_points);
+    # the table lists the runs point by point, then seed by seed, wherever they ran
+    jobs = [(p, s, experiments) for s in seeds for p in points]
     bar = tqdm(total=len(jobs), desc="runs", unit="run", disable=not progress)
     if scheduler is not None:
         from dask.distributed import Client, as_completed
@@ -93,4 +95,5 @@ def sweep(
                     rows.append(row)
                     bar.update()
     bar.close()
-    return pd.DataFrame(rows)
+    n, m = len(points), len(seeds)
+    return pd.DataFrame([rows[k % m * n + k // m] for k in range(len(rows))])

@@ -52,6 +52,12 @@ def test_targets_compare_each_tool_with_its_own_cost_at_x1() -> None:
                 "peak_rss_mib": 300.0,
             },
         ],
+        "make_reproduce": {
+            "wall_s": 80.0,
+            "passed": True,
+            "steps": [{"command": "sim reproduce", "wall_s": 60.0}],
+        },
+        "make_test": {"wall_s": 100.0, "passed": False, "steps": []},
     }
     met = {t["target"].split(":")[0]: t["met"] for t in targets(b)}
     assert met == {
@@ -60,6 +66,8 @@ def test_targets_compare_each_tool_with_its_own_cost_at_x1() -> None:
         "read": False,
         "search_knowledge_base": True,
         "peak RSS at ×100 ≤ 345 MiB (before)": True,
+        "full `make reproduce` (study, then notebook) wall ≤ 90 s": True,
+        "`make test` wall, once installed (ruff, pytest) ≤ 180 s": False,  # fast, but failed
     }
     search = next(t for t in targets(b) if t["target"].startswith("search"))
     assert "4,000 matches a search" in search["measured"]

@@ -9,7 +9,7 @@ from dataclasses import asdict, replace
 import pandas as pd
 import pytest
 
-from sim.experiments import experiment_params, run_study
+from sim.experiments import experiment_params, run_points, run_study
 from sim.kb.versions import format_version
 from sim.model import checker as checker_module
 from sim.model.checker import GroundTruthMismatch
@@ -162,6 +162,16 @@ def test_results_do_not_depend_on_the_worker_count() -> None:
     two = run_study(BASE, [4, 5], experiments=("staleness", "cas"), workers=2, progress=False)
     for a, b in zip(one.frames(), two.frames(), strict=True):
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_a_grid_gives_each_point_what_it_gives_alone() -> None:
+    """run_points runs seed by seed and reuses a seed's opening across points."""
+    points = [BASE, replace(BASE, zipf_s=0.5, n_saves=200)]
+    together = run_points(points, [4, 5], ("staleness", "cas"), workers=1, progress=False)
+    for point, frames in zip(points, together, strict=True):
+        alone = run_study(point, [4, 5], ("staleness", "cas"), workers=1, progress=False)
+        for a, b in zip(frames.frames(), alone.frames(), strict=True):
+            pd.testing.assert_frame_equal(a, b)
 
 
 def test_replays_append_nothing_even_when_calls_take_time() -> None:

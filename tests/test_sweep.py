@@ -43,6 +43,13 @@ def test_one_row_per_run_with_every_parameter(local: pd.DataFrame) -> None:
     assert {f.name for f in fields(Params)} <= set(local.columns)
     assert {"seed", "zipf_stale_share", "cas_reject_share", "reread_calls"} <= set(local.columns)
     assert local[["zipf_s", "seed"]].drop_duplicates().shape[0] == 4
+    # point by point, then seed by seed, however the runs were ordered to share openings
+    assert list(zip(local["zipf_s"], local["seed"], strict=True)) == [
+        (0.5, 1),
+        (0.5, 2),
+        (1.0, 1),
+        (1.0, 2),
+    ]
 
 
 def test_dask_cluster_gives_the_same_table(local: pd.DataFrame) -> None:

@@ -27,7 +27,8 @@ import numpy as np
 
 K1 = 1.2
 B = 0.75
-TITLE_WEIGHT = 4.0
+TITLE_WEIGHT = 4
+"""FTS5's title weight, an integer: weighted counts are then exact in integer arrays."""
 MAX_QUEUED = 64
 _TOKEN = re.compile(r"[a-z0-9]+")
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+\Z")
@@ -42,6 +43,21 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+def weighted_counts(title: str, content: str) -> tuple[Counter[str], int]:
+    """Each term's count weighted as FTS5's bm25(title 4, body 1) weighs it, and the row's
+    length in tokens."""
+    title_tokens, body_tokens = tokens(title), tokens(content)
+    weights = Counter(body_tokens)
+    for term in title_tokens:
+        weights[term] += TITLE_WEIGHT
+    return weights, len(title_tokens) + len(body_tokens)
+
+
+Op = tuple[bool, int, str, str]
+"""A committed write as the indexes take it: (added, rowid, title, content), the row as it
+was added, or as it was when removed."""
+
+
 @dataclass
 class Postings:
     """One term's rows, sorted by rowid. Writes are queued and merged, in a few array
@@ -49,15 +65,15 @@ class Postings:
     a search only its own few."""
 
     rowids: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    title_tf: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
-    body_tf: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
+    weight: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
+    """The term's weighted count in each row (title 4, body 1)."""
     length: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
     term: str = ""
-    added: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    added: dict[int, tuple[int, int]] = field(default_factory=dict)
     removed: set[int] = field(default_factory=set)
 
-    def insert(self, rowid: int, title_tf: int, body_tf: int, length: int) -> None:
-        self.added[rowid] = (title_tf, body_tf, length)
+    def insert(self, rowid: int, weight: int, length: int) -> None:
+        self.added[rowid] = (weight, length)
         self._bound_queue()
 
     def remove(self, rowid: int) -> None:
@@ -74,52 +90,42 @@ class Postings:
     def merged(self) -> Postings:
         if self.added or self.removed:
             keep = ~np.isin(self.rowids, np.fromiter(self.removed, np.int64, len(self.removed)))
-            new = np.array([(r, *v) for r, v in self.added.items()], np.int64).reshape(-1, 4)
+            new = np.array([(r, *v) for r, v in self.added.items()], np.int64).reshape(-1, 3)
             rowids = np.concatenate([self.rowids[keep], new[:, 0]])
             order = np.argsort(rowids, kind="stable")
             self.rowids = rowids[order]
             i32 = np.int32
-            self.title_tf = np.concatenate([self.title_tf[keep], new[:, 1].astype(i32)])[order]
-            self.body_tf = np.concatenate([self.body_tf[keep], new[:, 2].astype(i32)])[order]
-            self.length = np.concatenate([self.length[keep], new[:, 3].astype(i32)])[order]
+            self.weight = np.concatenate([self.weight[keep], new[:, 1].astype(i32)])[order]
+            self.length = np.concatenate([self.length[keep], new[:, 2].astype(i32)])[order]
             self.added, self.removed = {}, set()
         return self
 
     def copy(self) -> Postings:
         m = self.merged()
-        return Postings(
-            m.rowids.copy(), m.title_tf.copy(), m.body_tf.copy(), m.length.copy(), m.term
-        )
-
-
-@dataclass(slots=True)
-class _Row:
-    terms: tuple[str, ...]
-    """The row's distinct terms, the postings' own key strings (one copy of each term)."""
-    length: int
-    ascii: bool
+        return Postings(m.rowids.copy(), m.weight.copy(), m.length.copy(), m.term)
 
 
 class BM25Index:
     def __init__(self) -> None:
         self.postings: dict[str, Postings] = {}
-        self.rows: dict[int, _Row] = {}
+        self.rows: dict[int, int] = {}
+        """Indexed rowid -> its length in tokens (its terms are read again from the text the
+        store passes on removal, so no row keeps a list of them)."""
+        self.non_ascii: set[int] = set()
         self.total_tokens = 0
-        self.non_ascii_rows = 0
-        self._queued: list[int | tuple[int, str, str]] = []
+        self._queued: list[Op] = []
 
-    def apply(self, ops: list[int | tuple[int, str, str]]) -> None:
-        """Committed writes, in order: a rowid removed, or (rowid, title, content) added.
-        They are tokenized when a search next needs them, so a save costs no more than
-        FTS5's own update."""
+    def apply(self, ops: list[Op]) -> None:
+        """Committed writes, in order. They are tokenized when a search next needs them, so
+        a save costs no more than FTS5's own update."""
         self._queued.extend(ops)
 
     def _drain(self) -> None:
-        for op in self._queued:
-            if isinstance(op, int):
-                self.remove(op)
+        for added, rowid, title, content in self._queued:
+            if added:
+                self.add(rowid, title, content)
             else:
-                self.add(*op)
+                self.remove(rowid, title, content)
         self._queued = []
 
     def compact(self) -> None:
@@ -134,31 +140,27 @@ class BM25Index:
         other = BM25Index()
         other.postings = {t: p.copy() for t, p in self.postings.items()}
         other.rows = dict(self.rows)
+        other.non_ascii = set(self.non_ascii)
         other.total_tokens = self.total_tokens
-        other.non_ascii_rows = self.non_ascii_rows
         return other
 
     def add(self, rowid: int, title: str, content: str) -> None:
-        is_ascii = title.isascii() and content.isascii()
-        title_tokens, body_tokens = tokens(title), tokens(content)
-        in_title, in_body = Counter(title_tokens), Counter(body_tokens)
-        length = len(title_tokens) + len(body_tokens)
-        keys = []
-        for term in in_title.keys() | in_body.keys():
+        weights, length = weighted_counts(title, content)
+        for term, weight in weights.items():
             postings = self.postings.get(term)
             if postings is None:
                 postings = self.postings[term] = Postings(term=term)
-            postings.insert(rowid, in_title[term], in_body[term], length)
-            keys.append(postings.term)
-        self.rows[rowid] = _Row(tuple(keys), length, is_ascii)
+            postings.insert(rowid, weight, length)
+        self.rows[rowid] = length
         self.total_tokens += length
-        self.non_ascii_rows += not is_ascii
+        if not (title.isascii() and content.isascii()):
+            self.non_ascii.add(rowid)
 
-    def remove(self, rowid: int) -> None:
-        row = self.rows.pop(rowid)
-        self.total_tokens -= row.length
-        self.non_ascii_rows -= not row.ascii
-        for term in row.terms:
+    def remove(self, rowid: int, title: str, content: str) -> None:
+        """Take out the row, given the text it was added with."""
+        self.total_tokens -= self.rows.pop(rowid)
+        self.non_ascii.discard(rowid)
+        for term in set(tokens(title)) | set(tokens(content)):
             self.postings[term].remove(rowid)
 
     def search(
@@ -222,7 +224,7 @@ class BM25Index:
         """Each word's rows within the KB range (None if none), its idf over the whole
         table, and the average row length; None where only FTS5 can answer exactly."""
         self._drain()
-        if self.non_ascii_rows or not all(_ASCII_TOKEN.match(w) for w in words):
+        if self.non_ascii or not all(_ASCII_TOKEN.match(w) for w in words):
             return None
         n_rows = len(self.rows)
         avgdl = float(self.total_tokens) / float(n_rows) if n_rows else 1.0
@@ -240,7 +242,7 @@ class BM25Index:
             if lo == hi:
                 terms.append(None)
                 continue
-            weight = TITLE_WEIGHT * p.title_tf[lo:hi] + p.body_tf[lo:hi]
+            weight = p.weight[lo:hi].astype(np.float64)
             terms.append((p.rowids[lo:hi], weight, p.length[lo:hi].astype(np.float64)))
         return terms, idfs, avgdl
 

@@ -14,14 +14,9 @@ property test against FTS5 as ``index.py``. Changes apply at once, at commit.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
-from sim.kb.index import _ASCII_TOKEN, bm25, idf, tokens
-
-TITLE_WEIGHT = 4
-"""FTS5's title weight, as an integer: a weighted count is then exact in the matrix."""
+from sim.kb.index import _ASCII_TOKEN, Op, bm25, idf, weighted_counts
 
 
 class MatrixIndex:
@@ -30,8 +25,7 @@ class MatrixIndex:
         """Term -> its column."""
         self.slots: dict[int, int] = {}
         """Rowid -> its matrix row, all zeros while the row is out (a save takes it back)."""
-        self.row_columns: dict[int, np.ndarray] = {}
-        """Indexed rowid -> the columns it holds."""
+        self.indexed: set[int] = set()
         self.non_ascii: set[int] = set()
         self.counts = np.zeros((64, 64), np.int32)
         self.rowid = np.zeros(64, np.int64)
@@ -43,15 +37,15 @@ class MatrixIndex:
         self._range_mask = np.zeros(0, bool)
 
     def __len__(self) -> int:
-        return len(self.row_columns)
+        return len(self.indexed)
 
-    def apply(self, ops: list[int | tuple[int, str, str]]) -> None:
-        """Committed writes, in order: a rowid removed, or (rowid, title, content) added."""
-        for op in ops:
-            if isinstance(op, int):
-                self.remove(op)
+    def apply(self, ops: list[Op]) -> None:
+        """Committed writes, in order, at once (a row's own counts say what to take out)."""
+        for added, rowid, title, content in ops:
+            if added:
+                self.add(rowid, title, content)
             else:
-                self.add(*op)
+                self.remove(rowid)
 
     def compact(self) -> None:
         """Nothing is queued here (the store calls it on either index)."""
@@ -60,7 +54,7 @@ class MatrixIndex:
         other = MatrixIndex()
         other.columns = dict(self.columns)
         other.slots = dict(self.slots)
-        other.row_columns = dict(self.row_columns)  # arrays never change once made
+        other.indexed = set(self.indexed)
         other.non_ascii = set(self.non_ascii)
         for name in ("counts", "rowid", "length", "df"):
             setattr(other, name, getattr(self, name).copy())
@@ -68,26 +62,26 @@ class MatrixIndex:
         return other
 
     def add(self, rowid: int, title: str, content: str) -> None:
-        title_tokens, body_tokens = tokens(title), tokens(content)
-        weights = Counter(body_tokens)
-        for term in title_tokens:
-            weights[term] += TITLE_WEIGHT
-        columns = np.fromiter((self._column(t) for t in weights), np.int64, len(weights))
+        weights, length = weighted_counts(title, content)
+        known = [self.columns.get(t) for t in weights]
+        if None in known:
+            known = [self._column(t) for t in weights]
+        columns = np.array(known, np.int64)
         slot = self._slot(rowid)
-        self.counts[slot, columns] = np.fromiter(weights.values(), np.int32, len(weights))
+        self.counts[slot, columns] = list(weights.values())
         self.df[columns] += 1
-        self.row_columns[rowid] = columns
-        length = len(title_tokens) + len(body_tokens)
+        self.indexed.add(rowid)
         self.length[slot] = length
         self.total_tokens += length
         if not (title.isascii() and content.isascii()):
             self.non_ascii.add(rowid)
 
     def remove(self, rowid: int) -> None:
-        columns = self.row_columns.pop(rowid)
         slot = self.slots[rowid]
+        columns = np.flatnonzero(self.counts[slot])
         self.counts[slot, columns] = 0
         self.df[columns] -= 1
+        self.indexed.remove(rowid)
         self.total_tokens -= int(self.length[slot])
         self.non_ascii.discard(rowid)
 
@@ -147,7 +141,7 @@ class MatrixIndex:
             return np.empty(0, np.int64), np.empty(0)
         block = self.counts[:n, found]
         hit = np.flatnonzero(block.any(axis=1) & self._in_range(n, first_rowid, last_rowid))
-        n_rows = len(self.row_columns)
+        n_rows = len(self.indexed)
         avgdl = float(self.total_tokens) / float(n_rows) if n_rows else 1.0
         idfs = np.array([idf(n_rows, int(self.df[c])) for c in found])
         return self.rowid[hit], bm25(block[hit].astype(np.float64), idfs, self.length[hit], avgdl)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Concatenate, ParamSpec, Self, TypeVar
 
 from sim.kb import approvals
-from sim.kb.index import BM25Index
+from sim.kb.index import BM25Index, Op
 from sim.kb.matrix_index import MatrixIndex
 from sim.kb.rows import (
     Approval,
@@ -120,7 +120,7 @@ class KBStore:
         self._listeners: list[Callable[[Change], None]] = []
         self._index: SearchIndex | None = None
         self._index_min_rows = index_min_rows
-        self._index_ops: list[tuple[int, str, str] | int] = []
+        self._index_ops: list[Op] = []
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
             self._db.executescript(SCHEMA)
@@ -230,7 +230,9 @@ class KBStore:
         actor: str,
     ) -> tuple[int, int]:
         """Write the new state, keep FTS equal to the published set, append the event."""
-        rowid, _, _, was_published, current_us = self._require_row(kb_id, article_id)
+        rowid, old_title, old_content, was_published, current_us = self._require_row(
+            kb_id, article_id
+        )
         us = self._next_version(current_us)
         self._db.execute(
             "UPDATE articles SET title = ?, content = ?, published = ?, updated_us = ? "
@@ -240,14 +242,14 @@ class KBStore:
         if was_published:
             self._db.execute("DELETE FROM articles_fts WHERE rowid = ?", (rowid,))
             if self._index is not None:
-                self._index_ops.append(rowid)
+                self._index_ops.append((False, rowid, old_title, old_content))
         if published:
             self._db.execute(
                 "INSERT INTO articles_fts (rowid, title, content) VALUES (?, ?, ?)",
                 (rowid, title, content),
             )
             if self._index is not None:
-                self._index_ops.append((rowid, title, content))
+                self._index_ops.append((True, rowid, title, content))
         return us, self._append_event(kb_id, type_, article_id, us, actor)
 
     # -- the human side (the KB editor app) -----------------------------------
@@ -307,7 +309,7 @@ class KBStore:
                         (rowid, title, content),
                     )
                     if self._index is not None:
-                        self._index_ops.append((rowid, title, content))
+                        self._index_ops.append((True, rowid, title, content))
                 self._append_event(kb_id, "created", article_id, us, "human")
 
     @_serialised
@@ -352,6 +354,8 @@ class KBStore:
     # -- reads used by the tools ----------------------------------------------
     @_serialised
     def kb_exists(self, kb_id: str) -> bool:
+        if kb_id in self._rowid_ranges:  # known to exist: a KB is never removed
+            return True
         return (
             self._db.execute("SELECT 1 FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone() is not None
         )

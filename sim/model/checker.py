@@ -182,9 +182,9 @@ class Checker:
         found: list[str],
         calls: list[ToolCall],
     ) -> None:
-        def count(pred: Callable[[str, str, str], bool]) -> int:
-            return sum(pred(f, s, kind) for f, (s, kind) in zip(found, truth, strict=True))
-
+        flagged = [f != "fresh" for f in found]
+        changed = [s != "fresh" for s, _ in truth]
+        kinds = [kind for _, kind in truth]
         self.out.append(
             CheckRecord(
                 seed=self.seed,
@@ -193,17 +193,17 @@ class Checker:
                 t_s=self.env.now,
                 method=method,
                 citations=len(held),
-                flagged=count(lambda f, s, kind: f != "fresh"),
-                flagged_gone=count(lambda f, s, kind: f == "gone"),
-                caught=count(lambda f, s, kind: f != "fresh" and s != "fresh"),
-                missed=count(lambda f, s, kind: f == "fresh" and s != "fresh"),
-                false_alarms=count(lambda f, s, kind: f != "fresh" and s == "fresh"),
-                caught_body=count(lambda f, s, kind: f != "fresh" and kind == "body"),
-                caught_title=count(lambda f, s, kind: f != "fresh" and kind == "title"),
-                caught_gone=count(lambda f, s, kind: f != "fresh" and kind == "gone"),
-                truth_body=sum(kind == "body" for _, kind in truth),
-                truth_title=sum(kind == "title" for _, kind in truth),
-                truth_gone=sum(kind == "gone" for _, kind in truth),
+                flagged=sum(flagged),
+                flagged_gone=sum(f == "gone" for f in found),
+                caught=sum(f and c for f, c in zip(flagged, changed, strict=True)),
+                missed=sum(c and not f for f, c in zip(flagged, changed, strict=True)),
+                false_alarms=sum(f and not c for f, c in zip(flagged, changed, strict=True)),
+                caught_body=sum(f and kd == "body" for f, kd in zip(flagged, kinds, strict=True)),
+                caught_title=sum(f and kd == "title" for f, kd in zip(flagged, kinds, strict=True)),
+                caught_gone=sum(f and kd == "gone" for f, kd in zip(flagged, kinds, strict=True)),
+                truth_body=kinds.count("body"),
+                truth_title=kinds.count("title"),
+                truth_gone=kinds.count("gone"),
                 **call_costs(calls),
             )
         )
