@@ -43,7 +43,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from sim.experiments import run_study
+from sim.experiments import StudyFrames, run_points, run_study
 from sim.metrics import per_seed
 from sim.params import Params
 from sim.report import breakeven, exposure
@@ -111,9 +111,8 @@ plt.show()
 
 
 # %%
-def headline(p: Params) -> pd.Series:
-    f = per_seed(run_study(p, seeds, ("staleness", "cas"), workers=WORKERS, progress=False))
-    return f[
+def headline(f: StudyFrames) -> pd.Series:
+    return per_seed(f)[
         [
             "zipf_stale_share",
             "zipf_answers_with_stale_share",
@@ -123,14 +122,27 @@ def headline(p: Params) -> pd.Series:
     ].mean()
 
 
-rows = []
-for name, values in (
-    ("zipf_s", SENSITIVITY_S),
-    ("n_saves", SENSITIVITY_SAVES),
-    ("edit_follows_questions", SENSITIVITY_FOLLOWS),
-):
-    for v in values:
-        rows.append({"parameter": name, "value": v, **headline(replace(params, **{name: v}))})
+changed = [
+    (name, v)
+    for name, values in (
+        ("zipf_s", SENSITIVITY_S),
+        ("n_saves", SENSITIVITY_SAVES),
+        ("edit_follows_questions", SENSITIVITY_FOLLOWS),
+    )
+    for v in values
+]
+# every setting in one pool, seed by seed: a worker opens each seed's KB once
+setting_runs = run_points(
+    [replace(params, **{name: v}) for name, v in changed],
+    seeds,
+    ("staleness", "cas"),
+    workers=WORKERS,
+    progress=False,
+)
+rows = [
+    {"parameter": name, "value": v, **headline(f)}
+    for (name, v), f in zip(changed, setting_runs, strict=True)
+]
 sensitivity = pd.DataFrame(rows)
 if OUT_DIR:
     sensitivity.to_csv(Path(OUT_DIR) / "sensitivity.csv", index=False, float_format="%.10g")

@@ -31,7 +31,7 @@ def test_a_kb_file_of_another_schema_version_is_refused(tmp_path: Path) -> None:
     KBStore(ManualClock(), path=str(path)).create_kb(KB)
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA user_version = 1")
-    with pytest.raises(StoreError, match="schema version 1; this code reads version 4"):
+    with pytest.raises(StoreError, match="schema version 1; this code reads version 5"):
         KBStore(ManualClock(), path=str(path))
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT kb_id FROM kbs").fetchall() == [(KB,)]

@@ -199,7 +199,7 @@ def test_serve_refuses_a_kb_file_of_another_schema_version(tmp_path: Path) -> No
         timeout=60,
     )
     assert run.returncode == 2
-    assert "schema version 0; this code reads version 4" in run.stderr
+    assert "schema version 0; this code reads version 5" in run.stderr
     assert "Traceback" not in run.stderr
     assert db.read_bytes() == before
 

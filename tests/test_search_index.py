@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -108,6 +109,31 @@ def test_the_index_ranks_exactly_as_fts5_through_any_writes(
     copy = KBStore.copy_of(store, _clock())
     assert copy._index is not None
     _check(copy, queries)
+    _check_fts5_holds_exactly_the_published_text(store)
+
+
+def _check_fts5_holds_exactly_the_published_text(store: KBStore) -> None:
+    """The FTS table indexes the articles' own text (external content), and a row leaves
+    it only by the text it went in with: its vocabulary, term by term with row and token
+    counts, is what the published rows' text gives."""
+    expected: Counter[tuple[str, str, str]] = Counter()
+    for title, content in store._db.execute(
+        "SELECT title, content FROM articles WHERE published = 1"
+    ):
+        for column, text in (("title", title), ("content", content)):
+            for term, n in Counter(tokens(text)).items():
+                expected[(term, column, "rows")] += 1
+                expected[(term, column, "tokens")] += n
+    store._db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, articles_fts, col)"
+    )
+    seen: Counter[tuple[str, str, str]] = Counter()
+    for term, column, rows, count in store._db.execute(
+        "SELECT term, col, doc, cnt FROM temp.vocab"
+    ):
+        seen[(term, column, "rows")] += rows
+        seen[(term, column, "tokens")] += count
+    assert seen == expected
 
 
 def test_a_small_kb_searches_from_the_matrix_and_a_large_one_from_postings() -> None:

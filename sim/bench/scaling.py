@@ -2,9 +2,10 @@
 
 Articles, questions and saves scale together, and the corpus vocabulary grows as Heaps'
 law (``sim/corpus.py``: a larger help centre documents more products). After each day a
-fixed probe of searches measures the cost per search and per matching article: from 2,000
-articles on, search ranks from the in-memory index (``sim/kb/index.py``), which scores only
-the rows that can reach the top hits.
+fixed probe of searches measures the cost per search and per matching article: below 3,000
+articles search ranks from a row × term matrix (``sim/kb/matrix_index.py``), from 3,000 on
+from posting arrays that score only the rows that can reach the top hits
+(``sim/kb/index.py``).
 """
 
 from __future__ import annotations
@@ -102,7 +103,9 @@ def _scaled_day(factor: int, queue: multiprocessing.Queue) -> None:
 
 
 def scaling(factors: tuple[int, ...]) -> list[dict[str, Any]]:
-    ctx = multiprocessing.get_context("fork")
+    # spawned, not forked: a forked child's RSS counts the parent's pages too, so its peak
+    # would depend on whatever the bench ran before
+    ctx = multiprocessing.get_context("spawn")
     rows = []
     for f in factors:
         queue = ctx.Queue()

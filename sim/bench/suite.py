@@ -204,7 +204,7 @@ def readme_table(b: dict[str, Any]) -> str:
         f"| seeds 1–5 reproduction, CPU | {_range(r['cpu_s'], '.2f', ' s')} |",
         f"| its KB work alone: replay of its {floor['kb_operations']:,} KB operations | "
         f"{_range(floor['replay_s'], '.2f', ' s')} |",
-        f"| of which search (FTS5 bm25) | {search_s:.2f} s "
+        f"| of which search (bm25 from the in-memory index) | {search_s:.2f} s "
         f"| {search_s / floor['replay_s']['median']:.0%} of the KB work |",
         f"| one day / replay of its KB operations | {_range(d['ratio'], '.2f')} |",
     ]

@@ -49,12 +49,13 @@ class Change:
     article_id: str
 
 
-INDEX_MIN_ROWS = 2_000
-"""Published articles from which search ranks from the in-memory index (``index.py``)
-rather than FTS5's SQL. Measured on the study's corpus: at 400 articles FTS5 answers in
-about 250 µs, and the index's upkeep on every save costs more than its faster searches
-save (the seeds 1–5 reproduction took 5.8 s with it, 5.3 s without); at 4,000 a search
-in the day costs 1,870 µs from FTS5 and 600 µs from the index."""
+INDEX_MIN_ROWS = 3_000
+"""Published articles from which search ranks from posting arrays (``index.py``) rather
+than the row × term matrix (``matrix_index.py``); both are exact. Measured on the study's
+staleness day scaled with the KB (one run each, 2 cores): at 400 articles the day takes
+0.15 s with the matrix and 0.30 s with postings, at 2,000 0.99 s and 1.45 s, at 3,000
+1.94 s and 2.13 s, at 4,000 2.99 s and 2.77 s; the matrix's memory grows as rows × terms
+(12 MiB more than postings at 3,000)."""
 
 
 SearchIndex = BM25Index | MatrixIndex
@@ -240,7 +241,11 @@ class KBStore:
             (title, content, int(published), us, rowid),
         )
         if was_published:
-            self._db.execute("DELETE FROM articles_fts WHERE rowid = ?", (rowid,))
+            self._db.execute(
+                "INSERT INTO articles_fts (articles_fts, rowid, title, content) "
+                "VALUES ('delete', ?, ?, ?)",
+                (rowid, old_title, old_content),
+            )
             if self._index is not None:
                 self._index_ops.append((False, rowid, old_title, old_content))
         if published:

@@ -23,9 +23,9 @@ DAY_START_US = us_from_datetime(datetime(2026, 11, 9, 9, 0, tzinfo=UTC))
 
 def open_kb(store: KBStore, seed: int, n_articles: int) -> tuple[ArticleSpec, ...]:
     """Draw the seed's corpus and publish it in `store`, as the editors would at opening."""
-    specs = tuple(corpus.build_corpus(n_articles, rng.streams(seed)["corpus"]))
-    corpus.load(store, KB_ID, specs)
-    return specs
+    articles = corpus.build_corpus(n_articles, rng.streams(seed)["corpus"])
+    corpus.load(store, KB_ID, articles)
+    return tuple(spec for spec, _ in articles)
 
 
 @dataclass(frozen=True)

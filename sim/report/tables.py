@@ -169,14 +169,14 @@ def result_sizes(base: Params, seed: int = 1) -> dict[str, float]:
     corpus."""
     now = [0]
     store = KBStore(lambda: now[0])
-    specs = build_corpus(base.n_articles, streams(seed)["corpus"])
-    load(store, "kb", specs)
+    articles = build_corpus(base.n_articles, streams(seed)["corpus"])
+    load(store, "kb", articles)
     session = KBServer(store, lambda: now[0]).connect("sizes", ["kb"])
     reads = [
         session.call(
             "read_knowledge_article", {"knowledge_base_id": "kb", "article_id": a.article_id}
         ).chars
-        for a in specs
+        for a, _ in articles
     ]
     head = store.head_sequence("kb")
 
