@@ -11,9 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sim.kb import validation
 from sim.kb.store import KBStore
 from sim.kb.tools import KBServer
-from sim.kb.validation import TOOLS
+from sim.kb.validation import TOOLS, ArgumentProblem
 from sim.kb.versions import format_version
 from tests.conftest import ARTICLES, KB, START_US, ManualClock
 
@@ -115,6 +116,57 @@ def test_any_json_in_any_argument_gets_a_result_and_a_refusal_changes_nothing(
         if err["code"] in ("invalid_argument", "missing_argument", "unknown_argument"):
             assert err["argument"] in result.structured["message"]
             assert err["allowed"] and err["received"] and err["what_to_do"]
+
+
+def _whole_object_problem(tool: str, args: dict[str, Any]) -> ArgumentProblem | None:
+    """The check as it was before values were checked one by one: names, then jsonschema
+    over the whole object, then the text."""
+    schema = validation._SCHEMAS[tool]
+    if any(n not in args for n in schema["required"]) or any(
+        n not in schema["properties"] for n in args
+    ):
+        return validation.check_arguments(tool, args)  # the names' checks are unchanged
+    if any(True for _ in validation._VALIDATORS[tool].iter_errors(args)):
+        return validation._schema_problem(tool, args)
+    return validation._text_problem(args)
+
+
+# Values of the right type near each limit, valid and not, besides any JSON at all.
+NEAR_LIMITS = (
+    st.text(ANY_CHAR, max_size=3)
+    | st.text(min_size=198, max_size=202)
+    | st.integers(-2, 102)
+    | st.sampled_from(["2026-11-08T09:00:00Z", "2026-13-45T99:00:00Z", "yesterday", "", "\ud800"])
+    | JSON
+)
+
+
+@st.composite
+def argument_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    tool = draw(st.sampled_from(sorted(VALID)))
+    args = dict(VALID[tool])
+    for name in draw(st.lists(st.sampled_from(PROPERTIES[tool]), max_size=3, unique=True)):
+        if draw(st.integers(0, 4)):
+            args[name] = draw(NEAR_LIMITS)
+        else:
+            args.pop(name, None)
+    return tool, args
+
+
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(call=argument_sets())
+def test_values_checked_one_by_one_and_remembered_answer_as_the_whole_object(
+    call: tuple[str, dict[str, Any]],
+) -> None:
+    tool, args = call
+    assert validation.check_arguments(tool, VALID[tool]) is None  # valid values remembered
+    expected = _whole_object_problem(tool, args)
+    assert validation.check_arguments(tool, args) == expected
+    assert validation.check_arguments(tool, args) == expected  # now from memory too
 
 
 @settings(max_examples=60, deadline=None)

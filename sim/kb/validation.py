@@ -185,39 +185,51 @@ def _advice(tool: str, name: str, allowed: str, value: Any) -> str:
     return hint
 
 
-VALID_MEMO_SIZE = 4_096
+# Each tool's schema is an object of independent properties, so arguments are valid iff
+# every required name is present, no other name is sent (checked here) and each value is
+# valid under its own property's schema. Each value is then checked alone, and the ones
+# found valid are remembered: a client sends the same ids, queries and versions again and
+# again (the checker re-reads its citations every hour). A refusal is still worded from
+# jsonschema's pass over the whole object, as before.
+for _tool in TOOLS:
+    if set(_tool["inputSchema"]) - {"type", "properties", "required"}:
+        raise RuntimeError(
+            f"{_tool['name']}: its schema has a keyword over several properties; "
+            "check_arguments checks each property alone and must learn it first"
+        )
+_PROPERTY_VALIDATORS = {
+    (tool, name): _StrictValidator(sub, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    for tool, schema in _SCHEMAS.items()
+    for name, sub in schema["properties"].items()
+}
+_TYPE_ONLY = {key for key, v in _PROPERTY_VALIDATORS.items() if set(v.schema) == {"type"}}
+"""Properties whose schema is a type alone: their values are valid by type, whatever they say."""
+VALID_MEMO_SIZE = 16_384
 VALID_MEMO_STR_CHARS = 256
-_valid: dict[tuple[object, ...], None] = {}
-"""Argument sets found valid, keyed by tool and (name, type, value) in order: a client asks
-the same small calls again and again (the checker re-reads its citations every hour), and
-a check is a pure function of them, so the answer is the one jsonschema gave."""
+_valid: set[tuple[object, ...]] = set()
 
 
-def _memo_key(tool: str, arguments: dict[str, Any]) -> tuple[object, ...] | None:
-    """The memo's key, or None for arguments not worth keeping (containers, long text)."""
-    key: list[object] = [tool]
-    for name, value in arguments.items():
-        kind = type(value)
-        if kind not in (str, int, float) or (kind is str and len(value) > VALID_MEMO_STR_CHARS):
-            return None
-        key += (name, kind, value)  # the type tells 1 from 1.0 and True from 1
-    return tuple(key)
+def _value_valid(tool: str, name: str, value: Any) -> bool:
+    """Value alone under its property's schema (remembered when found valid)."""
+    kind = type(value)
+    key: tuple[object, ...] | None = None
+    if (tool, name) in _TYPE_ONLY:
+        key = (tool, name, kind)  # the type decides alone
+    elif kind in (str, int, float) and not (kind is str and len(value) > VALID_MEMO_STR_CHARS):
+        key = (tool, name, kind, value)  # the type tells 1 from 1.0 and True from 1
+    if key is not None and key in _valid:
+        return True
+    if not _PROPERTY_VALIDATORS[tool, name].is_valid(value):
+        return False
+    if key is not None:
+        if len(_valid) >= VALID_MEMO_SIZE:
+            _valid.clear()
+        _valid.add(key)
+    return True
 
 
 def check_arguments(tool: str, arguments: dict[str, Any]) -> ArgumentProblem | None:
     """The first problem with the arguments, or None; required names are checked first."""
-    key = _memo_key(tool, arguments)
-    if key is not None and key in _valid:
-        return None
-    problem = _first_problem(tool, arguments)
-    if problem is None and key is not None:
-        if len(_valid) >= VALID_MEMO_SIZE:
-            _valid.clear()
-        _valid[key] = None
-    return problem
-
-
-def _first_problem(tool: str, arguments: dict[str, Any]) -> ArgumentProblem | None:
     schema = _SCHEMAS[tool]
     props: dict[str, Any] = schema["properties"]
     for name in schema["required"]:
@@ -241,6 +253,14 @@ def _first_problem(tool: str, arguments: dict[str, Any]) -> ArgumentProblem | No
                 describe_value(arguments[name]),
                 f"Remove {shown}; {tool} takes only {names}.",
             )
+    if all(_value_valid(tool, name, value) for name, value in arguments.items()):
+        return _text_problem(arguments)
+    return _schema_problem(tool, arguments)
+
+
+def _schema_problem(tool: str, arguments: dict[str, Any]) -> ArgumentProblem:
+    """jsonschema's first error over the whole object, worded for the client."""
+    props: dict[str, Any] = _SCHEMAS[tool]["properties"]
     for error in _VALIDATORS[tool].iter_errors(arguments):
         name = str(error.path[0]) if error.path else ""
         value = arguments.get(name)
@@ -252,6 +272,10 @@ def _first_problem(tool: str, arguments: dict[str, Any]) -> ArgumentProblem | No
             describe_value(value),
             _advice(tool, name, allowed, value),
         )
+    raise AssertionError(f"{tool}: a value failed its property's schema, the object passed")
+
+
+def _text_problem(arguments: dict[str, Any]) -> ArgumentProblem | None:
     for name, value in arguments.items():
         if isinstance(value, str) and not is_unicode_text(value):
             return ArgumentProblem(
