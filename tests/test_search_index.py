@@ -144,7 +144,7 @@ def test_a_small_kb_searches_from_the_matrix_and_a_large_one_from_postings() -> 
     store.save("kb-a", "a1", "Invoice, invoice.")
     assert store.search("kb-a", ["invoice"], 5) == store.search_fts5("kb-a", ["invoice"], 5)
     store.create_articles("kb-a", [("a3", "Team plan", "Export the invoice.")])
-    assert isinstance(store._index, BM25Index) and len(store._index.rows) == 3
+    assert isinstance(store._index, BM25Index) and len(store._index) == 3
     assert store.search("kb-a", ["invoice"], 5) == store.search_fts5("kb-a", ["invoice"], 5)
 
 

@@ -42,8 +42,16 @@ def _search_probe(day: Day) -> dict[str, float]:
     }
 
 
+def _peak_rss_mib() -> float:
+    """This process's own peak resident set size (Linux VmHWM). Not ru_maxrss: Linux keeps
+    that across exec, so a spawned child would report its parent's peak if higher."""
+    with open("/proc/self/status") as f:
+        line = next(text for text in f if text.startswith("VmHWM:"))
+    return int(line.split()[1]) / 1024
+
+
 def _rss_mib() -> float:
-    """Resident set size now (Linux /proc), where ru_maxrss only gives the peak."""
+    """Resident set size now (Linux /proc)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize() / 2**20
 
@@ -55,7 +63,7 @@ def _kb_mib(day: Day) -> float:
 
 
 def _scaled_day(factor: int, queue: multiprocessing.Queue) -> None:
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    base = _peak_rss_mib()
     rss_start = _rss_mib()
     p = replace(
         experiment_params(Params(), "cas"),
@@ -69,7 +77,7 @@ def _scaled_day(factor: int, queue: multiprocessing.Queue) -> None:
     rss_opened, kb_opened = _rss_mib(), _kb_mib(day)
     result = day.run()
     wall = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = _peak_rss_mib()
     by_tool: dict[str, list[int]] = defaultdict(list)
     for c in result.calls:
         by_tool[c.tool].append(c.wall_us)
@@ -84,8 +92,8 @@ def _scaled_day(factor: int, queue: multiprocessing.Queue) -> None:
             "tool_calls": len(result.calls),
             "us_per_call_median": {k: statistics.median(v) for k, v in sorted(by_tool.items())},
             "search_probe": _search_probe(day),
-            "peak_rss_mib": peak / 1024,
-            "rss_growth_mib": (peak - base) / 1024,
+            "peak_rss_mib": peak,
+            "rss_growth_mib": peak - base,
             "kb_database_mib": _kb_mib(day),
             "memory_mib": {
                 "opening_rss_growth": rss_opened - rss_start,

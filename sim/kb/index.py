@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.kb.schema import KB_ROWID_BITS
+
 K1 = 1.2
 B = 0.75
 TITLE_WEIGHT = 4
@@ -36,6 +38,11 @@ _ASCII_TOKEN = re.compile(r"[a-z0-9]+\Z")
 
 Term = tuple[np.ndarray, np.ndarray, np.ndarray]
 """A word's rows within a KB: rowids, weighted counts (title 4, body 1), row lengths."""
+
+
+def exact_words(words: list[str]) -> bool:
+    """Whether each query word is one ASCII token, as the in-memory indexes tokenize."""
+    return all(_ASCII_TOKEN.match(w) for w in words)
 
 
 def tokens(text: str) -> list[str]:
@@ -67,13 +74,12 @@ class Postings:
     rowids: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     weight: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
     """The term's weighted count in each row (title 4, body 1)."""
-    length: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
     term: str = ""
-    added: dict[int, tuple[int, int]] = field(default_factory=dict)
+    added: dict[int, int] = field(default_factory=dict)
     removed: set[int] = field(default_factory=set)
 
-    def insert(self, rowid: int, weight: int, length: int) -> None:
-        self.added[rowid] = (weight, length)
+    def insert(self, rowid: int, weight: int) -> None:
+        self.added[rowid] = weight
         self._bound_queue()
 
     def remove(self, rowid: int) -> None:
@@ -90,30 +96,39 @@ class Postings:
     def merged(self) -> Postings:
         if self.added or self.removed:
             keep = ~np.isin(self.rowids, np.fromiter(self.removed, np.int64, len(self.removed)))
-            new = np.array([(r, *v) for r, v in self.added.items()], np.int64).reshape(-1, 3)
-            rowids = np.concatenate([self.rowids[keep], new[:, 0]])
+            n = len(self.added)
+            rowids = np.concatenate([self.rowids[keep], np.fromiter(self.added, np.int64, n)])
+            weight = np.fromiter(self.added.values(), np.int32, n)
             order = np.argsort(rowids, kind="stable")
             self.rowids = rowids[order]
-            i32 = np.int32
-            self.weight = np.concatenate([self.weight[keep], new[:, 1].astype(i32)])[order]
-            self.length = np.concatenate([self.length[keep], new[:, 2].astype(i32)])[order]
+            self.weight = np.concatenate([self.weight[keep], weight])[order]
             self.added, self.removed = {}, set()
         return self
 
     def copy(self) -> Postings:
         m = self.merged()
-        return Postings(m.rowids.copy(), m.weight.copy(), m.length.copy(), m.term)
+        return Postings(m.rowids.copy(), m.weight.copy(), m.term)
+
+
+KB_MASK = (1 << KB_ROWID_BITS) - 1
 
 
 class BM25Index:
     def __init__(self) -> None:
         self.postings: dict[str, Postings] = {}
-        self.rows: dict[int, int] = {}
-        """Indexed rowid -> its length in tokens (its terms are read again from the text the
-        store passes on removal, so no row keeps a list of them)."""
+        self.lengths: dict[int, np.ndarray] = {}
+        """Per KB (rowid >> KB_ROWID_BITS), each row's length in tokens by its place in the
+        KB's rowid range (0 while out): a KB's rowids are dense, so no posting repeats a
+        length, and no row keeps a list of its terms (removal reads them again from the
+        text the store passes)."""
+        self.n_rows = 0
         self.non_ascii: set[int] = set()
         self.total_tokens = 0
         self._queued: list[Op] = []
+
+    def __len__(self) -> int:
+        self._drain()
+        return self.n_rows
 
     def apply(self, ops: list[Op]) -> None:
         """Committed writes, in order. They are tokenized when a search next needs them, so
@@ -139,10 +154,22 @@ class BM25Index:
         self._drain()
         other = BM25Index()
         other.postings = {t: p.copy() for t, p in self.postings.items()}
-        other.rows = dict(self.rows)
+        other.lengths = {kb: a.copy() for kb, a in self.lengths.items()}
+        other.n_rows = self.n_rows
         other.non_ascii = set(self.non_ascii)
         other.total_tokens = self.total_tokens
         return other
+
+    def _length_of(self, rowid: int) -> tuple[np.ndarray, int]:
+        """The row's KB's length array (grown to hold it) and the row's place in it."""
+        kb, place = rowid >> KB_ROWID_BITS, rowid & KB_MASK
+        lengths = self.lengths.get(kb)
+        if lengths is None or place >= len(lengths):
+            grown = np.zeros(max(64, 2 * (place + 1)), np.int32)
+            if lengths is not None:
+                grown[: len(lengths)] = lengths
+            lengths = self.lengths[kb] = grown
+        return lengths, place
 
     def add(self, rowid: int, title: str, content: str) -> None:
         weights, length = weighted_counts(title, content)
@@ -150,15 +177,20 @@ class BM25Index:
             postings = self.postings.get(term)
             if postings is None:
                 postings = self.postings[term] = Postings(term=term)
-            postings.insert(rowid, weight, length)
-        self.rows[rowid] = length
+            postings.insert(rowid, weight)
+        lengths, place = self._length_of(rowid)
+        lengths[place] = length
+        self.n_rows += 1
         self.total_tokens += length
         if not (title.isascii() and content.isascii()):
             self.non_ascii.add(rowid)
 
     def remove(self, rowid: int, title: str, content: str) -> None:
         """Take out the row, given the text it was added with."""
-        self.total_tokens -= self.rows.pop(rowid)
+        lengths, place = self._length_of(rowid)
+        self.total_tokens -= int(lengths[place])
+        lengths[place] = 0
+        self.n_rows -= 1
         self.non_ascii.discard(rowid)
         for term in set(tokens(title)) | set(tokens(content)):
             self.postings[term].remove(rowid)
@@ -224,9 +256,12 @@ class BM25Index:
         """Each word's rows within the KB range (None if none), its idf over the whole
         table, and the average row length; None where only FTS5 can answer exactly."""
         self._drain()
-        if self.non_ascii or not all(_ASCII_TOKEN.match(w) for w in words):
+        if self.non_ascii or not exact_words(words):
             return None
-        n_rows = len(self.rows)
+        kb = first_rowid >> KB_ROWID_BITS
+        if first_rowid & KB_MASK or last_rowid != first_rowid | KB_MASK:
+            return None  # not one KB's range: FTS5 answers
+        n_rows = self.n_rows
         avgdl = float(self.total_tokens) / float(n_rows) if n_rows else 1.0
         terms: list[Term | None] = []
         idfs = []
@@ -242,8 +277,9 @@ class BM25Index:
             if lo == hi:
                 terms.append(None)
                 continue
-            weight = p.weight[lo:hi].astype(np.float64)
-            terms.append((p.rowids[lo:hi], weight, p.length[lo:hi].astype(np.float64)))
+            rowids = p.rowids[lo:hi]
+            length = self.lengths[kb][rowids - first_rowid].astype(np.float64)
+            terms.append((rowids, p.weight[lo:hi].astype(np.float64), length))
         return terms, idfs, avgdl
 
     @staticmethod

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.kb.index import _ASCII_TOKEN, Op, bm25, idf, weighted_counts
+from sim.kb.index import Op, bm25, exact_words, idf, weighted_counts
 
 
 class MatrixIndex:
@@ -131,7 +131,7 @@ class MatrixIndex:
         self, words: list[str], first_rowid: int, last_rowid: int
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """The matching rows' rowids (in slot order) and scores."""
-        if self.non_ascii or not all(_ASCII_TOKEN.match(w) for w in words):
+        if self.non_ascii or not exact_words(words):
             return None
         known = [self.columns.get(w) for w in words]
         # a word no row holds adds +0.0 to every score, which changes no score: left out
