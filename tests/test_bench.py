@@ -55,7 +55,7 @@ def test_targets_compare_each_tool_with_its_own_cost_at_x1() -> None:
         "make_reproduce": {
             "wall_s": 80.0,
             "passed": True,
-            "steps": [{"command": "sim reproduce", "wall_s": 60.0}],
+            "steps": [{"step": "study", "wall_s": 60.0}],
         },
         "make_test": {"wall_s": 100.0, "passed": False, "steps": []},
     }

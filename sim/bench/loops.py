@@ -17,23 +17,23 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run(commands: list[list[str]]) -> dict[str, Any]:
-    """Wall seconds of the commands in order (run from the repository), and whether all
-    passed; the first to fail stops the timing."""
+def _run(steps: list[tuple[str, list[str]]]) -> dict[str, Any]:
+    """Wall seconds of the (name, command) steps in order, run from the repository, and
+    whether all passed; the first to fail stops the timing."""
     started = time.perf_counter()
-    steps = []
-    for command in commands:
+    timed = []
+    for name, command in steps:
         t = time.perf_counter()
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-        steps.append({"command": " ".join(command[1:]), "wall_s": time.perf_counter() - t})
+        timed.append({"step": name, "wall_s": time.perf_counter() - t})
         if done.returncode != 0:
             return {
                 "wall_s": time.perf_counter() - started,
                 "passed": False,
-                "steps": steps,
+                "steps": timed,
                 "failure": (done.stdout + done.stderr)[-2_000:],
             }
-    return {"wall_s": time.perf_counter() - started, "passed": True, "steps": steps}
+    return {"wall_s": time.perf_counter() - started, "passed": True, "steps": timed}
 
 
 def reproduce_wall() -> dict[str, Any]:
@@ -42,8 +42,8 @@ def reproduce_wall() -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         return _run(
             [
-                [py, "-m", "sim", "reproduce", "--out", f"{tmp}/results"],
-                [py, "-m", "sim", "notebook", "--out", f"{tmp}/notebook"],
+                ("study", [py, "-m", "sim", "reproduce", "--out", f"{tmp}/results"]),
+                ("notebook", [py, "-m", "sim", "notebook", "--out", f"{tmp}/notebook"]),
             ]
         )
 
@@ -53,8 +53,8 @@ def test_wall() -> dict[str, Any]:
     py = sys.executable
     return _run(
         [
-            [py, "-m", "ruff", "check", "sim", "tests", "notebooks"],
-            [py, "-m", "ruff", "format", "--check", "sim", "tests", "notebooks"],
-            [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+            ("ruff check", [py, "-m", "ruff", "check", "sim", "tests", "notebooks"]),
+            ("ruff format", [py, "-m", "ruff", "format", "--check", "sim", "tests", "notebooks"]),
+            ("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"]),
         ]
     )

@@ -106,9 +106,19 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
             "met": rep <= 2.5,
         },
     ]
-    for key, what, bound in (
-        ("make_reproduce", "full `make reproduce` (study, then notebook) wall", 90.0),
-        ("make_test", "`make test` wall, once installed (ruff, pytest)", 180.0),
+    for key, what, bound, why in (
+        (
+            "make_reproduce",
+            "full `make reproduce` (study, then notebook) wall",
+            90.0,
+            "; its days run at the sweep's rate below",
+        ),
+        (
+            "make_test",
+            "`make test` wall, once installed (ruff, pytest)",
+            180.0,
+            "; its regression test reruns the whole study",
+        ),
     ):
         if key in b:
             loop = b[key]
@@ -116,9 +126,10 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
                 {
                     "target": f"{what} ≤ {bound:g} s",
                     "measured": f"{loop['wall_s']:.0f} s ("
-                    + ", ".join(f"{s['command']} {s['wall_s']:.0f} s" for s in loop["steps"])
+                    + ", ".join(f"{s['step']} {s['wall_s']:.0f} s" for s in loop["steps"])
                     + ")"
-                    + ("" if loop["passed"] else "; FAILED"),
+                    + ("" if loop["passed"] else "; FAILED")
+                    + ("" if loop["wall_s"] <= bound else why),
                     "met": loop["passed"] and loop["wall_s"] <= bound,
                 }
             )
@@ -132,10 +143,13 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     sweep = b["sweep"]["days_per_s"]
+    days = len(WRITEUP_SEEDS) * len(EXPERIMENTS)  # the reproduction's days: the sweep's mix
+    cap = b["sweep"].get("workers", 1) * days / floor
     rows.append(
         {
             "target": f"sweep ≥ 3 × {SWEEP_DAYS_PER_S_BEFORE:g} simulated days/s on all cores",
-            "measured": f"{sweep:.2f} days/s",
+            "measured": f"{sweep:.2f} days/s; the KB work alone of the same mix of days "
+            f"({days} in {floor:.2f} s) allows {cap:.1f} on these cores",
             "met": sweep >= 3 * SWEEP_DAYS_PER_S_BEFORE,
         }
     )
@@ -156,7 +170,8 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
                 rows.append(
                     {
                         "target": f"{tool}: µs per call at ×{factor} within {bound:g}× of ×1",
-                        "measured": f"{growth:.2f}×{matches}",
+                        "measured": f"{growth:.2f}× ({us:.0f} against {small[tool]:.0f} µs)"
+                        + matches,
                         "met": growth <= bound,
                     }
                 )
