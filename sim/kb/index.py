@@ -3,12 +3,12 @@
 FTS5 computes ``bm25()`` for every row that matches before it can sort, so a search
 costs what its matches cost, and a question's common words match a fixed share of any
 KB. This index holds, per term, the sorted rowids of the published rows containing it
-with their title and body term counts and row lengths, and evaluates exactly FTS5's
-formula (``ext/fts5/fts5_aux.c``, SQLite 3.40: k1 = 1.2, b = 0.75, idf =
-log((N − n + 0.5) / (n + 0.5)) floored at 1e-6, column weights title 4 and body 1, N and
-the average row length over the whole FTS table) with the same floating-point operations
-in the same order, then sorts by (score, rowid) as the SQL does. A property test holds
-it to FTS5 on random corpora and edit sequences.
+with the term's weighted count in each (title 4, body 1), and each row's length once. It
+evaluates exactly FTS5's formula (``ext/fts5/fts5_aux.c``, SQLite 3.40: k1 = 1.2,
+b = 0.75, idf = log((N − n + 0.5) / (n + 0.5)) floored at 1e-6, column weights title 4
+and body 1, N and the average row length over the whole FTS table) with the same
+floating-point operations in the same order, then sorts by (score, rowid) as the SQL
+does. A property test holds it to FTS5 on random corpora and edit sequences.
 
 Scope: unicode61 tokenization is reproduced for ASCII only (runs of letters and digits,
 lower-cased). While any indexed row holds a non-ASCII character, or a query word is not
