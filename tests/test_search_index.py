@@ -58,7 +58,7 @@ def _fts5_scores(store: KBStore, kb_id: str, words: list[str]) -> dict[int, floa
 def _check(store: KBStore, queries: list[list[str]]) -> None:
     for kb_id, words in itertools.product(KBS, queries):
         first, last = store._rowid_range(kb_id)
-        scored = store._index.scores(words, first, last)
+        scored = store._search.index.scores(words, first, last)
         assert scored is not None
         rowids, score = scored
         expected = _fts5_scores(store, kb_id, words)
@@ -107,7 +107,7 @@ def test_the_index_ranks_exactly_as_fts5_through_any_writes(
             store.set_published(kb_id, article, kind == "republish")
         _check(store, queries)
     copy = KBStore.copy_of(store, _clock())
-    assert copy._index is not None
+    assert copy._search.index is not None
     _check(copy, queries)
     _check_fts5_holds_exactly_the_published_text(store)
 
@@ -140,11 +140,11 @@ def test_a_small_kb_searches_from_the_matrix_and_a_large_one_from_postings() -> 
     store = KBStore(_clock(), index_min_rows=3)
     store.create_kb("kb-a")
     store.create_articles("kb-a", [("a1", "Export", "Invoice."), ("a2", "Plan", "Invoice.")])
-    assert isinstance(store._index, MatrixIndex) and len(store._index) == 2
+    assert isinstance(store._search.index, MatrixIndex) and len(store._search.index) == 2
     store.save("kb-a", "a1", "Invoice, invoice.")
     assert store.search("kb-a", ["invoice"], 5) == store.search_fts5("kb-a", ["invoice"], 5)
     store.create_articles("kb-a", [("a3", "Team plan", "Export the invoice.")])
-    assert isinstance(store._index, BM25Index) and len(store._index) == 3
+    assert isinstance(store._search.index, BM25Index) and len(store._search.index) == 3
     assert store.search("kb-a", ["invoice"], 5) == store.search_fts5("kb-a", ["invoice"], 5)
 
 
@@ -181,11 +181,11 @@ def test_where_ascii_tokens_are_not_enough_fts5_answers(index_min_rows: int) -> 
         "kb-a", [("a1", "Export the invoice", "Plain text."), ("a2", "Café invoice", "Déjà vu.")]
     )
     first, last = store._rowid_range("kb-a")
-    assert store._index.search(["invoice"], first, last, 5) is None  # a non-ASCII row
+    assert store._search.index.search(["invoice"], first, last, 5) is None  # a non-ASCII row
     assert store.search("kb-a", ["invoice"], 5) == store.search_fts5("kb-a", ["invoice"], 5)
     store.set_published("kb-a", "a2", False)
-    assert store._index.search(["invoice"], first, last, 5) is not None
-    assert store._index.search(["foo_bar"], first, last, 5) is None  # a phrase of two tokens
+    assert store._search.index.search(["invoice"], first, last, 5) is not None
+    assert store._search.index.search(["foo_bar"], first, last, 5) is None  # a phrase of two tokens
     assert store.search("kb-a", ["foo_bar"], 5) == store.search_fts5("kb-a", ["foo_bar"], 5)
 
 

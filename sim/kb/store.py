@@ -4,7 +4,8 @@ Two kinds of caller use it. The tool layer (``tools.py``, ``edit.py``) reads
 published articles, the event log, and performs the compare-and-swap edit. The human side
 (the KB editor app) creates, saves, publishes and unpublishes. Every change and
 the event recording it are written in one transaction; the FTS index holds
-exactly the published articles, so search can never return a draft.
+exactly the published articles, so search can never return a draft (``search.py`` keeps
+FTS5 and the in-memory index a search ranks from).
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from dataclasses import dataclass
 from typing import Concatenate, ParamSpec, Self, TypeVar
 
 from sim.kb import approvals
-from sim.kb.index import BM25Index, Op
-from sim.kb.matrix_index import MatrixIndex
 from sim.kb.rows import (
     Approval,
     ApprovalMissing,
@@ -35,7 +34,8 @@ from sim.kb.rows import (
     Saved,
     SearchHit,
 )
-from sim.kb.schema import COUNT_SQL, KB_ROWID_BITS, SCHEMA, SCHEMA_VERSION, SEARCH_SQL
+from sim.kb.schema import KB_ROWID_BITS, SCHEMA, SCHEMA_VERSION
+from sim.kb.search import INDEX_MIN_ROWS, Search
 from sim.kb.versions import Clock
 
 
@@ -47,21 +47,6 @@ class Change:
     sequence: int
     type: str
     article_id: str
-
-
-INDEX_MIN_ROWS = 3_000
-"""Published articles from which search ranks from posting arrays (``index.py``) rather
-than the row × term matrix (``matrix_index.py``); both are exact. Measured on the study's
-staleness day scaled with the KB (one run each, 2 cores): at 400 articles the day takes
-0.15 s with the matrix and 0.30 s with postings, at 2,000 0.99 s and 1.45 s, at 3,000
-1.94 s and 2.13 s, at 4,000 2.99 s and 2.77 s; the matrix's memory grows as rows × terms
-(12 MiB more than postings at 3,000)."""
-
-
-SearchIndex = BM25Index | MatrixIndex
-
-INDEX_BUILD_BATCH = 1_000
-"""Rows loaded between merges into the index's arrays: bounds the bulk load's memory."""
 
 
 class StoreError(Exception):
@@ -119,9 +104,6 @@ class KBStore:
         self._pending: list[Change] = []
         self._committed: list[Change] = []
         self._listeners: list[Callable[[Change], None]] = []
-        self._index: SearchIndex | None = None
-        self._index_min_rows = index_min_rows
-        self._index_ops: list[Op] = []
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
             self._db.executescript(SCHEMA)
@@ -133,17 +115,17 @@ class KBStore:
                 f"{path}: a KB file of schema version {version}; this code reads version "
                 f"{SCHEMA_VERSION}. Open another file, or remove this one to start afresh."
             )
-        self._build_index()
+        self._search = Search(self._db, index_min_rows)
 
     @classmethod
     def copy_of(cls, template: KBStore, clock: Clock) -> Self:
         """A new in-memory store holding every page of `template` (SQLite online backup)."""
         store = cls(
-            clock, event_retention=template._retention, index_min_rows=template._index_min_rows
+            clock, event_retention=template._retention, index_min_rows=template._search.min_rows
         )
         with template._lock:
             template._db.backup(store._db)
-            store._index = template._index.copy() if template._index is not None else None
+            store._search.copy_index(template._search)
         return store
 
     # -- transactions -------------------------------------------------------
@@ -155,30 +137,12 @@ class KBStore:
         except BaseException:
             self._db.execute("ROLLBACK")
             self._pending = []
-            self._index_ops = []
+            self._search.rolled_back()
             raise
         self._db.execute("COMMIT")
         self._committed.extend(self._pending)
         self._pending = []
-        if self._index is not None:
-            self._index.apply(self._index_ops)  # exactly what was committed
-        self._index_ops = []
-
-    def _build_index(self) -> None:
-        """Search ranks from an in-memory index of the published rows: a matrix while the
-        KB is small, posting arrays from INDEX_MIN_ROWS on."""
-        (rows,) = self._db.execute("SELECT count(*) FROM articles WHERE published = 1").fetchone()
-        large = rows >= self._index_min_rows
-        if self._index is not None and isinstance(self._index, BM25Index) == large:
-            return
-        index: SearchIndex = BM25Index() if large else MatrixIndex()
-        rows = self._db.execute("SELECT rowid, title, content FROM articles WHERE published = 1")
-        for i, (rowid, title, content) in enumerate(rows, 1):
-            index.add(rowid, title, content)
-            if i % INDEX_BUILD_BATCH == 0:
-                index.compact()
-        index.compact()
-        self._index = index
+        self._search.committed()
 
     def add_listener(self, listener: Callable[[Change], None]) -> None:
         """Call `listener` with every change once its transaction has committed (never for a
@@ -241,20 +205,9 @@ class KBStore:
             (title, content, int(published), us, rowid),
         )
         if was_published:
-            self._db.execute(
-                "INSERT INTO articles_fts (articles_fts, rowid, title, content) "
-                "VALUES ('delete', ?, ?, ?)",
-                (rowid, old_title, old_content),
-            )
-            if self._index is not None:
-                self._index_ops.append((False, rowid, old_title, old_content))
+            self._search.remove(rowid, old_title, old_content)
         if published:
-            self._db.execute(
-                "INSERT INTO articles_fts (rowid, title, content) VALUES (?, ?, ?)",
-                (rowid, title, content),
-            )
-            if self._index is not None:
-                self._index_ops.append((True, rowid, title, content))
+            self._search.add(rowid, title, content)
         return us, self._append_event(kb_id, type_, article_id, us, actor)
 
     # -- the human side (the KB editor app) -----------------------------------
@@ -282,12 +235,11 @@ class KBStore:
         self, kb_id: str, articles: Iterable[tuple[str, str, str]], published: bool = True
     ) -> None:
         """Bulk create (article_id, title, content); one event each, one transaction."""
-        if isinstance(self._index, MatrixIndex):
-            self._index = None  # rebuilt from what committed: a bulk load may outgrow it
+        self._search.before_bulk_load()
         try:
             self._create_articles(kb_id, articles, published)
         finally:
-            self._build_index()
+            self._search.rebuild()
 
     def _create_articles(
         self, kb_id: str, articles: Iterable[tuple[str, str, str]], published: bool
@@ -309,12 +261,7 @@ class KBStore:
                     (rowid, kb_id, article_id, title, content, int(published), us),
                 )
                 if published:
-                    db.execute(
-                        "INSERT INTO articles_fts (rowid, title, content) VALUES (?, ?, ?)",
-                        (rowid, title, content),
-                    )
-                    if self._index is not None:
-                        self._index_ops.append((True, rowid, title, content))
+                    self._search.add(rowid, title, content)
                 self._append_event(kb_id, "created", article_id, us, "human")
 
     @_serialised
@@ -376,31 +323,12 @@ class KBStore:
     def search(self, kb_id: str, words: list[str], limit: int) -> tuple[int, list[SearchHit]]:
         """(published articles containing any of the words, the best `limit` of them by
         FTS5's bm25): from the in-memory index where it is exact, else from FTS5."""
-        first, last = self._rowid_range(kb_id)
-        ranked = None if self._index is None else self._index.search(words, first, last, limit)
-        if ranked is None:
-            return self.search_fts5(kb_id, words, limit)
-        total, rowids = ranked
-        found = {
-            r[0]: SearchHit(*r[1:])
-            for r in self._db.execute(
-                "SELECT rowid, article_id, title, updated_us FROM articles WHERE rowid IN "
-                f"({','.join('?' * len(rowids))})",  # at most MAX_SEARCH_LIMIT rowids
-                rowids,
-            )
-        }
-        return total, [found[r] for r in rowids]
+        return self._search.search(*self._rowid_range(kb_id), words, limit)
 
     @_serialised
     def search_fts5(self, kb_id: str, words: list[str], limit: int) -> tuple[int, list[SearchHit]]:
         """The same answer from FTS5 itself: the search of record."""
-        first, last = self._rowid_range(kb_id)
-        fts_query = " OR ".join(f'"{w}"' for w in words)  # quoted: no operator can be injected
-        rows = self._db.execute(SEARCH_SQL, (fts_query, first, last, limit)).fetchall()
-        if not rows:
-            return 0, []
-        (total,) = self._db.execute(COUNT_SQL, (fts_query, first, last)).fetchone()
-        return total, [SearchHit(*r) for r in rows]
+        return self._search.search_fts5(*self._rowid_range(kb_id), words, limit)
 
     @_serialised
     def unpublished_among(self, kb_id: str, article_ids: list[str]) -> list[str]:
