@@ -50,6 +50,13 @@ from sim.report import breakeven, exposure
 
 pd.set_option("display.width", 140)
 
+
+def save_figure(fig: plt.Figure, name: str) -> None:
+    """Into OUT_DIR, if set; no timestamp in the file, so a rerun writes the same bytes."""
+    if OUT_DIR:
+        fig.savefig(Path(OUT_DIR) / name, dpi=110, bbox_inches="tight", metadata={"Software": None})
+
+
 # %% [markdown]
 # ## 1. The default day, as reported
 
@@ -156,10 +163,7 @@ for ax, (name, g) in zip(axes, sensitivity.groupby("parameter", sort=False), str
     ax.set(xlabel=name, ylim=(0, 1))
 axes[0].set_ylabel("share")
 axes[0].legend(fontsize=7)
-if OUT_DIR:
-    fig.savefig(
-        Path(OUT_DIR) / "sensitivity.png", dpi=110, bbox_inches="tight", metadata={"Software": None}
-    )
+save_figure(fig, "sensitivity.png")
 plt.show()
 
 # %% [markdown]
@@ -190,10 +194,7 @@ breakeven.crossings(break_even)
 
 # %%
 fig = breakeven.figure(break_even)
-if OUT_DIR:
-    fig.savefig(
-        Path(OUT_DIR) / "break_even.png", dpi=110, bbox_inches="tight", metadata={"Software": None}
-    )
+save_figure(fig, "break_even.png")
 plt.show()
 
 # %% [markdown]
@@ -219,8 +220,5 @@ exposure.crossings(exposure_sweep)
 
 # %%
 fig = exposure.figure(exposure_sweep)
-if OUT_DIR:
-    fig.savefig(
-        Path(OUT_DIR) / "exposure.png", dpi=110, bbox_inches="tight", metadata={"Software": None}
-    )
+save_figure(fig, "exposure.png")
 plt.show()

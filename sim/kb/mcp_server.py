@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import logging
 import threading
 import warnings
@@ -29,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from sim.kb import approvals, resources
 from sim.kb.edit import EDIT_TOOL, Gate
 from sim.kb.listing import instructions
-from sim.kb.tools import KBServer, Session, ToolResult, shape_refusal
+from sim.kb.tools import KBServer, Session, ToolResult, shape_refusal, structured_json
 
 SERVER_NAME = "stale-citations-kb"
 _log = logging.getLogger(__name__)
@@ -242,7 +241,7 @@ def resource_handlers(session: Session) -> dict[str, Any]:
         result = session.read_resource(params.uri)
         if result.is_error:
             raise _refused(result)
-        text = json.dumps(result.structured, ensure_ascii=False, separators=(",", ":"))
+        text = structured_json(result.structured)
         return types.ReadResourceResult(
             contents=[
                 types.TextResourceContents(uri=params.uri, mime_type=resources.MIME_TYPE, text=text)

@@ -104,6 +104,8 @@ class Search:
         if ranked is None:
             return self.search_fts5(first_rowid, last_rowid, words, limit)
         total, rowids = ranked
+        if not rowids:
+            return total, []
         found = {
             r[0]: SearchHit(*r[1:])
             for r in self._db.execute(

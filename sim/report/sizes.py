@@ -18,13 +18,12 @@ from typing import Any
 import pandas as pd
 
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer
+from sim.kb.tools import KBServer, structured_json
 from sim.model.opening import DAY_START_US, KB_ID, open_kb
 
 
 def _chars(result: Any) -> dict[str, int]:
-    structured = json.dumps(result.structured, ensure_ascii=False, separators=(",", ":"))
-    return {"text": len(result.text), "structured": len(structured)}
+    return {"text": len(result.text), "structured": len(structured_json(result.structured))}
 
 
 def measure(seed: int = 1, n_articles: int = 400) -> dict[str, dict[str, float]]:
