@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(render(params, costs, args.max_unnoticed_min, result))
     elif args.command == "log-report":
-        from sim.kb.logreport import report
+        from sim.server.logreport import report
 
         try:
             print(report(args.file, args.json))
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "serve":
         import anyio
 
-        from sim.kb.store import StoreError
+        from sim.kb.rows import StoreError
         from sim.serve import open_store, serve
 
         try:

@@ -18,11 +18,11 @@ import pandas as pd
 
 from sim import theory
 from sim.experiments import SWEEP_INTERVALS_S, StudyFrames, run_study
-from sim.kb import resources
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer, structured_json
 from sim.model.opening import DAY_START_US, KB_ID, open_kb
 from sim.params import Params
+from sim.server import resources
+from sim.server.tools import KBServer, structured_json
 
 METHODS = ("reread", "poll", "push")
 LABELS = {"reread": "re-read all cited", "poll": "poll (cursor kept)", "push": "push (subscribe)"}

@@ -3,7 +3,7 @@
 It serves a KB seeded with the study's synthetic corpus (or a SQLite file), on the
 wall clock. With --human-edits-per-minute a background editor saves Zipf-popular
 articles while a client is connected, so staleness can be watched live: read an
-article, wait, poll events. Every line on stdin gets a JSON-RPC answer (`sim/kb/stdio.py`).
+article, wait, poll events. Every line on stdin gets a JSON-RPC answer (`sim/server/stdio.py`).
 With --write-gate every edit needs its own approval, asked of the client's user with
 elicitation/create and recorded in the KB.
 """
@@ -19,13 +19,14 @@ from typing import TextIO
 import anyio
 import numpy as np
 
-from sim.kb.calllog import CallLog
-from sim.kb.mcp_server import ELICITATION_GATE, build_server, tools_call_refusal
-from sim.kb.stdio import screened_stdio
-from sim.kb.store import KBStore, StoreError
-from sim.kb.tools import KBServer
+from sim.kb.rows import StoreError
+from sim.kb.store import KBStore
 from sim.model.opening import KB_ID, open_kb
 from sim.popularity import zipf_weights
+from sim.server.calllog import CallLog
+from sim.server.mcp_server import ELICITATION_GATE, build_server, tools_call_refusal
+from sim.server.stdio import screened_stdio
+from sim.server.tools import KBServer
 
 NO_ARTICLE_WAIT_S = 5.0
 """How long the editor waits before looking again when no article is published."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer, Session
+from sim.server.tools import KBServer, Session
 
 KB = "kb-test"
 OTHER_KB = "kb-other"

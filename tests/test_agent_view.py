@@ -14,9 +14,9 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 
-from sim.kb.calllog import read_jsonl
-from sim.kb.logreport import summarise
 from sim.model.opening import KB_ID
+from sim.server.calllog import read_jsonl
+from sim.server.logreport import summarise
 
 ROOT = Path(__file__).resolve().parents[1]
 

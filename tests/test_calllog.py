@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sim.kb.calllog import CallLog, line, parse_line, read_jsonl
-from sim.kb.logreport import summarise
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer, Session
+from sim.server.calllog import CallLog, line, parse_line, read_jsonl
+from sim.server.logreport import summarise
+from sim.server.tools import KBServer, Session
 from tests.conftest import ARTICLES, KB, ManualClock
 
 

@@ -12,9 +12,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sim.kb import approvals
-from sim.kb.edit import EDIT_TOOL
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer, Session
+from sim.server.edit import EDIT_TOOL
+from sim.server.tools import KBServer, Session
 from tests.conftest import ARTICLES, KB, ManualClock, edit_args, read
 
 TTL_S = 600.0
@@ -203,7 +203,7 @@ def test_gate_invariants_hold_under_any_interleaving(
 
 
 def test_approval_lines_are_json_of_the_same_log(tmp_path: Any) -> None:
-    from sim.kb.calllog import CallLog, read_jsonl
+    from sim.server.calllog import CallLog, read_jsonl
 
     path = tmp_path / "log.jsonl"
     with path.open("w") as sink:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer, Session
 from sim.kb.versions import format_version, parse_version
+from sim.server.tools import KBServer, Session
 from tests.conftest import KB, ManualClock, edit_args, read
 
 EDIT = "edit_knowledge_article"

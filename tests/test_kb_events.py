@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer, Session, ToolResult
+from sim.server.tools import KBServer, Session, ToolResult
 from tests.conftest import ARTICLES, KB, ManualClock
 
 POLL = "poll_resource_events"

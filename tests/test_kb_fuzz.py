@@ -11,11 +11,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim.kb import validation
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer
-from sim.kb.validation import TOOLS, ArgumentProblem
 from sim.kb.versions import format_version
+from sim.server import validation
+from sim.server.tools import KBServer
+from sim.server.validation import TOOLS, ArgumentProblem
 from tests.conftest import ARTICLES, KB, START_US, ManualClock
 
 # Every character, lone surrogates included (hypothesis leaves them out by default).

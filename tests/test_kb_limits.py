@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.kb.tools import KBServer, Session
+from sim.server.tools import KBServer, Session
 from tests.conftest import KB
 
 SEARCH = "search_knowledge_base"

@@ -10,8 +10,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from sim.kb.listing import PROPERTY_DESCRIPTIONS, instructions
-from sim.kb.tools import KBServer
+from sim.server.listing import PROPERTY_DESCRIPTIONS, instructions
+from sim.server.tools import KBServer
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "tools.json").read_text())["tools"]
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer
 from sim.kb.versions import parse_version
+from sim.server.tools import KBServer
 from tests.conftest import ManualClock
 
 KB = "kb"

@@ -8,15 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from sim.kb import store as store_module
-from sim.kb.store import KBStore, StoreError
+from sim.kb import core as store_core
+from sim.kb.rows import StoreError
+from sim.kb.store import KBStore
 from tests.conftest import KB, ManualClock
 
 
 def test_a_full_kb_refuses_the_whole_batch_and_writes_nothing(
     monkeypatch: pytest.MonkeyPatch, clock: ManualClock
 ) -> None:
-    monkeypatch.setattr(store_module, "KB_ROWID_BITS", 2)
+    monkeypatch.setattr(store_core, "KB_ROWID_BITS", 2)
     s = KBStore(clock)
     s.create_kb(KB)
     s.create_articles(KB, [(f"a{i}", "Title", "Body") for i in range(3)])

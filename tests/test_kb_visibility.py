@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer, Session
+from sim.server.tools import KBServer, Session
 from tests.conftest import KB, OTHER_KB, ManualClock, read
 
 

@@ -16,11 +16,11 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from sim.experiments import WRITEUP_SEEDS, run_study
-from sim.kb.mcp_server import build_server
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer
 from sim.kb.versions import format_version
 from sim.params import Params
+from sim.server.mcp_server import build_server
+from sim.server.tools import KBServer
 from tests.conftest import ARTICLES, KB, START_US, ManualClock
 from tests.test_kb_limits import ACCEPTED, REFUSED
 from tests.test_kb_parity import FIXTURE, published

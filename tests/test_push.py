@@ -16,13 +16,13 @@ import pandas as pd
 import pytest
 
 from sim import theory
-from sim.kb import resources
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer
 from sim.model.cadence import check_instants
 from sim.model.day import run_day
 from sim.model.opening import KB_ID, open_kb
 from sim.params import Params
+from sim.server import resources
+from sim.server.tools import KBServer
 
 ROOT = Path(__file__).resolve().parents[1]
 

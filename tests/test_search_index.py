@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 
 from sim.kb.index import BM25Index, tokens
 from sim.kb.matrix_index import MatrixIndex
+from sim.kb.rows import StoreError
 from sim.kb.schema import SCHEMA
-from sim.kb.store import KBStore, StoreError
+from sim.kb.store import KBStore
 
 WORDS = ["invoice", "pdf", "export", "web", "app", "Team", "SSO", "2fa", "alert", "plan"]
 SEPARATORS = [" ", ", ", ". ", "\n\n", " - ", "/", "_", "'"]

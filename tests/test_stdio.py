@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from sim.bench.stdio import ROOT, RawClient, mixed_calls, tool_call
-from sim.kb.calllog import read_jsonl
-from sim.kb.stdio import Screen
 from sim.model.opening import KB_ID
+from sim.server.calllog import read_jsonl
+from sim.server.stdio import Screen
 
 READ = {"knowledge_base_id": KB_ID, "article_id": "art-00001"}
 

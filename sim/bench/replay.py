@@ -16,10 +16,10 @@ from typing import Any
 from sim.bench.timing import spread
 from sim.experiments import EXPERIMENTS, WRITEUP_SEEDS, experiment_params
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer, Session, ToolResult
 from sim.model.day import KB_ID, Day
 from sim.model.opening import Opening
 from sim.params import Params
+from sim.server.tools import KBServer, Session, ToolResult
 
 Op = tuple[int, str, str, tuple, dict]
 """(clock µs, kind, name, positional args, keyword args) of one KB operation."""

@@ -14,10 +14,10 @@ import time
 from typing import Any
 
 from sim.bench.timing import spread
-from sim.kb import resources
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer
 from sim.model.opening import DAY_START_US, KB_ID, open_kb
+from sim.server import resources
+from sim.server.tools import KBServer
 
 
 def fanout(

@@ -1,5 +1,6 @@
-"""What the store hands back: articles, search hits, event pages, and the outcomes of a
-compare-and-swap edit, one type per outcome so that callers match on them."""
+"""What the store hands back: articles, search hits, event pages, the changes its listeners
+hear of, the outcomes of a compare-and-swap edit (one type per outcome so that callers match on
+them), and the error it raises."""
 
 from __future__ import annotations
 
@@ -106,3 +107,17 @@ class ApprovalMissing:
 EditOutcome = Saved | Replayed | KeyReused | Gone | Conflict | ApprovalMissing
 ResultRenderer = Callable[[int, int], str]
 """Builds the stored result JSON of a successful edit from (version_us, sequence)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A committed event, as the store's listeners hear of it."""
+
+    kb_id: str
+    sequence: int
+    type: str
+    article_id: str
+
+
+class StoreError(Exception):
+    """A human-side operation named something that does not exist."""

@@ -14,10 +14,10 @@ from typing import Any, Protocol
 
 import simpy
 
-from sim.kb.tools import ToolCaller, ToolResult
 from sim.model.oracle import GroundTruthOracle
 from sim.model.records import EditRecord
 from sim.params import Params
+from sim.server.tools import ToolCaller, ToolResult
 
 Proc = Generator[simpy.Event, Any, Any]
 

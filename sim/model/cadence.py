@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import simpy
 
-from sim.kb.calllog import CallLog, ToolCall
-from sim.kb.tools import ToolCaller
 from sim.model.agent import HeldCitation, Proc
 from sim.model.checker import Poller, call_costs, flag_new, reread
 from sim.model.records import CadenceRecord
+from sim.server.calllog import CallLog, ToolCall
+from sim.server.tools import ToolCaller
 
 STATELESS = ("reread", "poll_from_oldest")
 METHODS = (*STATELESS, "poll")

@@ -12,13 +12,13 @@ from collections.abc import Callable
 
 import simpy
 
-from sim.kb.calllog import CallLog, ToolCall
-from sim.kb.listing import DEFAULT_POLL_LIMIT, KB_RESOURCE_TYPE
-from sim.kb.tools import ToolCaller
 from sim.model.agent import HeldCitation, Proc
 from sim.model.oracle import GroundTruthOracle
 from sim.model.records import CheckRecord
 from sim.params import Params
+from sim.server.calllog import CallLog, ToolCall
+from sim.server.listing import DEFAULT_POLL_LIMIT, KB_RESOURCE_TYPE
+from sim.server.tools import ToolCaller
 
 METHODS = ("title_only", "reread", "poll")
 

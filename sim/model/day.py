@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 import simpy
 
 from sim import rng
-from sim.kb.calllog import ToolCall
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer, ToolCaller
 from sim.model.agent import HeldCitation, Proc, ScriptedAgent
 from sim.model.cadence import CadenceChecker
 from sim.model.checker import Checker
@@ -34,6 +32,8 @@ from sim.model.records import (
 from sim.model.reviewer import Reviewer
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
+from sim.server.calllog import ToolCall
+from sim.server.tools import KBServer, ToolCaller
 
 
 @dataclass
@@ -77,7 +77,7 @@ class Day:
         self.oracle = GroundTruthOracle(self.store, KB_ID)
         self.bridge = None
         if params.transport == "mcp":
-            from sim.kb.mcp_server import McpBridge
+            from sim.server.mcp_server import McpBridge
 
             self.bridge = McpBridge()
         self.agent = ScriptedAgent(self.env, self.connect("agent"), KB_ID, params.tool_latency_s)

@@ -14,10 +14,10 @@ from typing import Any, Protocol
 
 import simpy
 
-from sim.kb import resources
-from sim.kb.tools import ToolResult
 from sim.model.agent import HeldCitation, Proc
 from sim.model.checker import read_versions
+from sim.server import resources
+from sim.server.tools import ToolResult
 
 
 class PushSession(Protocol):

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import simpy
 
-from sim.kb.tools import KBServer, Session
 from sim.model.agent import Proc
 from sim.params import Params
+from sim.server.tools import KBServer, Session
 
 REVIEWER = "reviewer"
 

@@ -16,9 +16,9 @@ from matplotlib.figure import Figure
 
 from sim import theory
 from sim.experiments import StudyFrames, run_study
-from sim.kb.resources import UPDATED
 from sim.params import Params
 from sim.report.markdown import md
+from sim.server.resources import UPDATED
 
 SEEDS = 10
 METHODS = ("reread", "poll", "poll_from_oldest", "push", "title_only")

@@ -18,8 +18,8 @@ from typing import Any
 import pandas as pd
 
 from sim.kb.store import KBStore
-from sim.kb.tools import KBServer, structured_json
 from sim.model.opening import DAY_START_US, KB_ID, open_kb
+from sim.server.tools import KBServer, structured_json
 
 
 def _chars(result: Any) -> dict[str, int]:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.kb import approvals, rows
-from sim.kb.results import Reply, error, not_found
 from sim.kb.rows import Approval
 from sim.kb.store import KBStore
-from sim.kb.validation import describe_value
 from sim.kb.versions import format_version, parse_version
+from sim.server.results import Reply, error, not_found
+from sim.server.validation import describe_value
 
 EDIT_TOOL = "edit_knowledge_article"
 EDIT_ARGUMENTS = (

@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from sim.kb.calllog import ToolCall, read_jsonl
+from sim.server.calllog import ToolCall, read_jsonl
 
 
 def _percentile(values: list[int], q: float) -> float:

@@ -25,10 +25,11 @@ from mcp.server import Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
-from sim.kb import approvals, resources
-from sim.kb.edit import EDIT_TOOL, Gate
-from sim.kb.listing import instructions
-from sim.kb.tools import KBServer, Session, ToolResult, shape_refusal, structured_json
+from sim.kb import approvals
+from sim.server import resources
+from sim.server.edit import EDIT_TOOL, Gate
+from sim.server.listing import instructions
+from sim.server.tools import KBServer, Session, ToolResult, shape_refusal, structured_json
 
 SERVER_NAME = "stale-citations-kb"
 _log = logging.getLogger(__name__)

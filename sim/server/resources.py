@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sim.kb.results import Reply, error
-from sim.kb.validation import describe_value
+from sim.server.results import Reply, error
+from sim.server.validation import describe_value
 
 SCHEME = "kb://"
 URI_TEMPLATE = "kb://{knowledge_base_id}/articles/{article_id}"

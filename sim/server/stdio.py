@@ -29,7 +29,7 @@ from mcp_types import methods as spec_methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
 
-from sim.kb.validation import describe_name, describe_value, is_unicode_text
+from sim.server.validation import describe_name, describe_value, is_unicode_text
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 NOT_INITIALIZED = -32002

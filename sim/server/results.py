@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sim.kb.validation import describe_value
+from sim.server.validation import describe_value
 
 Structured = dict[str, Any]
 

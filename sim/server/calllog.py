@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sim.kb.rows import Approval
-from sim.kb.validation import describe_name, printable
 from sim.kb.versions import format_version, parse_version
+from sim.server.validation import describe_name, printable
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -18,18 +18,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sim.kb import approvals, reads, resources
-from sim.kb import store as st
-from sim.kb.calllog import CallLog, ToolCall, logged_args
-from sim.kb.edit import EDIT_TOOL, Gate, edit_article
-from sim.kb.listing import (
+from sim.kb import approvals, rows
+from sim.kb.store import KBStore
+from sim.kb.versions import Clock
+from sim.server import reads, resources
+from sim.server.calllog import CallLog, ToolCall, logged_args
+from sim.server.edit import EDIT_TOOL, Gate, edit_article
+from sim.server.listing import (
     DEFAULT_POLL_LIMIT,
     DEFAULT_SEARCH_LIMIT,
     list_tools,
 )
-from sim.kb.results import Reply, Structured, error, internal_error, not_found
-from sim.kb.validation import TOOL_NAMES, check_arguments, describe_name, describe_value
-from sim.kb.versions import Clock
+from sim.server.results import Reply, Structured, error, internal_error, not_found
+from sim.server.validation import TOOL_NAMES, check_arguments, describe_name, describe_value
 
 _log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ HOST_APPROVAL = Gate(
 class KBServer:
     def __init__(
         self,
-        store: st.KBStore,
+        store: KBStore,
         clock: Clock,
         log: CallLog | None = None,
         write_gate: bool = False,
@@ -107,7 +108,7 @@ class KBServer:
         self.subscriptions = resources.Subscriptions()
         store.add_listener(self._changed)
 
-    def _changed(self, change: st.Change) -> None:
+    def _changed(self, change: rows.Change) -> None:
         """A committed change: every session subscribed to the article hears of it."""
         uri = resources.uri(change.kb_id, change.article_id)
         for session in self.subscriptions.sessions(uri):

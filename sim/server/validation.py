@@ -36,7 +36,7 @@ _import_jsonschema_without_iri_formats()
 from jsonschema import Draft202012Validator, ValidationError, validators  # noqa: E402
 
 TOOLS: list[dict[str, Any]] = json.loads(
-    resources.files("sim.kb").joinpath("tools.json").read_text(encoding="utf-8")
+    resources.files("sim.server").joinpath("tools.json").read_text(encoding="utf-8")
 )["tools"]
 TOOL_NAMES: tuple[str, ...] = tuple(t["name"] for t in TOOLS)
 

@@ -13,7 +13,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from sim.kb.validation import TOOLS as PUBLISHED
+from sim.server.validation import TOOLS as PUBLISHED
 
 DEFAULT_SEARCH_LIMIT = 5
 MAX_SEARCH_LIMIT = 20

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 
-from sim.kb import store as st
-from sim.kb.listing import KB_RESOURCE_TYPE, MAX_SEARCH_LIMIT
-from sim.kb.results import Reply, Structured, error, not_found
-from sim.kb.validation import describe_value
+from sim.kb import rows
+from sim.kb.store import KBStore
 from sim.kb.versions import format_version
+from sim.server.listing import KB_RESOURCE_TYPE, MAX_SEARCH_LIMIT
+from sim.server.results import Reply, Structured, error, not_found
+from sim.server.validation import describe_value
 
 RESOURCE_TYPES = ("channel", "note", KB_RESOURCE_TYPE, "record", "session")
 _WORD = re.compile(r"\w+")
@@ -33,7 +34,7 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def search(store: st.KBStore, knowledge_base_id: str, query: str, limit: int) -> Reply:
+def search(store: KBStore, knowledge_base_id: str, query: str, limit: int) -> Reply:
     words = search_words(query)
     kb = knowledge_base_id
     if not words:
@@ -80,7 +81,7 @@ def search(store: st.KBStore, knowledge_base_id: str, query: str, limit: int) ->
     return Reply(structured, "\n".join(lines), False)
 
 
-def read(store: st.KBStore, knowledge_base_id: str, article_id: str) -> Reply:
+def read(store: KBStore, knowledge_base_id: str, article_id: str) -> Reply:
     article = store.published_article(knowledge_base_id, article_id)
     if article is None:
         return not_found(knowledge_base_id, article_id)
@@ -126,7 +127,7 @@ def resource_type_refusal(resource_type: str) -> Reply | None:
 
 
 def poll(
-    store: st.KBStore, resource_type: str, resource_id: str, after_sequence: int, limit: int
+    store: KBStore, resource_type: str, resource_id: str, after_sequence: int, limit: int
 ) -> Reply:
     head = store.head_sequence(resource_id)
     if after_sequence > head:  # checked first: the schema sets no upper bound
@@ -157,7 +158,7 @@ def poll(
 
 
 def _event_page(
-    resource_type: str, kb: str, after: int, page: st.EventPage, store: st.KBStore
+    resource_type: str, kb: str, after: int, page: rows.EventPage, store: KBStore
 ) -> Reply:
     events = page.events
     next_after = events[-1].sequence if events else after

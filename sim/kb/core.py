@@ -1,0 +1,191 @@
+"""The store's core: one SQLite connection and everything each operation shares.
+
+It opens (or checks) the schema, serialises operations across threads and tells listeners of
+committed changes (``serialised``), runs transactions, appends to the event log and writes an
+article's row with FTS kept equal to the published set. The operations themselves live in the
+mixins ``sim.kb.store`` composes; each sees only this.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Concatenate, ParamSpec, Self, TypeVar
+
+from sim.kb.rows import Change, StoreError
+from sim.kb.schema import KB_ROWID_BITS, SCHEMA, SCHEMA_VERSION
+from sim.kb.search import INDEX_MIN_ROWS, Search
+from sim.kb.versions import Clock
+
+_S = TypeVar("_S", bound="StoreCore")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def serialised(
+    method: Callable[Concatenate[_S, _P], _R],
+) -> Callable[Concatenate[_S, _P], _R]:
+    """One operation at a time on the connection, from whichever thread.
+
+    The simulation's MCP transport calls the tools from its event-loop thread while the
+    humans save from the SimPy thread; without the lock two threads' statements would
+    interleave inside one BEGIN IMMEDIATE.
+    """
+
+    @functools.wraps(method)
+    def locked(self: _S, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._lock:
+            self._depth += 1
+            try:
+                result = method(self, *args, **kwargs)
+            finally:
+                self._depth -= 1
+            committed = self._committed if self._depth == 0 else []
+            if committed:
+                self._committed = []
+        for change in committed:  # outside the lock: a listener may block on another thread
+            for listener in self._listeners:
+                listener(change)
+        return result
+
+    return locked
+
+
+class StoreCore:
+    """The connection and the state every operation shares; no operation of its own."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        path: str = ":memory:",
+        event_retention: int | None = None,
+        index_min_rows: int = INDEX_MIN_ROWS,
+    ) -> None:
+        if event_retention is not None and event_retention < 1:
+            raise ValueError(f"event_retention must be None or >= 1, got {event_retention}")
+        self._clock = clock
+        self._retention = event_retention
+        self._rowid_ranges: dict[str, tuple[int, int]] = {}
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._pending: list[Change] = []
+        self._committed: list[Change] = []
+        self._listeners: list[Callable[[Change], None]] = []
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
+            self._db.executescript(SCHEMA)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        if version != SCHEMA_VERSION:
+            self._db.close()
+            raise StoreError(
+                f"{path}: a KB file of schema version {version}; this code reads version "
+                f"{SCHEMA_VERSION}. Open another file, or remove this one to start afresh."
+            )
+        self._search = Search(self._db, index_min_rows)
+
+    @classmethod
+    def copy_of(cls, template: StoreCore, clock: Clock) -> Self:
+        """A new in-memory store holding every page of `template` (SQLite online backup)."""
+        store = cls(
+            clock, event_retention=template._retention, index_min_rows=template._search.min_rows
+        )
+        with template._lock:
+            template._db.backup(store._db)
+            store._search.copy_index(template._search)
+        return store
+
+    # -- transactions -------------------------------------------------------
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            self._pending = []
+            self._search.rolled_back()
+            raise
+        self._db.execute("COMMIT")
+        self._committed.extend(self._pending)
+        self._pending = []
+        self._search.committed()
+
+    def add_listener(self, listener: Callable[[Change], None]) -> None:
+        """Call `listener` with every change once its transaction has committed (never for a
+        rolled-back one), in sequence order, after the store's lock is released."""
+        self._listeners.append(listener)
+
+    def _next_version(self, current_us: int | None) -> int:
+        now = self._clock()
+        return now if current_us is None or now > current_us else current_us + 1
+
+    def _append_event(self, kb_id: str, type_: str, article_id: str, us: int, actor: str) -> int:
+        (seq,) = self._db.execute(
+            "UPDATE kbs SET head_sequence = head_sequence + 1 WHERE kb_id = ? "
+            "RETURNING head_sequence",
+            (kb_id,),
+        ).fetchone()
+        self._db.execute(
+            "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
+            (kb_id, seq, type_, article_id, us, actor),
+        )
+        self._pending.append(Change(kb_id, seq, type_, article_id))
+        if self._retention is not None and seq > self._retention:
+            self._db.execute(
+                "DELETE FROM events WHERE kb_id = ? AND sequence <= ?",
+                (kb_id, seq - self._retention),
+            )
+        return seq
+
+    def _row(self, kb_id: str, article_id: str) -> tuple[int, str, str, int, int] | None:
+        return self._db.execute(
+            "SELECT rowid, title, content, published, updated_us FROM articles "
+            "WHERE kb_id = ? AND article_id = ?",
+            (kb_id, article_id),
+        ).fetchone()
+
+    def _require_row(self, kb_id: str, article_id: str) -> tuple[int, str, str, int, int]:
+        row = self._row(kb_id, article_id)
+        if row is None:
+            raise StoreError(f"no article {article_id!r} in knowledge base {kb_id!r}")
+        return row
+
+    def _write(
+        self,
+        kb_id: str,
+        article_id: str,
+        title: str,
+        content: str,
+        published: bool,
+        type_: str,
+        actor: str,
+    ) -> tuple[int, int]:
+        """Write the new state, keep FTS equal to the published set, append the event."""
+        rowid, old_title, old_content, was_published, current_us = self._require_row(
+            kb_id, article_id
+        )
+        us = self._next_version(current_us)
+        self._db.execute(
+            "UPDATE articles SET title = ?, content = ?, published = ?, updated_us = ? "
+            "WHERE rowid = ?",
+            (title, content, int(published), us, rowid),
+        )
+        if was_published:
+            self._search.remove(rowid, old_title, old_content)
+        if published:
+            self._search.add(rowid, title, content)
+        return us, self._append_event(kb_id, type_, article_id, us, actor)
+
+    def _rowid_range(self, kb_id: str) -> tuple[int, int]:
+        """The KB's article rowids, first and last possible; fixed once the KB exists."""
+        if kb_id not in self._rowid_ranges:
+            row = self._db.execute("SELECT kb_no FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"no knowledge base {kb_id!r}")
+            first = row[0] << KB_ROWID_BITS
+            self._rowid_ranges[kb_id] = (first, first + (1 << KB_ROWID_BITS) - 1)
+        return self._rowid_ranges[kb_id]

@@ -1,0 +1,68 @@
+"""The store's reads the tools make: only published articles and the event log.
+
+Whether a KB exists, a published article, both searches (the in-memory index where it is exact,
+FTS5 the search of record), which of some ids are unpublished now, and the event log's head
+and pages: everything the agent may see, and nothing else.
+"""
+
+from __future__ import annotations
+
+from sim.kb.core import StoreCore, serialised
+from sim.kb.rows import Article, Event, EventPage, SearchHit, StoreError
+
+
+class ToolReads(StoreCore):
+    @serialised
+    def kb_exists(self, kb_id: str) -> bool:
+        if kb_id in self._rowid_ranges:  # known to exist: a KB is never removed
+            return True
+        return (
+            self._db.execute("SELECT 1 FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone() is not None
+        )
+
+    @serialised
+    def published_article(self, kb_id: str, article_id: str) -> Article | None:
+        row = self._row(kb_id, article_id)
+        if row is None or not row[3]:
+            return None
+        return Article(kb_id, article_id, row[1], row[2], True, row[4])
+
+    @serialised
+    def search(self, kb_id: str, words: list[str], limit: int) -> tuple[int, list[SearchHit]]:
+        """(published articles containing any of the words, the best `limit` of them by
+        FTS5's bm25): from the in-memory index where it is exact, else from FTS5."""
+        return self._search.search(*self._rowid_range(kb_id), words, limit)
+
+    @serialised
+    def search_fts5(self, kb_id: str, words: list[str], limit: int) -> tuple[int, list[SearchHit]]:
+        """The same answer from FTS5 itself: the search of record."""
+        return self._search.search_fts5(*self._rowid_range(kb_id), words, limit)
+
+    @serialised
+    def unpublished_among(self, kb_id: str, article_ids: list[str]) -> list[str]:
+        """Those of the ids that name an article not published now, in the order given."""
+        rows = self._db.execute(
+            "SELECT article_id FROM articles WHERE kb_id = ? AND published = 0", (kb_id,)
+        ).fetchall()  # few are unpublished; no bound parameter per id, however many ids
+        hidden = {r[0] for r in rows}
+        return [a for a in article_ids if a in hidden]
+
+    @serialised
+    def head_sequence(self, kb_id: str) -> int:
+        row = self._db.execute("SELECT head_sequence FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no knowledge base {kb_id!r}")
+        return row[0]
+
+    @serialised
+    def events_after(self, kb_id: str, after_sequence: int, limit: int) -> EventPage:
+        head = self.head_sequence(kb_id)
+        (oldest,) = self._db.execute(
+            "SELECT coalesce(min(sequence), ?) FROM events WHERE kb_id = ?", (head + 1, kb_id)
+        ).fetchone()
+        rows = self._db.execute(
+            "SELECT sequence, type, article_id, updated_us, actor FROM events "
+            "WHERE kb_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+            (kb_id, after_sequence, limit),
+        ).fetchall()
+        return EventPage([Event(*r) for r in rows], head, oldest)
