@@ -5,7 +5,7 @@ the client that sent it) in the same transaction as the write, so a resend repla
 that result and writes nothing, and the same key with other arguments is refused. A
 conflict says which version is current, and says why only as far as the log shows it.
 With the write gate on, the same transaction also finds and uses up a granted approval
-of exactly the call's arguments (``approvals.py``), or writes nothing.
+of exactly the call's arguments (``sim/kb/approvals.py``), or writes nothing.
 """
 
 from __future__ import annotations
