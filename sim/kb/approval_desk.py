@@ -13,6 +13,8 @@ from sim.kb.rows import Approval
 
 
 class ApprovalDesk(StoreCore):
+    """The host app asks for and decides approvals; the edit tool asks if one is needed."""
+
     @serialised
     def request_approval(
         self, kb_id: str, client_id: str, tool: str, article_id: str, args_digest: str, ttl_us: int

@@ -35,6 +35,8 @@ def prior_request(
 
 
 class CasEdit(StoreCore):
+    """The agent's only write."""
+
     @serialised
     def cas_edit(
         self,

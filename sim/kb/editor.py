@@ -13,6 +13,8 @@ from sim.kb.rows import StoreError
 
 
 class EditorSide(StoreCore):
+    """The KB editor app's operations."""
+
     @serialised
     def create_kb(self, kb_id: str) -> None:
         with self._tx() as db:

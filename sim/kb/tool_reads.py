@@ -12,6 +12,8 @@ from sim.kb.rows import Article, Event, EventPage, SearchHit, StoreError
 
 
 class ToolReads(StoreCore):
+    """What the tools may read: published articles, search and the event log."""
+
     @serialised
     def kb_exists(self, kb_id: str) -> bool:
         if kb_id in self._rowid_ranges:  # known to exist: a KB is never removed
