@@ -59,8 +59,9 @@ def _publish_values(epoch, n_rows, n_starts, kind_counts, window_s) -> dict[str,
     t = epoch[has]  # session-starting publishes: the profile and bulk are theirs
     hour = ((t // HOUR_S) % 24).astype(int)
     day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
-    hours = np.bincount(hour, minlength=24) + PROFILE_PRIOR
-    days = np.bincount(day, minlength=7) + PROFILE_PRIOR
+    # weighted by the sessions each publish starts, so the profile is that of the saves
+    hours = np.bincount(hour, weights=n_starts[has], minlength=24) + PROFILE_PRIOR
+    days = np.bincount(day, weights=n_starts[has], minlength=7) + PROFILE_PRIOR
     mix = kind_counts.sum(axis=0) / kind_counts.sum()
     out = {
         "saves per day": n_rows.sum() / (window_s / DAY_S),

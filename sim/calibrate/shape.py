@@ -40,9 +40,9 @@ class EditShape:
     mix: tuple[float, float, float, float]
     """Shares of saves that are body edits, title changes, unpublishes, new articles."""
     hour_weights: tuple[float, ...]
-    """24 shares of session starts by UTC hour of day (sum 1)."""
+    """24 shares of session starts (weighted by the articles each starts) by UTC hour (sum 1)."""
     weekday_weights: tuple[float, ...]
-    """7 shares of session starts by UTC weekday, Monday first (sum 1)."""
+    """7 shares of session starts (weighted likewise) by UTC weekday, Monday first (sum 1)."""
     log_saves_per_day: float
     """The log's own volume: saves per 24 h over its observation window."""
     log_articles: int
