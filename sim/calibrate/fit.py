@@ -118,7 +118,7 @@ def fit(
     point = _article_values(log.article, log.epoch_s, log.kind, session_gap_s)
     point |= {"zipf-mandelbrot s": gof[1].params[0], "zipf-mandelbrot q": gof[1].params[1]}
     point |= _publish_values(*per_pub, window_s)
-    art_boot = _boot_articles(log, session_gap_s, boot, boot_rng)
+    art_boot = _boot_articles(log, session_gap_s, boot, boot_rng, gof[1].params)
     pub_boot = _boot_publishes(per_pub, window_s, boot, boot_rng)
     rows = []
     for name, value in point.items():
@@ -150,7 +150,9 @@ def fit(
     return Fit(shape, table, gof)
 
 
-def _boot_articles(log: EditLog, session_gap_s: float, boot: int, rng) -> dict[str, list]:
+def _boot_articles(
+    log: EditLog, session_gap_s: float, boot: int, rng, zm: tuple[float, ...]
+) -> dict[str, list]:
     """Refits on logs made of articles drawn with replacement, each a new article."""
     order = np.argsort(log.article, kind="stable")
     bounds = np.r_[0, np.cumsum(np.bincount(log.article, minlength=log.n_articles))]
@@ -162,7 +164,7 @@ def _boot_articles(log: EditLog, session_gap_s: float, boot: int, rng) -> dict[s
         values = _article_values(relabel, log.epoch_s[rows], log.kind[rows], session_gap_s)
         c = popfit.ranked(np.bincount(relabel[log.kind[rows] == 0]))
         values["zipf-mandelbrot s"], values["zipf-mandelbrot q"] = (
-            popfit.fit_zipf_mandelbrot(c) if len(c) > 2 else (np.nan, np.nan)
+            popfit.fit_zipf_mandelbrot(c, zm) if len(c) > 2 else (np.nan, np.nan)
         )
         for k, v in values.items():
             out.setdefault(k, []).append(v)
