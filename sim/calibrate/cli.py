@@ -138,9 +138,9 @@ def render(log: EditLog, f: Fit, bursts: pd.DataFrame, boot: int, seed: int) -> 
         f" p = {zm.p_value:.3f}; AIC {zipf.aic:,.0f} vs {zm.aic:,.0f}. Shape uses: {chosen}.",
         f"  Editing sessions (a re-save within {gap_h:g} h continues one):"
         f" {v('saves per session (mean)')} saves per session;"
-        f" {pct('sessions with a re-save')} of sessions re-save; gaps inside"
-        f" lognormal, median {v('gap median in a session (s)', '.0f', 1, ' s')},"
-        f" sigma {v('gap log-sigma in a session')}.",
+        f" {pct('sessions with a re-save')} of sessions re-save; the gaps inside have median"
+        f" {v('gap median in a session (s)', '.0f', 1, ' s')},"
+        f" {pct('gaps in a session within 10 min')} within 10 min.",
         "  Burstiness B / memory M of re-save gaps (Goh & Barabási; mean over articles with"
         " 10+ gaps):",
         f"    log {coef('log')}; calibrated model {coef('calibrated')};"

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy import optimize
 
 from sim.calibrate.shape import EditShape
 
@@ -152,7 +152,7 @@ def generate(
     starts = np.sort(lo + width * rngs["cal_starts"].random(len(lo)))
     k = 1 + rngs["cal_sizes"].choice(len(sizes_pmf), size=len(starts), p=sizes_pmf)
     k = np.minimum(k, n_live)
-    rank = _draw_articles(k, weights, rngs["cal_articles"])
+    rank = _draw_articles(k, weights, _single_weights(weights, sizes_pmf), rngs["cal_articles"])
     start_of = np.repeat(np.arange(len(starts)), k)
     n = 1 + rngs["cal_sessions"].choice(len(session_pmf), size=len(rank), p=session_pmf)
     session = np.repeat(np.arange(len(rank)), n)
@@ -191,9 +191,12 @@ def _mean(pmf: np.ndarray) -> float:
     return float(np.dot(np.arange(1, len(pmf) + 1), pmf))
 
 
-def _draw_articles(k: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Ranks of each publish's k distinct articles, by popularity, concatenated in order."""
-    ranks = rng.choice(len(weights), size=len(k), p=weights)
+def _draw_articles(
+    k: np.ndarray, weights: np.ndarray, single: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Ranks of each publish's k distinct articles, concatenated in order: a one-article
+    publish by ``single``, a bulk one by ``weights`` without replacement."""
+    ranks = rng.choice(len(single), size=len(k), p=single)
     if np.all(k == 1):
         return ranks
     parts = [
@@ -203,11 +206,34 @@ def _draw_articles(k: np.ndarray, weights: np.ndarray, rng: np.random.Generator)
     return np.concatenate(parts) if parts else ranks
 
 
+def _single_weights(weights: np.ndarray, sizes_pmf: np.ndarray) -> np.ndarray:
+    """Popularity of one-article publishes that keeps every rank's share of all saves at
+    ``weights``: a bulk publish can hold a popular article only once, so the bulk publishes
+    under-serve the head, and the one-article publishes make up the difference. Inclusion
+    probabilities of a bulk draw of size k: 1 - exp(-c w), c solving sum = k (Rosén's
+    approximation of successive sampling)."""
+    bulk = 1.0 - sizes_pmf[0]
+    if bulk <= 0 or bulk >= 1:
+        return weights
+    n_live = np.count_nonzero(weights)
+    served = np.zeros_like(weights)
+    for size in np.flatnonzero(sizes_pmf[1:]) + 2:
+        kk = min(size, n_live)
+        if kk >= n_live:
+            served += sizes_pmf[size - 1] * (weights > 0)
+            continue
+        hi = 50.0 * n_live / weights[weights > 0].min()
+        c = optimize.brentq(lambda c, kk=kk: np.sum(-np.expm1(-c * weights)) - kk, 0.0, hi)
+        served += sizes_pmf[size - 1] * -np.expm1(-c * weights)
+    mean_k = float(np.dot(np.arange(1, len(sizes_pmf) + 1), sizes_pmf))
+    single = np.clip(mean_k * weights - served, 0.0, None)
+    return single / single.sum() if single.sum() > 0 else weights
+
+
 def _session_gaps(shape: EditShape, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Lognormal gaps truncated to (0, session_gap_s], by inversion."""
-    mu, sigma = shape.gap_log_mu, shape.gap_log_sigma
-    top = ndtr((np.log(shape.session_gap_s) - mu) / sigma)
-    return np.exp(mu + sigma * ndtri(top * rng.random(size)))
+    """Gaps drawn from the shape's quantiles, interpolated in log-seconds."""
+    q = np.log(np.asarray(shape.gap_quantiles_s))
+    return np.exp(np.interp(rng.random(size), np.linspace(0, 1, len(q)), q))
 
 
 def _check(
