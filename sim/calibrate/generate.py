@@ -25,6 +25,7 @@ article; profile → a constant rate.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -131,9 +132,11 @@ def generate(
 ) -> Saves:
     """Saves in [0, span_s); time 0 is ``start_s`` seconds after a Monday 00:00 UTC."""
     _check(n_articles, saves_per_day, span_s, features, zipf_s, start_s)
-    weights = rank_weights(shape, n_articles, features, zipf_s)
-    n_live = int(np.count_nonzero(weights))
     sizes_pmf = _size_pmf(shape) if "bulk" in features else np.array([1.0])
+    weights, single = _weights(
+        shape, n_articles, "popularity" in features, zipf_s, "bulk" in features
+    )
+    n_live = int(np.count_nonzero(weights))
     session_pmf = np.asarray(shape.session_size_pmf) if "bursts" in features else np.ones(1)
     mean_saves = _mean(sizes_pmf) * _mean(session_pmf)
     # sessions started before time 0 still reach into the window: start them early
@@ -152,9 +155,15 @@ def generate(
     starts = np.sort(lo + width * rngs["cal_starts"].random(len(lo)))
     k = 1 + rngs["cal_sizes"].choice(len(sizes_pmf), size=len(starts), p=sizes_pmf)
     k = np.minimum(k, n_live)
-    rank = _draw_articles(k, weights, _single_weights(weights, sizes_pmf), rngs["cal_articles"])
+    n = 1 + rngs["cal_sessions"].choice(len(session_pmf), size=int(k.sum()), p=session_pmf)
+    # a start before time 0 matters only if one of its sessions can reach time 0
     start_of = np.repeat(np.arange(len(starts)), k)
-    n = 1 + rngs["cal_sessions"].choice(len(session_pmf), size=len(rank), p=session_pmf)
+    reach = np.full(len(starts), -np.inf)
+    np.maximum.at(reach, start_of, starts[start_of] + (n - 1) * shape.session_gap_s)
+    live = reach >= 0
+    starts, k, n = starts[live], k[live], n[live[start_of]]
+    start_of = np.repeat(np.arange(len(starts)), k)
+    rank = _draw_articles(k, weights, single, rngs["cal_articles"])
     session = np.repeat(np.arange(len(rank)), n)
     index_in = np.arange(len(session)) - np.repeat(np.cumsum(n) - n, n)
     gaps = _session_gaps(shape, len(session), rngs["cal_gaps"])
@@ -195,15 +204,29 @@ def _draw_articles(
     k: np.ndarray, weights: np.ndarray, single: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
     """Ranks of each publish's k distinct articles, concatenated in order: a one-article
-    publish by ``single``, a bulk one by ``weights`` without replacement."""
-    ranks = rng.choice(len(single), size=len(k), p=single)
-    if np.all(k == 1):
-        return ranks
-    parts = [
-        ranks[i : i + 1] if size == 1 else rng.choice(len(weights), size, replace=False, p=weights)
-        for i, size in enumerate(k)
-    ]
-    return np.concatenate(parts) if parts else ranks
+    publish by ``single``; a bulk one by ``weights`` without replacement, as successive
+    draws (Efraimidis–Spirakis: the k smallest exponential(1) / weight)."""
+    ranks = np.repeat(rng.choice(len(single), size=len(k), p=single), k)
+    live = np.flatnonzero(weights)
+    first = np.cumsum(k) - k
+    for i in np.flatnonzero(k > 1):
+        keys = rng.exponential(size=len(live)) / weights[live]
+        ranks[first[i] : first[i] + k[i]] = live[np.argpartition(keys, k[i] - 1)[: k[i]]]
+    return ranks
+
+
+@functools.lru_cache(maxsize=64)
+def _weights(
+    shape: EditShape, n_articles: int, popularity: bool, zipf_s: float, bulk: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rank weights of all saves and of one-article publishes (cached: a day's generation
+    reuses them)."""
+    features = frozenset({"popularity"} if popularity else ())
+    weights = rank_weights(shape, n_articles, features, zipf_s)
+    single = _single_weights(weights, _size_pmf(shape)) if bulk else weights
+    for a in (weights, single):
+        a.setflags(write=False)
+    return weights, single
 
 
 def _single_weights(weights: np.ndarray, sizes_pmf: np.ndarray) -> np.ndarray:
