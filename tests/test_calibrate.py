@@ -186,7 +186,7 @@ def test_volume_and_profile_combine_as_documented(shape: EditShape) -> None:
     start = 86400 + 9 * 3600
     spd = saves_per_day_for(shape, 300, 8 * 3600, start)
     counts = [len(generate(shape, 400, spd, 8 * 3600, _rngs(i), start_s=start)) for i in range(200)]
-    assert np.mean(counts) == pytest.approx(300, rel=0.06)
+    assert np.mean(counts) == pytest.approx(300, rel=0.05)
     assert expected_saves(shape, 100.0, 7 * 86400, 12345.0) == pytest.approx(700.0)
 
 
