@@ -3,6 +3,7 @@ to known sequences."""
 
 from __future__ import annotations
 
+import json
 import pickle
 from dataclasses import replace
 
@@ -20,8 +21,8 @@ from sim.calibrate.generate import (
 )
 from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
 from sim.calibrate.shape import EditShape, load_shape
-from sim.calibrate.stats import summary
-from sim.calibrate.validate import replicate
+from sim.calibrate.stats import STATISTICS, summary
+from sim.calibrate.validate import calibration_outputs, replicate
 from sim.rng import STREAMS
 
 
@@ -224,3 +225,25 @@ def test_bad_generator_arguments_are_refused(shape: EditShape) -> None:
     with pytest.raises(ValueError, match="saves_per_day"):
         generate(shape, 10, float("nan"), 100.0, _rngs(1))
     assert set(FEATURES) == {"popularity", "bursts", "bulk", "profile"}
+
+
+def test_a_shape_file_without_sittings_loads_with_one_publish_sittings(shape: EditShape) -> None:
+    data = json.loads(shape.to_json())
+    for name in ("sitting_gap_s", "sitting_size_pmf", "sitting_gap_quantiles_s"):
+        del data[name]
+    old = EditShape.from_json(json.dumps(data))
+    assert old.sitting_size_pmf == (1.0,)
+
+
+def test_calibration_outputs_give_the_tables_and_figure() -> None:
+    tables, fig = calibration_outputs(reps=6, boot=4)
+    assert set(tables) == {"fit", "gof", "burstiness", "validation"}
+    v = tables["validation"]
+    assert set(v.process) == {"calibrated", "write-up (volume only)"}
+    assert len(v) == 2 * len(STATISTICS)
+    writeup = v[v.process == "write-up (volume only)"].set_index("statistic")
+    # the write-up's independent saves cannot hold the log's short re-saves or bulk publishes
+    assert not writeup.loc["re-saves within 10 min", "inside"]
+    assert not writeup.loc["publishes with >1 article", "inside"]
+    assert {"estimate", "ci_low", "ci_high", "resampled"} <= set(tables["fit"].columns)
+    assert len(fig.axes) == 3
