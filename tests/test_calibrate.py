@@ -247,3 +247,11 @@ def test_calibration_outputs_give_the_tables_and_figure() -> None:
     assert not writeup.loc["publishes with >1 article", "inside"]
     assert {"estimate", "ci_low", "ci_high", "resampled"} <= set(tables["fit"].columns)
     assert len(fig.axes) == 3
+
+
+def test_a_window_of_the_log_holds_only_its_own_articles(log: EditLog) -> None:
+    t0, t1 = log.epoch_s[0], log.epoch_s[-1]
+    first = log.window(t0, t0 + (t1 - t0) / 3)
+    assert first.n_articles == len(np.unique(first.article)) < log.n_articles
+    assert first.article.max() == first.n_articles - 1
+    assert fit(first, boot=0, gof_sims=0).shape.log_articles == first.n_articles
