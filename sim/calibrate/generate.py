@@ -9,10 +9,14 @@ popularity without replacement. Each of those articles' sessions holds n saves
 after gaps from ``gap_quantiles_s``. Every save's kind is drawn from ``mix``.
 
 Volume and profile: ``saves_per_day`` is the expected number of saves per 24 h averaged over
-a whole week. The hour-of-week intensity is 168 · weekday_weights[d] · hour_weights[h] times
-that mean, so a given window holds ``expected_saves(...)`` saves on average; to run an
-8-hour simulated day with 300 saves from Tuesday 09:00 use
-``saves_per_day_for(shape, 300, 8 * 3600, start_s=DAY_S + 9 * 3600)``.
+a whole week (a week holds 7 × saves_per_day on average). Sittings start at hour-of-week
+intensity 168 · weekday_weights[d] · hour_weights[h] (mean 1) times the matching rate, and
+each save comes a short delay after its sitting's start, so a window of the week holds
+``expected_saves(shape, saves_per_day, span_s, start_s)`` saves on average (the start
+profile integrated over the window shifted back by each save's delay). To run an 8-hour
+simulated day with 300 saves on average from Tuesday 09:00 UTC use
+``saves_per_day_for(shape, 300, 8 * 3600, start_s=DAY_S + 9 * 3600)``; with the profile
+off, 300 saves in 8 hours is simply saves_per_day = 900.
 
 Ranks: the popularity law is evaluated at ranks 1..n_active with n_active =
 round(active_share · n_articles) (at least 1): the log's share of never-edited articles stays
