@@ -58,6 +58,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(
             f"--session-gap-h: expected hours above 0 up to a year; got {args.session_gap_h}"
         )
+    for flag, path in (("--out", args.out), ("--log-out", args.log_out)):
+        if path is not None and not path.resolve().parent.is_dir():
+            parser.error(f"{flag} {path}: its folder does not exist; create it or choose another")
     try:
         if args.git is not None:
             text = git_log_text(args.git, args.path)

@@ -180,5 +180,8 @@ def figure(log: EditLog, f: Fit, seed: int = 1) -> Figure:
         ax_gap.axvline(x, color="0.8", lw=0.8)
     ax_hour.set(xlabel="hour of day (UTC)", ylabel="share of saves", title="Hourly profile")
     ax_rank.legend()
-    fig.suptitle(f"Edit log {Path(log.source).name} against the fitted and the write-up's process")
+    fig.suptitle(
+        f"Edit log {Path(log.source).name} against one seeded run of the fitted and of the"
+        " write-up's process over its span"
+    )
     return fig
