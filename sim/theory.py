@@ -240,3 +240,55 @@ def push_counts(params: Params, maps: int = 64, steps: int = 2000) -> dict[str, 
         "subscribes": float(state[2].sum(axis=1).mean()),
         "notifications": float(state[3].sum(axis=1).mean()),
     }
+
+
+def first_change_density(params: Params, c: np.ndarray) -> np.ndarray:
+    """Density over the day of c, the first change of a citation's article after its read
+    (mass below 1: most citations never change), with the day-end form's unpublish
+    substitution: a question's target is its first citation only while published, else the
+    first citation is a random article. For an article saved at rate λ and unpublished at
+    rate uλ, a read at uniform r gives the target part Σ qᵢ (e^{−uλᵢc} − e^{−λᵢc}) / ((1−u)D)
+    in closed form; the substituted part is the convolution of the chance the target is gone
+    by r with a random article's first-change density after r (numerical, on c's grid, which
+    must be even from 0). Its integral to the day's end is stale_shares_at_day_end."""
+    d, u, k = params.day_s, params.save_mix[2], params.citations_per_answer
+    lam = save_rates_per_s(params)[:, None]
+    q = zipf_weights(params.n_articles, params.zipf_s)[:, None]
+    cc = c[None, :]
+    if u < 1:
+        target = (q * (np.exp(-u * lam * cc) - np.exp(-lam * cc))).sum(0) / ((1 - u) * d)
+    else:
+        target = np.zeros_like(c)
+    random_article = (1.0 - np.exp(-lam * cc)).mean(0) / d
+    step = c[1] - c[0]
+    # r on the same grid: P(target gone by r) * a random article's density of a change at c-r
+    gone = 1.0 - (q * np.exp(-u * lam * (c - step / 2)[None, :])).sum(0)
+    after = (lam * np.exp(-lam * (c - step / 2)[None, :])).mean(0)
+    n = 2 * len(c)
+    convolved = np.fft.irfft(np.fft.rfft(gone, n) * np.fft.rfft(after, n), n)[: len(c)]
+    substituted = convolved * step / d
+    first = target + substituted
+    return (first + (k - 1) * random_article) / k
+
+
+@functools.lru_cache(maxsize=8)
+def _change_mass(params: Params, grid: int) -> tuple[np.ndarray, np.ndarray]:
+    """first_change_density's probability mass in each of `grid` equal cells of the day."""
+    c = (np.arange(grid) + 0.5) * params.day_s / grid
+    return c, first_change_density(params, c) * (params.day_s / grid)
+
+
+def stale_unknown_share(params: Params, interval_s: float, grid: int = 20_000) -> dict[str, float]:
+    """The share of citation-hours held stale and unnoticed under a check every interval_s,
+    as in unnoticed_time but with first_change_density (the unpublish substitution), and
+    the mean unnoticed time over changed citations under the same density."""
+    d = params.day_s
+    c, mass = _change_mass(params, grid)
+    last = (d // interval_s) * interval_s
+    noticed = np.ceil(c / interval_s) * interval_s
+    wait = np.where(noticed <= last, noticed - c, d - c)
+    return {
+        "mean_s": float((mass * wait).sum() / mass.sum()),
+        "stale_unknown_share": float((mass * wait).sum() / (d / 2)),
+        "changed_share": float(mass.sum()),
+    }

@@ -106,8 +106,9 @@ def exposure_table(base: Params, frames: StudyFrames) -> pd.DataFrame:
         forms[t]["mean_s"] / 60 if p else (0.0 if m == "push" else np.nan)
         for m, t, p in zip(table["method"], table["interval_s"], periodic, strict=True)
     ]
+    shares = {t: theory.stale_unknown_share(base, t) for t in forms}
     table["theory_stale_unknown_share"] = [
-        forms[t]["stale_unknown_share"] if p else (0.0 if m == "push" else np.nan)
+        shares[t]["stale_unknown_share"] if p else (0.0 if m == "push" else np.nan)
         for m, t, p in zip(table["method"], table["interval_s"], periodic, strict=True)
     ]
     table.insert(2, "interval_min", table["interval_s"] / 60)
