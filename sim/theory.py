@@ -95,6 +95,32 @@ def p_human_save_before_gated_write(params: Params, delay_s: float, quantiles: i
     return float(np.mean([p_human_save_before_edit(params, delay_s + a) for a in waits]))
 
 
+def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> dict[str, float]:
+    """What a write with the citation's version meets delay_s plus one approval latency after
+    the read: 'human', a human saved and the article is still published (e^{−uλL} − e^{−λL}
+    for a window L); 'gone', it was unpublished (1 − e^{−uλL}). Same substitution and
+    averaging over the latency's quantiles as p_human_save_before_gated_write."""
+    normal = NormalDist()
+    lam, q, target_published = _day_grid(params)
+    u = params.save_mix[2]
+    t = np.linspace(0.0, params.day_s, _GRID)
+    q_published = q * target_published  # article × t: the target, cited while published
+    q_gone = 1.0 - q_published.sum(0)  # the target is gone: a random article instead
+    out = {"human": 0.0, "gone": 0.0}
+    for i in range(quantiles):
+        a = params.approval_median_s * math.exp(
+            params.approval_sigma * normal.inv_cdf((i + 0.5) / quantiles)
+        )
+        window = np.minimum(delay_s + a, params.day_s - t)[None, :]
+        kept = {"all": np.exp(-lam * window), "published": np.exp(-u * lam * window)}
+        first = {
+            k: (q_published * e).sum(0) + q_gone * e.mean(0) for k, e in kept.items()
+        }  # P(no change of that kind) for the first citation, per read time
+        out["human"] += _mean_over_day(first["published"] - first["all"]) / quantiles
+        out["gone"] += _mean_over_day(1.0 - first["published"]) / quantiles
+    return out
+
+
 def stale_shares_at_day_end(params: Params) -> dict[str, float]:
     """Expected shares at day end: first and second citations stale or gone, all citations,
     and answers with at least one (two citations, sharing their read time)."""

@@ -152,6 +152,23 @@ def test_periodic_checks_notice_at_the_first_check_after_the_change(small_day: A
             assert g.loc[g["changed_s"].isna(), "detected_s"].isna().all()
 
 
+def test_the_stopping_rule_changes_what_checks_cost_not_what_they_find(small_day: Any) -> None:
+    """Stopping to check articles whose citations are all known stale (as push
+    unsubscribes) finds every change at the same check, for fewer calls and characters;
+    the poll from the oldest citation starts after the known-stale ones."""
+    keeping = run_day(replace(SMALL, stop_checking_known_stale=False), 4)
+    assert pd.DataFrame(small_day.detections).equals(pd.DataFrame(keeping.detections))
+    rule = {(c.method, c.interval_s): c for c in small_day.cadence}
+    for c in keeping.cadence:
+        r = rule[(c.method, c.interval_s)]
+        assert r.checks == c.checks
+        assert r.calls <= c.calls and r.result_chars <= c.result_chars, c
+    for method in ("reread", "poll", "poll_from_oldest"):
+        assert rule[(method, 3600.0)].result_chars < next(
+            c.result_chars for c in keeping.cadence if (c.method, c.interval_s) == (method, 3600.0)
+        )
+
+
 def test_watchers_change_nothing_the_day_does() -> None:
     base = replace(Params(), n_questions=60, n_saves=200)
     plain, watched = (

@@ -241,6 +241,7 @@ class Day:
                 self.agent.citations,
                 p.sweep_intervals_s,
                 p.day_s,
+                p.stop_checking_known_stale,
             )
             self.env.process(self.cadence.run())
         if p.run_checker:
