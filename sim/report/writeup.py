@@ -226,10 +226,18 @@ approvals or waits differ between the strategies.
 ![the write gate against CAS](gate.png)"""
 
 
-def exposure_section(t: dict[str, pd.DataFrame], seeds: dict[str, int], advice: str) -> str:
+def exposure_section(
+    base: Params, t: dict[str, pd.DataFrame], seeds: dict[str, int], advice: str
+) -> str:
     if "exposure" not in t:
         return ""
-    return section_text(t["exposure"], t["exposure_crossings"], advice, seeds["exposure"])
+    return section_text(
+        t["exposure"],
+        t["exposure_crossings"],
+        advice,
+        seeds["exposure"],
+        base.stop_checking_known_stale,
+    )
 
 
 def render(
@@ -379,7 +387,7 @@ over all seeds and in closed form (`sim/theory.py`). The whole curve is in
 
 ## 6. How long staleness goes unnoticed
 
-{exposure_section(t, seeds, advice)}
+{exposure_section(base, t, seeds, advice)}
 
 ## How many seeds
 
