@@ -216,7 +216,10 @@ def recommendation(table: pd.DataFrame, conditions: pd.DataFrame, median_s: floa
     rows = table[(table["delay_s"] == "all") & (table["approval_median_s"] == median_s)]
     a, b = (rows[rows["strategy"] == s].iloc[0] for s in STRATEGIES)
     c = conditions.set_index(CONDITION_KEYS)
-    same = conditions[conditions["edits_differing_share"] == 0].drop_duplicates(CONDITION_KEYS[:2])
+    others = conditions[
+        (conditions["tool_latency_s"] > 0) | (conditions["approval_reviewer"] != "independent")
+    ]
+    same = others[others["edits_differing_share"] == 0].drop_duplicates(CONDITION_KEYS[:2])
     differ = conditions[conditions["edits_differing_share"] > 0].drop_duplicates(CONDITION_KEYS[:2])
 
     def name(lat: float, rev: str) -> str:

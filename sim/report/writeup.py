@@ -152,6 +152,7 @@ def gate_text(base: Params, table: pd.DataFrame, conditions: pd.DataFrame, n_see
             lambda m: f"{m:g} s" if m < 60 else f"{m / 60:g} min"
         ),
         **{c: (lambda col: lambda d: d[col].map(_pct))(c) for c in shares},
+        first_writes_sent=lambda d: d["first_writes_sent"].astype(int),
         approvals_per_edit=lambda d: d["approvals_per_edit"].round(2),
         agent_calls_per_edit=lambda d: d["agent_calls_per_edit"].round(2),
         agent_chars_per_edit=lambda d: d["agent_chars_per_edit"].round(0).astype(int),
