@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim.experiments import run_study
 from sim import theory
+from sim.experiments import run_study
 from sim.params import Params
 from sim.popularity import top_share, zipf_weights
 from sim.theory import p_changed, p_human_save_before_edit, stale_shares_at_day_end
@@ -163,5 +163,6 @@ def test_stale_and_unknown_matches_its_closed_form_at_every_interval() -> None:
 
 def test_first_change_density_integrates_to_the_day_end_stale_share() -> None:
     for p in (Params(), Params(save_popularity="even"), Params(save_mix=(0.5, 0.2, 0.3))):
-        c, mass = theory._change_mass(p, 20_000)
-        assert mass.sum() == pytest.approx(stale_shares_at_day_end(p)["citations"], rel=1e-3)
+        c = (np.arange(20_000) + 0.5) * p.day_s / 20_000
+        mass = theory.first_change_density(p, c).sum() * p.day_s / 20_000
+        assert mass == pytest.approx(stale_shares_at_day_end(p)["citations"], rel=1e-3)
