@@ -100,9 +100,13 @@ def closed_form(params: Params, sizes: Sizes, costs: Costs) -> pd.DataFrame:
         p = replace(params, check_interval_s=interval, run_checker=True)
         checks = theory.expected_check_calls(p)
         unnoticed = theory.unnoticed_time(params, interval)
-        reread = sum(c["reread_calls"] for c in checks)
         pages = theory.poll_pages_per_day(params, interval)
-        poll_reads = sum(c["poll_calls"] - c["poll_pages"] for c in checks)
+        if params.stop_checking_known_stale:  # as the simulation: push's stopping rule
+            stopped = theory.stopped_check_calls(params, interval)
+            reread, poll_reads = stopped["reread_reads"], stopped["poll_reads"]
+        else:
+            reread = sum(c["reread_calls"] for c in checks)
+            poll_reads = sum(c["poll_calls"] - c["poll_pages"] for c in checks)
         events = params.n_saves * (len(checks) * interval / params.day_s)
         common = {"interval_min": interval / 60, "notifications": 0.0}
         common |= {
@@ -298,9 +302,12 @@ def render(params: Params, costs: Costs, max_unnoticed_min: float, result: dict[
     lines.append(
         "Each row: the method's cheapest check interval that meets the target"
         + (" in simulation." if sim else " (closed form).")
-        + " The closed-form calls and characters of re-read and poll check every held"
-        " citation; the simulation stops checking an article once its citations are all"
-        " known stale, as push unsubscribes, so it costs less."
+        + (
+            " Re-read and poll stop checking an article once its citations are all known"
+            " stale, as push unsubscribes."
+            if params.stop_checking_known_stale
+            else " Re-read and poll check every held citation at every check."
+        )
     )
     return "\n".join(lines)
 

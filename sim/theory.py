@@ -318,3 +318,51 @@ def stale_unknown_share(params: Params, interval_s: float, grid: int = 20_000) -
         "stale_unknown_share": float((mass * wait).sum() / (d / 2)),
         "changed_share": float(mass.sum()),
     }
+
+
+def _citation_rates(params: Params, maps: int) -> np.ndarray:
+    """Citations per second of each article (columns) under `maps` random neighbour maps
+    (rows): its question rate as a first citation, plus the summed question rates of the
+    articles it is the nearest neighbour of, the same article each time (fixed draws)."""
+    n = params.n_articles
+    q = zipf_weights(n, params.zipf_s)
+    draws = np.random.default_rng(0)
+    rate = np.tile(q, (maps, 1))
+    for m in range(maps):
+        for _slot in range(params.citations_per_answer - 1):
+            neighbour = (np.arange(n) + draws.integers(1, n, n)) % n if n > 1 else np.zeros(1, int)
+            rate[m] += np.bincount(neighbour, weights=q, minlength=n)
+    return params.n_questions * rate / params.day_s
+
+
+def stopped_check_calls(
+    params: Params, interval_s: float, maps: int = 16, steps: int = 2000
+) -> dict[str, float]:
+    """Expected reads per day of re-read and poll at a check interval under the stopping
+    rule (an article whose held citations are all known stale is not checked until cited
+    again). Per article a chain like push's: unwatched (U) until cited (rate r), watched (W)
+    until it changes (rate λ), gone at the unpublish rate uλ from either; an article is
+    checked at a check if it was watched at the previous one or cited since. Re-read reads
+    each such article; poll only those that changed in the interval (citing and changing
+    taken as independent). Averaged over neighbour maps as push_counts is; Euler steps of
+    day_s / steps. Poll pages are not included (poll_pages_per_day)."""
+    d, u = params.day_s, params.save_mix[2]
+    lam = save_rates_per_s(params)[None, :]
+    r = _citation_rates(params, maps)
+    cited_in, changed_in = 1 - np.exp(-r * interval_s), p_changed(lam, interval_s)
+    unwatched, watched = np.ones_like(r), np.zeros_like(r)
+    h = d / steps
+    reread = poll = 0.0
+    t, k = 0.0, 1
+    while k * interval_s <= d + 1e-9:
+        checked = watched + unwatched * cited_in
+        reread += float(checked.sum(axis=1).mean())
+        poll += float(((watched + unwatched * cited_in) * changed_in).sum(axis=1).mean())
+        while t < k * interval_s - 1e-9:  # the chain on to this check, for the next one
+            step = min(h, k * interval_s - t)
+            du = -(r + u * lam) * unwatched + (1 - u) * lam * watched
+            dw = r * unwatched - lam * watched
+            unwatched, watched = unwatched + step * du, watched + step * dw
+            t += step
+        k += 1
+    return {"reread_reads": reread, "poll_reads": poll}
