@@ -197,7 +197,8 @@ def figure(table: pd.DataFrame) -> Figure:
 
 def theory_check(base: Params, table: pd.DataFrame) -> pd.DataFrame:
     """Simulated against closed form where the table has no closed-form column of its own:
-    poll pages per day by interval, and push notifications per day."""
+    poll pages per day by interval, re-read and poll reads under the stopping rule, and
+    push notifications per day."""
     push = theory.push_counts(base)
     rows = []
     for _, r in table[table["method"] == "poll"].iterrows():
@@ -209,6 +210,26 @@ def theory_check(base: Params, table: pd.DataFrame) -> pd.DataFrame:
                 theory.poll_pages_per_day(base, r["interval_min"] * 60),
             )
         )
+    if base.stop_checking_known_stale:
+        for _, r in table[table["method"] == "reread"].iterrows():
+            form = theory.stopped_check_calls(base, r["interval_min"] * 60)
+            poll = _row(table, "poll", r["interval_min"])
+            rows.append(
+                (
+                    "re-reads per day, stopping rule",
+                    r["interval_min"],
+                    r["calls_per_day"],
+                    form["reread_reads"],
+                )
+            )
+            rows.append(
+                (
+                    "poll reads per day, stopping rule",
+                    r["interval_min"],
+                    poll["calls_per_day"] - poll["poll_calls_per_day"],
+                    form["poll_reads"],
+                )
+            )
     p = table[table["method"] == "push"].iloc[0]
     rows.append(
         ("push notifications per day", 0.0, p["notifications_per_day"], push["notifications"])
