@@ -99,6 +99,12 @@ class Params:
     """Share of approval requests the reviewer declines."""
     approval_ttl_s: float = 900.0
     """Seconds a granted approval stays usable after the decision."""
+    approval_reviewer: Literal["independent", "queue", "batch"] = "independent"
+    """Who decides: 'independent', each request after its own lognormal latency (a reviewer
+    free for every request); 'queue', one reviewer deciding requests one at a time in the
+    order asked, each taking a lognormal latency; 'batch', one reviewer deciding every
+    pending request at once every 2 × approval_median_s (so a request's median wait is
+    about approval_median_s)."""
     push: bool = False
     """The agent subscribes to every article it cites (MCP resource subscriptions) and
     re-reads one when notified of a change; off in the write-up's study."""
@@ -106,6 +112,11 @@ class Params:
     """More check intervals in seconds, beside the hourly checker: at each, re-read and poll
     (cursor kept between checks, and restarted from the oldest citation); empty in the
     write-up's study."""
+    stop_checking_known_stale: bool = True
+    """In the interval sweep (not the hourly checker): once all held citations of an article
+    are known stale, re-read and poll stop checking it until it is cited again, as push
+    unsubscribes; a stated choice, so that every method is costed under the same rule.
+    False keeps checking every held citation at every check."""
 
     def __post_init__(self) -> None:
         def bad(name: str, allowed: str) -> ValueError:
@@ -163,6 +174,8 @@ class Params:
             value = getattr(self, name)
             if not isinstance(value, int | float) or not 0 < value < math.inf:
                 raise bad(name, "a finite number of seconds above 0")
+        if self.approval_reviewer not in ("independent", "queue", "batch"):
+            raise bad("approval_reviewer", "'independent', 'queue' or 'batch'")
         if not 0 <= self.approval_sigma < math.inf:
             raise bad("approval_sigma", "a finite lognormal shape of 0 or more")
         if not 0 <= self.approval_decline_share < 1:
@@ -182,6 +195,8 @@ class Params:
             for t in self.sweep_intervals_s
         ):
             raise bad("sweep_intervals_s", "a tuple of intervals in seconds, above 0 up to day_s")
+        if not isinstance(self.stop_checking_known_stale, bool):
+            raise bad("stop_checking_known_stale", "True or False")
         if not isinstance(self.push, bool):
             raise bad("push", "True or False")
         if self.push and self.agent_edits and self.transport == "mcp":

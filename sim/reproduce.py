@@ -59,6 +59,7 @@ def build_tables(
         extra = {"break_even": table, "break_even_crossings": breakeven.crossings(table)}
     if gate_edits is not None:
         extra["gate"] = gate.gate_table(base, gate_edits)
+        extra["gate_conditions"] = gate.conditions_table(gate_edits)
     if exposure_frames is not None:
         table = exposure.exposure_table(base, exposure_frames)
         extra["exposure"] = table

@@ -95,6 +95,32 @@ def p_human_save_before_gated_write(params: Params, delay_s: float, quantiles: i
     return float(np.mean([p_human_save_before_edit(params, delay_s + a) for a in waits]))
 
 
+def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> dict[str, float]:
+    """What a write with the citation's version meets delay_s plus one approval latency after
+    the read: 'human', a human saved and the article is still published (e^{−uλL} − e^{−λL}
+    for a window L); 'gone', it was unpublished (1 − e^{−uλL}). Same substitution and
+    averaging over the latency's quantiles as p_human_save_before_gated_write."""
+    normal = NormalDist()
+    lam, q, target_published = _day_grid(params)
+    u = params.save_mix[2]
+    t = np.linspace(0.0, params.day_s, _GRID)
+    q_published = q * target_published  # article × t: the target, cited while published
+    q_gone = 1.0 - q_published.sum(0)  # the target is gone: a random article instead
+    out = {"human": 0.0, "gone": 0.0}
+    for i in range(quantiles):
+        a = params.approval_median_s * math.exp(
+            params.approval_sigma * normal.inv_cdf((i + 0.5) / quantiles)
+        )
+        window = np.minimum(delay_s + a, params.day_s - t)[None, :]
+        kept = {"all": np.exp(-lam * window), "published": np.exp(-u * lam * window)}
+        first = {
+            k: (q_published * e).sum(0) + q_gone * e.mean(0) for k, e in kept.items()
+        }  # P(no change of that kind) for the first citation, per read time
+        out["human"] += _mean_over_day(first["published"] - first["all"]) / quantiles
+        out["gone"] += _mean_over_day(1.0 - first["published"]) / quantiles
+    return out
+
+
 def stale_shares_at_day_end(params: Params) -> dict[str, float]:
     """Expected shares at day end: first and second citations stale or gone, all citations,
     and answers with at least one (two citations, sharing their read time)."""
@@ -240,3 +266,103 @@ def push_counts(params: Params, maps: int = 64, steps: int = 2000) -> dict[str, 
         "subscribes": float(state[2].sum(axis=1).mean()),
         "notifications": float(state[3].sum(axis=1).mean()),
     }
+
+
+def first_change_density(params: Params, c: np.ndarray) -> np.ndarray:
+    """Density over the day of c, the first change of a citation's article after its read
+    (mass below 1: most citations never change), with the day-end form's unpublish
+    substitution: a question's target is its first citation only while published, else the
+    first citation is a random article. For an article saved at rate λ and unpublished at
+    rate uλ, a read at uniform r gives the target part Σ qᵢ (e^{−uλᵢc} − e^{−λᵢc}) / ((1−u)D)
+    in closed form; the substituted part is the convolution of the chance the target is gone
+    by r with a random article's first-change density after r (numerical, on c's grid, which
+    must be even from 0). Its integral to the day's end is stale_shares_at_day_end."""
+    d, u, k = params.day_s, params.save_mix[2], params.citations_per_answer
+    lam = save_rates_per_s(params)[:, None]
+    q = zipf_weights(params.n_articles, params.zipf_s)[:, None]
+    cc = c[None, :]
+    if u < 1:
+        target = (q * (np.exp(-u * lam * cc) - np.exp(-lam * cc))).sum(0) / ((1 - u) * d)
+    else:
+        target = np.zeros_like(c)
+    random_article = (1.0 - np.exp(-lam * cc)).mean(0) / d
+    step = c[1] - c[0]
+    # r on the same grid: P(target gone by r) * a random article's density of a change at c-r
+    gone = 1.0 - (q * np.exp(-u * lam * (c - step / 2)[None, :])).sum(0)
+    after = (lam * np.exp(-lam * (c - step / 2)[None, :])).mean(0)
+    n = 2 * len(c)
+    convolved = np.fft.irfft(np.fft.rfft(gone, n) * np.fft.rfft(after, n), n)[: len(c)]
+    substituted = convolved * step / d
+    first = target + substituted
+    return (first + (k - 1) * random_article) / k
+
+
+@functools.lru_cache(maxsize=8)
+def _change_mass(params: Params, grid: int) -> tuple[np.ndarray, np.ndarray]:
+    """first_change_density's probability mass in each of `grid` equal cells of the day."""
+    c = (np.arange(grid) + 0.5) * params.day_s / grid
+    return c, first_change_density(params, c) * (params.day_s / grid)
+
+
+def stale_unknown_share(params: Params, interval_s: float, grid: int = 20_000) -> dict[str, float]:
+    """The share of citation-hours held stale and unnoticed under a check every interval_s,
+    as in unnoticed_time but with first_change_density (the unpublish substitution), and
+    the mean unnoticed time over changed citations under the same density."""
+    d = params.day_s
+    c, mass = _change_mass(params, grid)
+    last = (d // interval_s) * interval_s
+    noticed = np.ceil(c / interval_s) * interval_s
+    wait = np.where(noticed <= last, noticed - c, d - c)
+    return {
+        "mean_s": float((mass * wait).sum() / mass.sum()),
+        "stale_unknown_share": float((mass * wait).sum() / (d / 2)),
+        "changed_share": float(mass.sum()),
+    }
+
+
+def _citation_rates(params: Params, maps: int) -> np.ndarray:
+    """Citations per second of each article (columns) under `maps` random neighbour maps
+    (rows): its question rate as a first citation, plus the summed question rates of the
+    articles it is the nearest neighbour of, the same article each time (fixed draws)."""
+    n = params.n_articles
+    q = zipf_weights(n, params.zipf_s)
+    draws = np.random.default_rng(0)
+    rate = np.tile(q, (maps, 1))
+    for m in range(maps):
+        for _slot in range(params.citations_per_answer - 1):
+            neighbour = (np.arange(n) + draws.integers(1, n, n)) % n if n > 1 else np.zeros(1, int)
+            rate[m] += np.bincount(neighbour, weights=q, minlength=n)
+    return params.n_questions * rate / params.day_s
+
+
+def stopped_check_calls(
+    params: Params, interval_s: float, maps: int = 16, steps: int = 2000
+) -> dict[str, float]:
+    """Expected reads per day of re-read and poll at a check interval under the stopping
+    rule (an article whose held citations are all known stale is not checked until cited
+    again). Per article a chain like push's: unwatched (U) until cited (rate r), watched (W)
+    until it changes (rate λ), gone at the unpublish rate uλ from either; an article is
+    checked at a check if it was watched at the previous one or cited since. Re-read reads
+    each such article; poll only those that changed in the interval (citing and changing
+    taken as independent). Averaged over neighbour maps as push_counts is; Euler steps of
+    day_s / steps. Poll pages are not included (poll_pages_per_day)."""
+    d, u = params.day_s, params.save_mix[2]
+    lam = save_rates_per_s(params)[None, :]
+    r = _citation_rates(params, maps)
+    cited_in, changed_in = 1 - np.exp(-r * interval_s), p_changed(lam, interval_s)
+    unwatched, watched = np.ones_like(r), np.zeros_like(r)
+    h = d / steps
+    reread = poll = 0.0
+    t, k = 0.0, 1
+    while k * interval_s <= d + 1e-9:
+        checked = watched + unwatched * cited_in
+        reread += float(checked.sum(axis=1).mean())
+        poll += float(((watched + unwatched * cited_in) * changed_in).sum(axis=1).mean())
+        while t < k * interval_s - 1e-9:  # the chain on to this check, for the next one
+            step = min(h, k * interval_s - t)
+            du = -(r + u * lam) * unwatched + (1 - u) * lam * watched
+            dw = r * unwatched - lam * watched
+            unwatched, watched = unwatched + step * du, watched + step * dw
+            t += step
+        k += 1
+    return {"reread_reads": reread, "poll_reads": poll}

@@ -152,6 +152,23 @@ def test_periodic_checks_notice_at_the_first_check_after_the_change(small_day: A
             assert g.loc[g["changed_s"].isna(), "detected_s"].isna().all()
 
 
+def test_the_stopping_rule_changes_what_checks_cost_not_what_they_find(small_day: Any) -> None:
+    """Stopping to check articles whose citations are all known stale (as push
+    unsubscribes) finds every change at the same check, for fewer calls and characters;
+    the poll from the oldest citation starts after the known-stale ones."""
+    keeping = run_day(replace(SMALL, stop_checking_known_stale=False), 4)
+    assert pd.DataFrame(small_day.detections).equals(pd.DataFrame(keeping.detections))
+    rule = {(c.method, c.interval_s): c for c in small_day.cadence}
+    for c in keeping.cadence:
+        r = rule[(c.method, c.interval_s)]
+        assert r.checks == c.checks
+        assert r.calls <= c.calls and r.result_chars <= c.result_chars, c
+    for method in ("reread", "poll", "poll_from_oldest"):
+        assert rule[(method, 3600.0)].result_chars < next(
+            c.result_chars for c in keeping.cadence if (c.method, c.interval_s) == (method, 3600.0)
+        )
+
+
 def test_watchers_change_nothing_the_day_does() -> None:
     base = replace(Params(), n_questions=60, n_saves=200)
     plain, watched = (
@@ -319,6 +336,39 @@ def test_advise_prints_a_recommendation_and_json() -> None:
     assert cheaper == []
     bad = run("--zipf", "nan")
     assert bad.returncode == 2 and "--zipf" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_advisor_steps_to_a_shorter_interval_when_the_simulation_misses() -> None:
+    """A closed-form pick whose simulated mean misses the target steps down until the
+    simulation meets it; a method that never meets it drops out; the choice is the
+    cheapest in simulation."""
+    from sim.advise import validated
+
+    rows = [
+        ("poll", 60.0, 29.0, 30.4, 116.0),
+        ("poll", 30.0, 14.8, 14.3, 130.0),
+        ("poll", 15.0, 7.4, 7.4, 150.0),
+        ("reread", 60.0, 29.0, 31.0, 700.0),
+        ("reread", 30.0, 14.8, 30.5, 900.0),
+        ("push", 0.0, 0.0, 0.0, 320.0),
+    ]
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "method",
+            "interval_min",
+            "mean_unnoticed_min",
+            "sim_mean_unnoticed_min",
+            "sim_cost",
+        ],
+    ).assign(cost=lambda d: d["sim_cost"])
+    best = table[table["interval_min"].isin([60.0, 0.0])]
+    out = validated(table, best, 30.0).set_index("method")
+    assert out.loc["poll", "interval_min"] == 30.0 and out.loc["poll", "closed_form_every"] == 60.0
+    assert out.loc["poll", "sim_miss_min"] == pytest.approx(0.4)
+    assert out.loc["push", "sim_miss_min"] == 0.0
+    assert "reread" not in out.index
+    assert list(out.index) == ["poll", "push"]
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,16 @@ def _without_replay_marks(result: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in result.items() if k not in ("replayed", "message")}
 
 
+def window_cause(oracle: GroundTruthOracle, citation: HeldCitation) -> str:
+    """What a write with the citation's version would meet now (ground truth): 'gone' if
+    the article is unpublished, 'human' if a human saved it since the read, 'agent' if only
+    the agent's other edits did, '' if it is unchanged."""
+    if oracle.unpublished_count([citation.article_id]):
+        return "gone"
+    writers = oracle.writers_since(citation.article_id, citation.version)
+    return "human" if "human" in writers else ("agent" if writers else "none")
+
+
 class Approver(Protocol):
     """The host app's approval dialog (the write gate): asks, waits, says yes or no."""
 
@@ -173,26 +183,44 @@ class ScriptedAgent:
 
         'approve_then_write' writes with the citation's version once approved (the wait adds
         to the delay); 'reread_after_approval' re-reads first and, if the article changed,
-        re-applies the change, which makes it another call needing another approval."""
+        re-applies the change, which makes it another call needing another approval. Both
+        ask at most max_edit_attempts approvals. With tools that take no time the two are
+        one process: the re-read lands at the instant the other strategy's write would, and
+        both then re-apply and ask again; they differ in the calls they make."""
         yield self.env.timeout(delay_s)
         start = self.env.now
         args = self._edit_args(seed, citation, 1, citation.content, citation.version)
         approvals, waited, attempts = 0, 0.0, 0
-        first = outcome = ""
+        first = outcome = cause = ""
         would_overwrite = False
+        spent = [0, 0]  # the agent's calls and result characters for this edit
+
+        def call(tool: str, arguments: dict[str, Any]) -> Proc:
+            r: ToolResult = yield from self.call(tool, arguments)
+            spent[0], spent[1] = spent[0] + 1, spent[1] + r.chars
+            return r
+
+        def reread() -> Proc:
+            fresh: ToolResult = yield from call(
+                "read_knowledge_article",
+                {"knowledge_base_id": self.kb_id, "article_id": citation.article_id},
+            )
+            return fresh
 
         def rebuilt(fresh: ToolResult) -> dict[str, Any]:
             s = fresh.structured
-            return self._edit_args(seed, citation, attempts + 1, s["content"], s["updated_at"])
+            return self._edit_args(seed, citation, approvals + 1, s["content"], s["updated_at"])
 
-        while attempts < params.max_edit_attempts and approvals < 2 * params.max_edit_attempts:
+        while approvals < params.max_edit_attempts:
             granted, wait = yield from approver.approve(args)
             approvals, waited = approvals + 1, waited + wait
+            if approvals == 1:  # ground truth when the first write would go out
+                cause = "not_sent" if not granted else window_cause(oracle, citation)
             if not granted:
                 outcome = "declined"
                 break
             if params.approval_strategy == "reread_after_approval":
-                fresh = yield from self.read(citation.article_id)
+                fresh = yield from reread()
                 if fresh.is_error:
                     outcome = "gone"
                     break
@@ -202,13 +230,13 @@ class ScriptedAgent:
             if not first:  # ground truth at the first write, before it lands
                 writers = oracle.writers_since(citation.article_id, args["expected_version"])
                 would_overwrite = "human" in writers
-            result = yield from self.call("edit_knowledge_article", args)
+            result = yield from call("edit_knowledge_article", args)
             attempts += 1
             outcome = self._outcome(result)
             first = first or outcome
-            if outcome != "conflict":
+            if outcome != "conflict" or approvals == params.max_edit_attempts:
                 break
-            fresh = yield from self.read(citation.article_id)
+            fresh = yield from reread()
             if fresh.is_error:
                 outcome = "gone"
                 break
@@ -234,6 +262,9 @@ class ScriptedAgent:
             approval_wait_s=waited,
             would_overwrite=would_overwrite,
             end_to_end_s=self.env.now - start if outcome == "ok" else float("nan"),
+            first_grant_cause=cause,
+            agent_calls=spent[0],
+            agent_chars=spent[1],
         )
 
     def _edit_args(

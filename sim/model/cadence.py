@@ -7,6 +7,12 @@ give the same calls and results at an instant whatever the interval, so each run
 per instant and its calls are charged to every interval with a check then. The poll
 that keeps its cursor between checks depends on its own last check, so each interval
 has its own.
+
+With the stopping rule (``Params.stop_checking_known_stale``, on by default) every method
+does what push does when it unsubscribes: once all of an article's held citations are
+known stale, it stops checking that article (until a new citation of it is held). What
+each method knows then depends on its own interval, so every method and interval checks
+on its own; what each finds, and when, is the same as without the rule.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from dataclasses import dataclass
 import simpy
 
 from sim.model.agent import HeldCitation, Proc
-from sim.model.checker import Poller, call_costs, flag_new, reread
+from sim.model.checker import Poller, call_costs, compare, flag_new, read_versions, reread
 from sim.model.records import CadenceRecord
 from sim.server.calllog import CallLog, ToolCall
 from sim.server.tools import ToolCaller
@@ -59,6 +65,7 @@ class CadenceChecker:
         citations: list[HeldCitation],
         intervals_s: tuple[float, ...],
         day_s: float,
+        stop_known_stale: bool = False,
     ) -> None:
         self.env = env
         self.log = log
@@ -71,6 +78,7 @@ class CadenceChecker:
         self.pollers = {t: Poller(connect(f"cadence-poll-{t:g}s"), kb_id) for t in self.intervals}
         self.costs = {(m, t): Cost() for m in METHODS for t in self.intervals}
         self.detected: dict[tuple[str, float], dict[int, float]] = {k: {} for k in self.costs}
+        self.stop_known_stale = stop_known_stale
 
     def run(self) -> Proc:
         for instant, intervals in self.due.items():
@@ -87,10 +95,43 @@ class CadenceChecker:
 
     def check(self, intervals: list[float]) -> None:
         held = list(self.citations)
+        if self.stop_known_stale:
+            for t in intervals:
+                for method in METHODS:
+                    self._round(method, [t], lambda m=method, t=t: self._unsure(m, t, held))
+            return
         self._round("reread", intervals, lambda: reread(self.reread_session, self.kb_id, held))
         self._round("poll_from_oldest", intervals, lambda: self.oldest.status(held))
         for t in intervals:
             self._round("poll", [t], lambda t=t: self.pollers[t].status(held))
+
+    def _unsure(self, method: str, interval: float, held: list[HeldCitation]) -> list[str]:
+        """One check under the stopping rule: only citations not yet known stale are
+        checked; the others read as 'fresh' here (flag_new keeps their first detection)."""
+        known = self.detected[(method, interval)]
+        unsure = [i for i in range(len(held)) if i not in known]
+        found = ["fresh"] * len(held)
+        if not held:
+            return found
+        if method == "reread":
+            articles = list(dict.fromkeys(held[i].article_id for i in unsure))
+            session = self.reread_session
+        else:
+            poller = self.pollers[interval] if method == "poll" else self.oldest
+            if method == "poll_from_oldest" or poller.cursor is None:
+                if not unsure:
+                    return found
+                poller.cursor = min(held[i].event_sequence for i in unsure)
+            changed = poller.page()
+            articles = [
+                a for a in dict.fromkeys(held[i].article_id for i in unsure) if a in changed
+            ]
+            session = poller.session
+        current = read_versions(session, self.kb_id, articles)
+        for i in unsure:
+            if held[i].article_id in current:
+                found[i] = compare(held[i], current[held[i].article_id])
+        return found
 
     def records(self, seed: int, save_popularity: str) -> list[CadenceRecord]:
         return [

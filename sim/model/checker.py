@@ -66,6 +66,19 @@ class Poller:
         if self.cursor is None or not self.keep_cursor:
             self.cursor = min(c.event_sequence for c in held)
             self.known = []
+        changed = self.page()
+        cited = [a for a in dict.fromkeys(c.article_id for c in held) if a in changed]
+        current = read_versions(self.session, self.kb_id, cited)
+        previous = self.known + ["fresh"] * (len(held) - len(self.known))
+        self.known = [
+            compare(c, current[c.article_id]) if c.article_id in current else prev
+            for c, prev in zip(held, previous, strict=True)
+        ]
+        return list(self.known)
+
+    def page(self) -> set[str]:
+        """The articles named in the events after the cursor, paging to the head; the
+        cursor moves to the last event read."""
         changed: set[str] = set()
         while True:
             r = self.session.call(
@@ -82,15 +95,7 @@ class Poller:
             changed.update(e["article_id"] for e in r.structured["events"])
             self.cursor = r.structured["next_after_sequence"]
             if not r.structured["has_more"]:
-                break
-        cited = [a for a in dict.fromkeys(c.article_id for c in held) if a in changed]
-        current = read_versions(self.session, self.kb_id, cited)
-        previous = self.known + ["fresh"] * (len(held) - len(self.known))
-        self.known = [
-            compare(c, current[c.article_id]) if c.article_id in current else prev
-            for c, prev in zip(held, previous, strict=True)
-        ]
-        return list(self.known)
+                return changed
 
 
 class GroundTruthMismatch(AssertionError):

@@ -159,7 +159,9 @@ class Day:
         )
 
     def citation_record(self, c: HeldCitation) -> CitationRecord:
-        status, kind = self.final[(c.answer, c.slot)]
+        # with tool latency an answer's reads may finish after the day's end: the day ended
+        # before that citation was held, so nothing it cites had changed since its read
+        status, kind = self.final.get((c.answer, c.slot), ("fresh", ""))
         index = self.index[c.article_id]
         return CitationRecord(
             seed=self.seed,
@@ -241,6 +243,7 @@ class Day:
                 self.agent.citations,
                 p.sweep_intervals_s,
                 p.day_s,
+                p.stop_checking_known_stale,
             )
             self.env.process(self.cadence.run())
         if p.run_checker:

@@ -136,6 +136,15 @@ class EditRecord:
     without CAS it would have overwritten a human's newer text."""
     end_to_end_s: float = float("nan")
     """Seconds from the edit's start (read + delay) to its successful write; NaN if none."""
+    first_grant_cause: str = ""
+    """With the gate, ground truth at the first approval's decision, when a first write with
+    the citation's version goes out: 'human' (a human saved since the read, the article
+    still published), 'agent' (only the agent's other edits wrote), 'gone' (unpublished),
+    'none' (unchanged), or 'not_sent' (that approval was declined); '' without the gate."""
+    agent_calls: int = 0
+    """With the gate: the agent's tool calls for this edit (writes and re-reads)."""
+    agent_chars: int = 0
+    """With the gate: characters of those calls' results."""
 
 
 @dataclass(frozen=True, slots=True)

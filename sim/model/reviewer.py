@@ -3,7 +3,9 @@
 Approvals are not tools: the host app asks its user and the KB records the request
 and the decision (``Session.request_approval``, ``KBServer.decide_approval``). Each
 decision comes after a lognormal latency (median ``approval_median_s``, shape
-``approval_sigma``) and declines a share of requests, each drawn from its own stream.
+``approval_sigma``), or after waiting for one reviewer's earlier decisions, or at the
+next of a reviewer's bulk rounds (``approval_reviewer``), and declines a share of
+requests; latencies and decisions each come from their own stream.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ class Reviewer:
         self.params = params
         self.delays = streams["approval_delays"]
         self.decisions = streams["approval_decisions"]
+        self.desk = simpy.Resource(env, capacity=1)
+        """The one reviewer of 'queue': requests wait their turn."""
 
     def latency_s(self) -> float:
         p = self.params
@@ -46,8 +50,18 @@ class Reviewer:
     def approve(self, arguments: dict[str, Any]) -> Proc:
         """Ask for the approval of exactly this edit call; returns (granted, seconds waited)."""
         approval_id = self.session.request_approval(arguments)
-        wait = self.latency_s()
-        yield self.env.timeout(wait)
+        asked = self.env.now
+        mode = self.params.approval_reviewer
+        if mode == "independent":
+            yield self.env.timeout(self.latency_s())
+        elif mode == "queue":
+            with self.desk.request() as turn:
+                yield turn
+                yield self.env.timeout(self.latency_s())
+        else:
+            period = 2 * self.params.approval_median_s
+            yield self.env.timeout((math.floor(asked / period) + 1) * period - asked)
+        wait = self.env.now - asked
         granted = bool(self.decisions.random() >= self.params.approval_decline_share)
         self.server.decide_approval(approval_id, granted, REVIEWER)
         return granted, wait

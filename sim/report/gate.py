@@ -1,10 +1,13 @@
 """Waiting for approval: the write gate against CAS, by edit delay and approval latency.
 
 Each run is the CAS day with the gate on: every agent write needs a recorded approval of
-exactly its arguments, decided after a lognormal latency. Two strategies: write with the
-citation's version once approved, or re-read after the approval and ask again if the
-article changed. The closed form is the chance a human saved in the read-to-write window
-(``theory.p_human_save_before_gated_write``).
+exactly its arguments. Two strategies: write with the citation's version once approved,
+or re-read after the approval and ask again if the article changed. With tools that
+take no time they are one process (the re-read lands at the instant the other's write
+would); a second, smaller grid runs them where they can differ: tool calls that take
+time, one reviewer working through a queue, a reviewer approving in bulk. The closed
+forms are the chances a human saved (article still published) or unpublished the
+article in the read-to-write window (``theory.p_gated_write_meets``).
 """
 
 from __future__ import annotations
@@ -15,42 +18,84 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.experiments import experiment_params, run_grid
+from sim.experiments import experiment_params, run_points
 from sim.params import Params
-from sim.theory import p_human_save_before_gated_write
+from sim.theory import p_gated_write_meets
 
 STRATEGIES = ("approve_then_write", "reread_after_approval")
 MEDIANS_S = (10.0, 60.0, 120.0, 600.0, 1800.0)
 """Median approval latencies swept: a glance, a minute, the default two, ten and thirty."""
 SEEDS = 40
+CONDITIONS: tuple[tuple[float, str], ...] = (
+    (0.0, "independent"),
+    (10.0, "independent"),
+    (60.0, "independent"),
+    (0.0, "queue"),
+    (0.0, "batch"),
+    (10.0, "queue"),
+    (10.0, "batch"),
+)
+"""(tool latency s, reviewer) at the default 2-minute median: where the strategies may
+differ. The first is the main grid's default point."""
+CONDITION_SEEDS = 20
 KEYS = ["strategy", "approval_median_s", "delay_s"]
+CONDITION_KEYS = ["tool_latency_s", "approval_reviewer", "strategy"]
 
 
 def gate_points(base: Params) -> list[Params]:
-    cas = experiment_params(base, "cas")
+    cas = replace(experiment_params(base, "cas"), write_gate=True)
     return [
-        replace(cas, write_gate=True, approval_strategy=s, approval_median_s=m)
+        replace(cas, approval_strategy=s, approval_median_s=m)
         for s in STRATEGIES
         for m in MEDIANS_S
     ]
 
 
+def condition_points(base: Params) -> list[Params]:
+    cas = replace(experiment_params(base, "cas"), write_gate=True)
+    return [
+        replace(cas, approval_strategy=s, tool_latency_s=lat, approval_reviewer=rev)
+        for lat, rev in CONDITIONS[1:]
+        for s in STRATEGIES
+    ]
+
+
 def gate_runs(base: Params, seeds: list[int], workers: int | None, progress: bool) -> pd.DataFrame:
-    """Every gated edit of every grid point and seed, one row each."""
-    return run_grid(gate_points(base), seeds, ("cas",), workers, progress).edits
+    """Every gated edit of every grid point and seed, one row each: the latency grid on
+    `seeds`, the conditions grid on its first CONDITION_SEEDS (columns tool_latency_s and
+    approval_reviewer tell them apart)."""
+    frames = run_points(gate_points(base), seeds, ("cas",), workers, progress)
+    more = condition_points(base)
+    frames += run_points(more, seeds[:CONDITION_SEEDS], ("cas",), workers, progress)
+    return pd.concat(
+        [
+            f.edits.assign(tool_latency_s=p.tool_latency_s, approval_reviewer=p.approval_reviewer)
+            for p, f in zip(gate_points(base) + more, frames, strict=True)
+        ],
+        ignore_index=True,
+    )
 
 
 def _summary(g: pd.DataFrame) -> pd.Series:
     ok = g["final_outcome"] == "ok"
+    cause = g["first_grant_cause"]
+    sent = cause != "not_sent"
     return pd.Series(
         {
             "edits": len(g),
+            "first_writes_sent": int(sent.sum()),
+            "human_conflict_share_of_sent": (cause == "human").sum() / sent.sum(),
+            "agent_conflict_share_of_sent": (cause == "agent").sum() / sent.sum(),
+            "gone_share_of_sent": (cause == "gone").sum() / sent.sum(),
+            "human_conflict_share_of_edits": (cause == "human").mean(),
             "first_try_rejected_share": (g["first_outcome"] == "conflict").mean(),
             "second_approval_share": (g["approvals"] >= 2).mean(),
             "approvals_per_edit": g["approvals"].mean(),
+            "agent_calls_per_edit": g["agent_calls"].mean(),
+            "agent_chars_per_edit": g["agent_chars"].mean(),
             "declined_share": g["declined"].mean(),
-            "would_overwrite_share": g["would_overwrite"].mean(),
             "succeeded_share": ok.mean(),
+            "gave_up_share": (g["final_outcome"] == "gave_up").mean(),
             "approval_wait_min_per_edit": g["approval_wait_s"].mean() / 60,
             "end_to_end_min_median": g.loc[ok, "end_to_end_s"].median() / 60,
             "seeds": g["seed"].nunique(),
@@ -58,8 +103,15 @@ def _summary(g: pd.DataFrame) -> pd.Series:
     )
 
 
+def _main_grid(edits: pd.DataFrame) -> pd.DataFrame:
+    return edits[(edits["tool_latency_s"] == 0) & (edits["approval_reviewer"] == "independent")]
+
+
 def gate_table(base: Params, edits: pd.DataFrame) -> pd.DataFrame:
-    """Per strategy × approval latency × edit delay, and pooled over the ladder ('all')."""
+    """Per strategy × approval latency × edit delay, and pooled over the ladder ('all'),
+    with the closed forms for a human save (article still published) and an unpublish in
+    the read-to-write window: shares of first writes sent."""
+    edits = _main_grid(edits)
     by_delay = edits.groupby(KEYS).apply(_summary, include_groups=False).reset_index()
     pooled = (
         edits.groupby(KEYS[:2])
@@ -68,16 +120,65 @@ def gate_table(base: Params, edits: pd.DataFrame) -> pd.DataFrame:
         .assign(delay_s="all")
     )
     table = pd.concat([by_delay.astype({"delay_s": object}), pooled], ignore_index=True)
-    theory = {}
+    theory: dict[tuple[float, object], dict[str, float]] = {}
     for median in MEDIANS_S:
         p = replace(base, approval_median_s=median)
-        per_delay = {d: p_human_save_before_gated_write(p, d) for d in base.edit_delays_s}
+        per_delay = {d: p_gated_write_meets(p, d) for d in base.edit_delays_s}
         theory.update({(median, d): v for d, v in per_delay.items()})
-        theory[(median, "all")] = float(np.mean(list(per_delay.values())))
-    table["human_save_in_window_theory"] = [
-        theory[(m, d)] for m, d in zip(table["approval_median_s"], table["delay_s"], strict=True)
-    ]
+        theory[(median, "all")] = {
+            k: float(np.mean([v[k] for v in per_delay.values()])) for k in ("human", "gone")
+        }
+    keys = list(zip(table["approval_median_s"], table["delay_s"], strict=True))
+    table["human_conflict_theory"] = [theory[k]["human"] for k in keys]
+    table["gone_theory"] = [theory[k]["gone"] for k in keys]
     return table
+
+
+def _differs(edits: pd.DataFrame) -> pd.Series:
+    """Per condition: the share of edits (matched by seed and answer) whose outcome,
+    approvals or wait differ between the two strategies."""
+    cols = ["final_outcome", "approvals", "declined"]
+    a = edits[edits["strategy"] == STRATEGIES[0]].set_index(["seed", "answer"])
+    b = edits[edits["strategy"] == STRATEGIES[1]].set_index(["seed", "answer"])
+    a, b = a.align(b, join="inner", axis=0)
+    same = (a[cols] == b[cols]).all(axis=1) & np.isclose(a["approval_wait_s"], b["approval_wait_s"])
+    ok = lambda e: (e["final_outcome"] == "ok").groupby(level="seed").mean()  # noqa: E731
+    gap = ok(b) - ok(a)  # per seed: re-read after approval's successes minus the other's
+    half = 1.96 * gap.std(ddof=1) / np.sqrt(len(gap)) if len(gap) > 1 else np.nan
+    return pd.Series(
+        {
+            "edits_differing_share": float(1 - same.mean()),
+            "success_gap": float(gap.mean()),
+            "success_gap_ci_half": float(half),
+        }
+    )
+
+
+def conditions_table(edits: pd.DataFrame) -> pd.DataFrame:
+    """Both strategies at the default median under each condition, pooled over the ladder,
+    on the conditions' seeds; with the share of matched edits that differ between them."""
+    seeds = sorted(edits.loc[edits["tool_latency_s"] > 0, "seed"].unique())
+    e = edits[edits["seed"].isin(seeds) & (edits["approval_median_s"] == 120.0)]
+    e = e[
+        [
+            (lat, rev) in CONDITIONS
+            for lat, rev in zip(e["tool_latency_s"], e["approval_reviewer"], strict=True)
+        ]
+    ]
+    table = e.groupby(CONDITION_KEYS).apply(_summary, include_groups=False).reset_index()
+    differs = e.groupby(CONDITION_KEYS[:2]).apply(_differs, include_groups=False).reset_index()
+    order = {c: i for i, c in enumerate(CONDITIONS)}
+    table = table.merge(differs, on=CONDITION_KEYS[:2])
+    key = [
+        order[(lat, rev)]
+        for lat, rev in zip(table["tool_latency_s"], table["approval_reviewer"], strict=True)
+    ]
+    return (
+        table.assign(_k=key)
+        .sort_values(["_k", "strategy"])
+        .drop(columns="_k")
+        .reset_index(drop=True)
+    )
 
 
 def figure(table: pd.DataFrame) -> Figure:
@@ -85,49 +186,123 @@ def figure(table: pd.DataFrame) -> Figure:
     ax1, ax2 = fig.subplots(1, 2)
     pooled = table[table["delay_s"] == "all"]
     colours = {"approve_then_write": "tab:red", "reread_after_approval": "tab:blue"}
+    markers = {"approve_then_write": "o", "reread_after_approval": "x"}
     for strategy, g in pooled.groupby("strategy"):
         x = g["approval_median_s"] / 60
-        kw = {"color": colours[strategy], "marker": "o", "label": strategy.replace("_", " ")}
-        ax1.plot(x, 100 * g["first_try_rejected_share"], **kw)
-        ax2.plot(x, 100 * g["second_approval_share"], **kw)
+        kw = {"color": colours[strategy], "marker": markers[strategy]}
+        name = strategy.replace("_", " ")
+        ax1.plot(x, 100 * g["human_conflict_share_of_sent"], label=f"{name}: a human's save", **kw)
+        ax1.plot(x, 100 * g["gone_share_of_sent"], ls=":", label=f"{name}: unpublished", **kw)
+        ax2.plot(x, g["agent_calls_per_edit"], label=name, **kw)
+    theory = pooled.drop_duplicates("approval_median_s")
+    x = theory["approval_median_s"] / 60
+    ax1.plot(x, 100 * theory["human_conflict_theory"], "k--", lw=1, label="closed form: human save")
+    ax1.plot(x, 100 * theory["gone_theory"], "k:", lw=1, label="closed form: unpublished")
     for ax in (ax1, ax2):
-        theory = pooled.drop_duplicates("approval_median_s")
-        ax.plot(
-            theory["approval_median_s"] / 60,
-            100 * theory["human_save_in_window_theory"],
-            "k--",
-            lw=1,
-            label="closed form: a human save in the window",
-        )
         ax.set_xscale("log")
         ax.set_xlabel("median approval latency (min)")
         ax.grid(alpha=0.3)
-    ax1.set_ylabel("% of edits")
-    ax1.set_title("first write rejected by CAS")
-    ax2.set_title("edits that needed a second approval")
-    ax1.legend(fontsize=7)
+    ax1.set_ylabel("% of first writes sent")
+    ax1.set_title("the approved version met, at the first write", fontsize=9)
+    ax2.set_ylabel("agent tool calls per edit")
+    ax2.set_title("what each strategy costs", fontsize=9)
+    ax1.legend(fontsize=6)
+    ax2.legend(fontsize=7)
     fig.suptitle("The write gate on the CAS day (ladder 5 s – 4 h pooled)", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def recommendation(table: pd.DataFrame, median_s: float = 120.0) -> str:
-    """One sentence at the default approval latency; the verdict and every number in it
-    come from the table."""
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def recommendation(table: pd.DataFrame, conditions: pd.DataFrame, median_s: float = 120.0) -> str:
+    """What the runs show about the two strategies and the choice that follows; every
+    number from the tables. Where they are one process the cheaper one is chosen; where
+    they differ, the one with more successes (the other's extra successes beside its
+    extra calls are stated)."""
     rows = table[(table["delay_s"] == "all") & (table["approval_median_s"] == median_s)]
-    by = {r["strategy"]: r for _, r in rows.iterrows()}
-    a, b = by["approve_then_write"], by["reread_after_approval"]
-    pct = lambda x: f"{100 * x:.1f} %"  # noqa: E731
-    wins_b = b["first_try_rejected_share"] < a["first_try_rejected_share"]
-    win, lose = (b, a) if wins_b else (a, b)
-    gap = b["second_approval_share"] - a["second_approval_share"]
-    second = "about as many" if abs(gap) < 0.01 else ("more" if (gap > 0) == wins_b else "fewer")
-    return (
-        f"With a {median_s / 60:g}-minute median approval, {win['strategy'].replace('_', ' ')} "
-        f"wins: CAS rejects {pct(win['first_try_rejected_share'])} of its first writes against "
-        f"{pct(lose['first_try_rejected_share'])} for {lose['strategy'].replace('_', ' ')}, "
-        f"with {second} second approvals ({pct(win['second_approval_share'])} of edits against "
-        f"{pct(lose['second_approval_share'])}); keep CAS on either way, since "
-        f"{pct(a['would_overwrite_share'])} of first writes approved with the citation's "
-        "version would otherwise have overwritten a human's newer text."
+    a, b = (rows[rows["strategy"] == s].iloc[0] for s in STRATEGIES)
+    c = conditions.set_index(CONDITION_KEYS)
+    others = conditions[
+        (conditions["tool_latency_s"] > 0) | (conditions["approval_reviewer"] != "independent")
+    ]
+    same = others[others["edits_differing_share"] == 0].drop_duplicates(CONDITION_KEYS[:2])
+    differ = conditions[conditions["edits_differing_share"] > 0].drop_duplicates(CONDITION_KEYS[:2])
+
+    def name(lat: float, rev: str) -> str:
+        who = {
+            "independent": "a reviewer free for every request",
+            "queue": "one reviewer working through a queue",
+            "batch": "one reviewer approving in bulk",
+        }[rev]
+        return f"{who}, tool calls of {lat:g} s"
+
+    lines = [
+        f"With tools that take no time the two strategies are one process here: the re-read "
+        f"after an approval lands at the instant the other strategy's write would, and both "
+        f"then re-apply the change and ask again, on the same random streams. At a "
+        f"{median_s / 60:g}-minute median they ask {a['approvals_per_edit']:.2f} approvals per "
+        f"edit and succeed on {_pct(a['succeeded_share'])} of edits alike; approve then write "
+        f"reports a rejected first write ({_pct(a['first_try_rejected_share'])}) where re-read "
+        f"after approval reports a changed re-read. They differ in cost: "
+        f"{a['agent_calls_per_edit']:.2f} agent calls and {a['agent_chars_per_edit']:,.0f} "
+        f"characters per edit for approve then write against {b['agent_calls_per_edit']:.2f} "
+        f"and {b['agent_chars_per_edit']:,.0f} for re-read after approval, which reads the "
+        "article after every approval, changed or not."
+    ]
+    if len(same):
+        lines.append(
+            "Identical edit by edit (outcome, approvals, waits) also with "
+            + "; ".join(
+                name(r["tool_latency_s"], r["approval_reviewer"]) for _, r in same.iterrows()
+            )
+            + "."
+        )
+    better, poorer = [], []
+    for _, r in differ.iterrows():
+        key = (r["tool_latency_s"], r["approval_reviewer"])
+        x, y = c.loc[(*key, STRATEGIES[0])], c.loc[(*key, STRATEGIES[1])]
+        lo, hi = (
+            r["success_gap"] - r["success_gap_ci_half"],
+            r["success_gap"] + r["success_gap_ci_half"],
+        )
+        if lo > 0:
+            better.append(name(*key))
+        if hi < 0:
+            poorer.append(name(*key))
+        lines.append(
+            f"With {name(*key)} they differ on {_pct(r['edits_differing_share'])} of edits: "
+            f"successes {_pct(x['succeeded_share'])} (approve then write) against "
+            f"{_pct(y['succeeded_share'])}, gave up {_pct(x['gave_up_share'])} against "
+            f"{_pct(y['gave_up_share'])}, approvals per edit {x['approvals_per_edit']:.2f} "
+            f"against {y['approvals_per_edit']:.2f}, agent calls {x['agent_calls_per_edit']:.2f} "
+            f"against {y['agent_calls_per_edit']:.2f}; the paired gap in successes (re-read "
+            f"after approval minus approve then write) {100 * r['success_gap']:+.1f} ± "
+            f"{100 * r['success_gap_ci_half']:.1f} points (95 % CI over seeds)."
+        )
+    if better:
+        lines.append(
+            "Re-read after approval succeeds more, beyond seed noise, with "
+            + "; ".join(better)
+            + ": prefer it there, at its extra calls; elsewhere approve then write does the "
+            "same for fewer calls."
+        )
+    else:
+        lines.append(
+            "In no condition run does re-reading after the approval succeed more beyond seed "
+            "noise"
+            + (f" (it succeeds less with {'; '.join(poorer)})" if poorer else "")
+            + ", and it always costs more calls: approve then write, with CAS on, is the "
+            "choice."
+        )
+    lines.append(
+        f"Keep CAS on either way: of the first writes sent with the citation's version (edits "
+        f"whose first approval was granted, {a['first_writes_sent']:,.0f} of {a['edits']:,.0f}), "
+        f"{_pct(a['human_conflict_share_of_sent'])} would have overwritten a human's newer text "
+        f"({_pct(a['human_conflict_share_of_edits'])} of all edits); another "
+        f"{_pct(a['agent_conflict_share_of_sent'])} would have overwritten one of the agent's "
+        f"own other edits, and {_pct(a['gone_share_of_sent'])} met an unpublished article."
     )
+    return " ".join(lines[:1]) + "\n\n" + " ".join(lines[1:])

@@ -135,41 +135,65 @@ def break_even_text(crossings: pd.DataFrame, seeds: int) -> str:
     )
 
 
-def gate_text(base: Params, table: pd.DataFrame, n_seeds: int) -> str:
-    """The write gate section: setting, the recommendation, the pooled table, the figure."""
+def gate_text(base: Params, table: pd.DataFrame, conditions: pd.DataFrame, n_seeds: int) -> str:
+    """The write gate section: setting, what the runs show, the pooled table, the
+    conditions where the strategies may differ, the figure."""
+    shares = (
+        "human_conflict_share_of_sent",
+        "human_conflict_theory",
+        "agent_conflict_share_of_sent",
+        "gone_share_of_sent",
+        "gone_theory",
+        "declined_share",
+        "succeeded_share",
+    )
     pooled = table[table["delay_s"] == "all"].assign(
         approval_median=lambda d: d["approval_median_s"].map(
             lambda m: f"{m:g} s" if m < 60 else f"{m / 60:g} min"
         ),
-        **{
-            c: (lambda col: lambda d: d[col].map(_pct))(c)
-            for c in (
-                "first_try_rejected_share",
-                "second_approval_share",
-                "declined_share",
-                "would_overwrite_share",
-                "succeeded_share",
-                "human_save_in_window_theory",
-            )
-        },
+        **{c: (lambda col: lambda d: d[col].map(_pct))(c) for c in shares},
+        first_writes_sent=lambda d: d["first_writes_sent"].astype(int),
         approvals_per_edit=lambda d: d["approvals_per_edit"].round(2),
+        agent_calls_per_edit=lambda d: d["agent_calls_per_edit"].round(2),
+        agent_chars_per_edit=lambda d: d["agent_chars_per_edit"].round(0).astype(int),
         approval_wait_min_per_edit=lambda d: d["approval_wait_min_per_edit"].round(1),
-        end_to_end_min_median=lambda d: d["end_to_end_min_median"].round(1),
     )[
         [
             "strategy",
             "approval_median",
-            "first_try_rejected_share",
-            "human_save_in_window_theory",
-            "second_approval_share",
+            "first_writes_sent",
+            *shares[:5],
             "approvals_per_edit",
-            "declined_share",
-            "would_overwrite_share",
-            "succeeded_share",
+            "agent_calls_per_edit",
+            "agent_chars_per_edit",
+            *shares[5:],
             "approval_wait_min_per_edit",
-            "end_to_end_min_median",
         ]
     ]
+    cond = conditions.assign(
+        tool_latency=conditions["tool_latency_s"].map(lambda x: f"{x:g} s"),
+        edits_differing=conditions["edits_differing_share"].map(_pct),
+        succeeded=conditions["succeeded_share"].map(_pct),
+        gave_up=conditions["gave_up_share"].map(_pct),
+        approvals_per_edit=conditions["approvals_per_edit"].round(2),
+        agent_calls_per_edit=conditions["agent_calls_per_edit"].round(2),
+        agent_chars_per_edit=conditions["agent_chars_per_edit"].round(0).astype(int),
+        approval_wait_min_per_edit=conditions["approval_wait_min_per_edit"].round(1),
+    )[
+        [
+            "tool_latency",
+            "approval_reviewer",
+            "strategy",
+            "edits_differing",
+            "succeeded",
+            "gave_up",
+            "approvals_per_edit",
+            "agent_calls_per_edit",
+            "agent_chars_per_edit",
+            "approval_wait_min_per_edit",
+        ]
+    ]
+    n_cond = int(conditions["seeds"].iloc[0])
     return f"""The write-up closes by advising a recorded approval for every write call, never
 widened to a session. Here the CAS day runs with that gate on (`write_gate`): each agent
 write needs an approval of exactly its arguments, recorded in the KB and used up by the
@@ -178,21 +202,43 @@ write in the same transaction; a reviewer decides after a lognormal latency (sha
 strategies: *approve then write* sends the citation's version once approved (a rejection
 means re-read, re-apply and a new approval); *re-read after approval* re-reads first and,
 when the article changed during the wait, re-applies the change, which is another call
-and needs another approval. {n_seeds} seeds per latency, the delay ladder pooled (per-delay
-rows in `gate.csv`); the closed form is the chance a human saved between the read and a
-write one delay and one approval latency later (`theory.p_human_save_before_gated_write`).
+and needs another approval. Each asks at most {base.max_edit_attempts} approvals per edit.
+{n_seeds} seeds per latency, the delay ladder pooled (per-delay rows in `gate.csv`).
 
-{recommendation(table)}
+What a first write with the citation's version meets is counted at the first approval's
+decision, for the edits whose first approval was granted (*first writes sent*; a declined
+edit writes nothing), and split by cause from ground truth: a human's save on a still
+published article, only the agent's own other edits, or an unpublished article. The
+closed forms are the chance of a human save on a still-published article, and of an
+unpublish, between the read and a write one delay and one approval latency later
+(`theory.p_gated_write_meets`); there is none for the agent's own edits.
+
+{recommendation(table, conditions)}
 
 {_md(pooled)}
+
+Where the two might differ, both run at the default median on seeds 1–{n_cond}
+(`gate_conditions.csv`; `approval_reviewer` and `tool_latency_s` in § Assumptions).
+*edits differing*: the share of edits, matched by seed and answer, whose outcome,
+approvals or waits differ between the strategies.
+
+{_md(cond)}
 
 ![the write gate against CAS](gate.png)"""
 
 
-def exposure_section(t: dict[str, pd.DataFrame], seeds: dict[str, int], advice: str) -> str:
+def exposure_section(
+    base: Params, t: dict[str, pd.DataFrame], seeds: dict[str, int], advice: str
+) -> str:
     if "exposure" not in t:
         return ""
-    return section_text(t["exposure"], t["exposure_crossings"], advice, seeds["exposure"])
+    return section_text(
+        t["exposure"],
+        t["exposure_crossings"],
+        advice,
+        seeds["exposure"],
+        base.stop_checking_known_stale,
+    )
 
 
 def render(
@@ -338,11 +384,11 @@ over all seeds and in closed form (`sim/theory.py`). The whole curve is in
 
 ## 5. Waiting for approval
 
-{gate_text(base, t["gate"], seeds["gate"]) if "gate" in t else ""}
+{gate_text(base, t["gate"], t["gate_conditions"], seeds["gate"]) if "gate" in t else ""}
 
 ## 6. How long staleness goes unnoticed
 
-{exposure_section(t, seeds, advice)}
+{exposure_section(base, t, seeds, advice)}
 
 ## How many seeds
 
