@@ -91,6 +91,13 @@ def ladder_text(table: pd.DataFrame, seeds: int, headline_seeds: int) -> str:
             + f", {counts.get('undecided', 0)} are undecided"
         )
 
+    def verdict(key: str) -> str:
+        return str(
+            ladders[(ladders["figure"] == key) & (ladders["choice"] == "default")]["verdict"].iloc[
+                0
+            ]
+        )
+
     minutes = ", ".join(delay_label(d) for d in MINUTES_RUNGS_S)
     longs = ", ".join(delay_label(d) for d in LONG_RUNGS_S)
     return f"""The write-up's ladder did not survive. Its text fixes four delays (600 = 4 × 150),
@@ -112,5 +119,6 @@ strength, z; ✗ not reproduced, ? undecided).
 {md(rows)}
 
 Against 172 of 600 (28.7 %): {which("cas_reject_share")}. Against 409 of 600 replays:
-{which("cas_replay_share")}. The two CAS verdicts that the default ladder calls *not
-reproduced* rest on a ladder the write-up does not give: read them with this table."""
+{which("cas_replay_share")}. On the default ladder the two are {verdict("cas_reject_share")}
+and {verdict("cas_replay_share")}; those verdicts rest on a ladder the write-up does not
+give, so read them with this table."""
