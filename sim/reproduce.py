@@ -191,9 +191,7 @@ def reproduce(
         base, breakeven.AXES, list(range(1, BREAK_EVEN_SEEDS + 1)), workers, progress
     )
     gate_edits = gate.gate_runs(base, list(range(1, gate.SEEDS + 1)), workers, progress)
-    sens_runs = sensitivity.sensitivity_runs(
-        base, frames, workers, progress, seeds["sensitivity"]
-    )
+    sens_runs = sensitivity.sensitivity_runs(base, frames, workers, progress, seeds["sensitivity"])
     exposure_frames = exposure.exposure_runs(
         base, list(range(1, exposure.SEEDS + 1)), workers, progress
     )

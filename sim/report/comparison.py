@@ -278,6 +278,15 @@ def _reason(key: str, mean: float, reported: float, base: Params, df: pd.DataFra
             "free rungs (the one below the hour and the one beyond it) move this share, so "
             "the verdict is re-judged on every ladder the text allows (§ The delay ladder)."
         )
+    if key == "cas_human_reject_share_3600s":
+        every = df["cas_reject_share_3600s"].mean()
+        return (
+            f"The write-up explains each rejection as a human's newer text. Of our "
+            f"{_pct(every)} rejected at 1 h, {_pct(mean)} are that case; the other "
+            f"{100 * (every - mean):.1f} points are the agent's own other delayed edits of the "
+            "same article. The write-up counts rejections whatever their cause, so the row "
+            "above is the like-for-like count; this row tests its explanation of them."
+        )
     if key == "control_stale_share":
         per_article = base.n_saves / base.n_articles
         theory = stale_shares_at_day_end(replace(base, save_popularity="even"))["citations"]
