@@ -227,6 +227,15 @@ def full_strength(
     }
 
 
+def _pooled(choice: str, first5: pd.DataFrame, key: str) -> float:
+    """Seeds 1–5 pooled as the write-up pooled them, counting as the reading counts."""
+    if choice == COUNTING and key == COUNTED_FIGURE:
+        return float(
+            (first5["cas_conflicts"] + first5["cas_gone"]).sum() / first5["cas_edits"].sum()
+        )
+    return pooled(first5, key)
+
+
 def sensitivity_table(runs: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
     """One row per choice × reading × figure: the figure judged at full strength under this
     reading (value, CI, z, verdict incl. undecided), its paired shift from the default
@@ -259,7 +268,7 @@ def sensitivity_table(runs: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFram
                     "reported": figure.as_written,
                     "reported_value": figure.value,
                     "can_move": can_move(choice, reading, fig.key),
-                    "seeds_1_5": pooled(g[g["seed"] <= 5], fig.key),
+                    "seeds_1_5": _pooled(choice, g[g["seed"] <= 5], fig.key),
                     **verdict,
                     "seeds": len(values),
                     "shift_seeds": int(mine[fig.key].notna().sum()),
