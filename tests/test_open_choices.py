@@ -22,6 +22,7 @@ from sim.report.sensitivity import (
     can_move,
     full_strength,
     reported_for,
+    robustness,
     sensitivity_table,
 )
 from sim.report.stats import Z95
@@ -167,3 +168,12 @@ def test_the_timing_readings_move_questions_and_saves_apart() -> None:
     for reading in ("questions_peak", "saves_peak"):
         assert can_move("day_profile", reading, "zipf_stale_share")
         assert can_move("day_profile", reading, "control_stale_share")
+
+
+def test_a_reading_that_cannot_move_a_figure_is_not_counted_for_it() -> None:
+    runs, headline = _synthetic_runs(0.0)
+    table = sensitivity_table(runs, headline)
+    comparison = pd.DataFrame({"key": table["figure"].unique(), "verdict": "reproduced"})
+    said = robustness(table, comparison)
+    assert said["cas_gone_share"] == "no reading can move it"
+    assert " of 1 readings" in said["cas_reject_share"]  # the counting reading alone
