@@ -310,9 +310,13 @@ def robustness(table: pd.DataFrame, comparison: pd.DataFrame) -> dict[str, str]:
 
 
 def tornado(table: pd.DataFrame, figures: list[str]) -> Figure:
-    """Per headline figure, each reading's shift from the default, largest first."""
-    fig = Figure(figsize=(10, 2.2 * len(figures)))
-    axes = fig.subplots(len(figures), 1, squeeze=False)[:, 0]
+    """Per headline figure, each reading that can move it: its shift from the default,
+    largest first (panel heights follow the number of readings)."""
+    moving = table[(table["choice"] != "default") & table["can_move"]]
+    bars = [max(1, int((moving["figure"] == key).sum())) for key in figures]
+    heights = [0.8 + 0.2 * n for n in bars]
+    fig = Figure(figsize=(10, sum(heights)))
+    axes = fig.subplots(len(figures), 1, squeeze=False, height_ratios=heights)[:, 0]
     for ax, key in zip(axes, figures, strict=True):
         g = table[(table["figure"] == key) & (table["choice"] != "default") & table["can_move"]]
         g = g.assign(label=g["choice"] + " = " + g["label"])
