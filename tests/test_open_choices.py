@@ -177,3 +177,9 @@ def test_a_reading_that_cannot_move_a_figure_is_not_counted_for_it() -> None:
     said = robustness(table, comparison)
     assert said["cas_gone_share"] == "no reading can move it"
     assert " of 1 readings" in said["cas_reject_share"]  # the counting reading alone
+
+
+def test_an_interval_end_below_zero_does_not_make_a_rare_share_undecided() -> None:
+    # the 5 s share: almost never rejected; a reading whose own seeds all give 0
+    v = judge_estimate((0.0, 0.01), 0.001, 0.0, (-0.001, 0.003))
+    assert v["verdict"] == "reproduced"

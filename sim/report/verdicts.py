@@ -50,7 +50,9 @@ def judge_estimate(
     spread `sd`: reproduced, not reproduced, or undecided when the interval's two ends
     get different verdicts."""
     z = z_to_band(band, mean, sd)
-    at_ends = {_reproduced(band, m, sd) for m in ci}
+    # every judged figure is a share: an interval end past 0 or 1 is the normal
+    # approximation's, not a value the model could take
+    at_ends = {_reproduced(band, min(max(m, 0.0), 1.0), sd) for m in ci}
     if len(at_ends) > 1 or _reproduced(band, mean, sd) not in at_ends:
         verdict = "undecided"
     else:
