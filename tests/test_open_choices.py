@@ -139,7 +139,10 @@ def test_full_strength_combines_the_headline_and_the_shift_intervals() -> None:
     se = math.hypot(headline.std(ddof=1) / math.sqrt(300), diff.std(ddof=1) / math.sqrt(60))
     assert math.isclose(v["mean"], headline.mean() + diff.mean())
     assert math.isclose(v["ci_hi"] - v["ci_lo"], 2 * Z95 * se)
-    assert math.isclose(v["sd"], mine.std(ddof=1))
+    assert math.isclose(v["sd"], headline.std(ddof=1) * mine.std(ddof=1) / default.std(ddof=1))
+    same = full_strength((0.4, 0.4), headline, default, default)  # a reading that changes nothing
+    assert math.isclose(same["sd"], headline.std(ddof=1))
+    assert math.isclose(same["mean"], headline.mean())
 
 
 def _ranks(params: Params) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

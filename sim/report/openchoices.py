@@ -195,6 +195,11 @@ def cas_analysis_text(comparison: pd.DataFrame, table: pd.DataFrame | None) -> s
     at_1h, human, overall = (c.loc[k] for k in keys)
     ratio = overall["mean"] / at_1h["mean"]
     reported_ratio = _BY_KEY["cas_reject_share"].value / _BY_KEY["cas_reject_share_3600s"].value
+    only = (
+        ", so 'about 4 in 10 at 1 h' is reproduced only with those collisions counted in"
+        if at_1h["verdict"] == "reproduced" and human["verdict"] != "reproduced"
+        else ""
+    )
     spread = ""
     if table is not None:
         ladders = table[table["choice"].isin(("default", LADDER.field))].pivot_table(
@@ -215,7 +220,6 @@ def cas_analysis_text(comparison: pd.DataFrame, table: pd.DataFrame | None) -> s
         f"human's newer text; counting only edits whose article a human saved since the read, "
         f"ours is {pct(human['mean'])} (z = {human['z']:+.2f}: {human['verdict']}). The other "
         f"{100 * (at_1h['mean'] - human['mean']):.1f} points are the agent's own other delayed "
-        "edits of the same article colliding, so 'about 4 in 10 at 1 h' is reproduced only "
-        "with the agent's collisions counted in. An unpublish ends an edit as gone, never as "
-        "a rejection, so it takes no share of these."
+        f"edits of the same article colliding{only}. An unpublish ends an edit as gone, never "
+        "as a rejection, so it takes no share of these."
     )

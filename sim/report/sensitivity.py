@@ -209,15 +209,20 @@ def full_strength(
     band: tuple[float, float], headline: np.ndarray, mine: pd.Series, default: pd.Series
 ) -> dict[str, float | str | bool]:
     """A reading judged at the headline's strength: headline mean + the reading's paired shift
-    from the default on the same seeds, the two 95 % intervals combined; the reading's own
-    per-seed spread sets its five-seed range."""
+    from the default on the same seeds, the two 95 % intervals combined; the reading's
+    per-seed spread, scaled to the headline's, sets its five-seed range."""
     h = interval(headline)
     diff = (mine - default).dropna().to_numpy(dtype=float)
     shift = interval(diff)
     own = interval(mine.dropna().to_numpy(dtype=float))
+    paired = interval(default[mine.dropna().index].to_numpy(dtype=float))
+    # the reading's per-seed spread at the headline's strength: the headline's, scaled by the
+    # reading's spread against the default's on the same seeds (so a reading equal to the
+    # default on those seeds is judged exactly as the headline)
+    sd = h.sd * own.sd / paired.sd if paired.sd > 0 else own.sd
     se = math.hypot(h.sd / math.sqrt(h.n), shift.sd / math.sqrt(shift.n) if shift.n else 0.0)
     mean = h.mean + shift.mean
-    verdict = judge_estimate(band, mean, own.sd, (mean - Z95 * se, mean + Z95 * se))
+    verdict = judge_estimate(band, mean, sd, (mean - Z95 * se, mean + Z95 * se))
     return {
         **verdict,
         "shift_from_default": shift.mean,
