@@ -88,7 +88,7 @@ def ladder_text(table: pd.DataFrame, seeds: int, headline_seeds: int) -> str:
         return (
             f"{counts.get('reproduced', 0)} of {len(g)} reproduce it"
             + (f" ({'; '.join(ok)})" if len(ok) else "")
-            + f", {counts.get('undecided', 0)} are undecided"
+            + f", {counts.get('undecided', 0)} undecided"
         )
 
     def verdict(key: str) -> str:
