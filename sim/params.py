@@ -71,9 +71,13 @@ class Params:
     replays: Literal["first_try_successes", "every_success"] = "first_try_successes"
     """Which successful edits are sent again with the same key: the write-up's 409 equals
     600 − 19 gone − 172 first-try rejections, so only first-try successes."""
-    day_profile: Literal["uniform", "two_peaks"] = "uniform"
+    day_profile: Literal["uniform", "two_peaks", "questions_peak", "saves_peak"] = "uniform"
     """When questions and saves come: independent uniform times over the day ('spread over
-    8 hours'), or one shared profile with a morning and an afternoon peak."""
+    8 hours'); one shared profile with a morning and an afternoon peak ('two_peaks', one
+    monotone warp of both clocks: it keeps every question's order against every save, so it
+    cannot move a day-end staleness figure); or that profile for questions only, saves
+    uniform ('questions_peak'), or for saves only ('saves_peak'), which move them apart.
+    Every profile maps the same uniforms of the same streams."""
     edited_citation: Literal["first", "second"] = "first"
     """Which of an answer's citations the CAS run edits ('the article it cited first')."""
     humans_after_day_end: bool = False
@@ -156,7 +160,7 @@ class Params:
             ("unpublished_save", ("draft", "redraw", "republish")),
             ("agent_edit_targets", ("any", "distinct_articles")),
             ("replays", ("first_try_successes", "every_success")),
-            ("day_profile", ("uniform", "two_peaks")),
+            ("day_profile", ("uniform", "two_peaks", "questions_peak", "saves_peak")),
             ("edited_citation", ("first", "second")),
             ("save_spread", ("independent", "distinct_articles", "even_times")),
         ):

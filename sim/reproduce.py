@@ -67,7 +67,7 @@ def build_tables(
         extra["exposure_theory"] = exposure.theory_check(base, table)
     comparison = comparison_table(seeds, base, WRITEUP_SEEDS)
     if sensitivity_runs is not None:
-        extra["sensitivity"] = sensitivity.sensitivity_table(sensitivity_runs)
+        extra["sensitivity"] = sensitivity.sensitivity_table(sensitivity_runs, seeds)
         comparison["readings"] = (
             comparison["key"]
             .map(sensitivity.robustness(extra["sensitivity"], comparison))
@@ -185,14 +185,14 @@ def reproduce(
         "cas": cas_seeds,
         "break_even": BREAK_EVEN_SEEDS,
         "gate": gate.SEEDS,
-        "sensitivity": sensitivity.SEEDS,
+        "sensitivity": min(sensitivity.SEEDS, staleness_seeds, cas_seeds),
         "exposure": exposure.SEEDS,
     }
     be_runs = breakeven.break_even_runs(
         base, breakeven.AXES, list(range(1, BREAK_EVEN_SEEDS + 1)), workers, progress
     )
     gate_edits = gate.gate_runs(base, list(range(1, gate.SEEDS + 1)), workers, progress)
-    sens_runs = sensitivity.sensitivity_runs(base, frames, workers, progress)
+    sens_runs = sensitivity.sensitivity_runs(base, frames, workers, progress, seeds["sensitivity"])
     exposure_frames = exposure.exposure_runs(
         base, list(range(1, exposure.SEEDS + 1)), workers, progress
     )

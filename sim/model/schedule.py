@@ -52,9 +52,19 @@ def _profile_times(u: np.ndarray, day_s: float) -> np.ndarray:
     return day_s * np.interp(u, cdf / cdf[-1], grid)
 
 
-def _times(count: int, params: Params, rng: np.random.Generator) -> np.ndarray:
+PEAKED = {
+    "uniform": (),
+    "two_peaks": ("questions", "saves"),
+    "questions_peak": ("questions",),
+    "saves_peak": ("saves",),
+}
+"""Per day_profile, which arrival processes follow the two-peak profile (the others are
+uniform over the day)."""
+
+
+def _times(count: int, params: Params, rng: np.random.Generator, process: str) -> np.ndarray:
     u = rng.uniform(0.0, 1.0, size=count)
-    if params.day_profile == "two_peaks":
+    if process in PEAKED[params.day_profile]:
         return np.sort(_profile_times(u, params.day_s))
     return np.sort(u * params.day_s)
 
@@ -62,7 +72,7 @@ def _times(count: int, params: Params, rng: np.random.Generator) -> np.ndarray:
 def _save_times(count: int, params: Params, rng: np.random.Generator) -> np.ndarray:
     if params.save_spread == "even_times":
         return params.day_s * (np.arange(count) + 0.5) / count
-    return _times(count, params, rng)
+    return _times(count, params, rng, "saves")
 
 
 def _late_saves(params: Params, rngs: dict[str, np.random.Generator], save_w: np.ndarray) -> dict:
@@ -96,7 +106,7 @@ def draw_schedule(params: Params, rngs: dict[str, np.random.Generator]) -> DaySc
         question_rank=question_rank,
         question_w=question_w,
         save_w=save_w,
-        question_s=_times(n_q, params, rngs["question_times"]),
+        question_s=_times(n_q, params, rngs["question_times"], "questions"),
         question_targets=rngs["question_targets"].choice(n, size=n_q, p=question_w),
         save_s=np.concatenate([_save_times(n_s, params, rngs["save_times"]), late["s"]]),
         save_targets=np.concatenate(

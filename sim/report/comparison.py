@@ -37,6 +37,11 @@ class Reported:
     'one': at most 1 in every seed."""
     band: tuple[float, float] | None = None
     """For a verbal figure, the values its wording allows; None for an exact one."""
+    counts: tuple[int, int] | None = None
+    """For a count, the write-up's numerator and denominator (value is their ratio)."""
+    untested: str = ""
+    """Why the figure is not one of the independent tests Holm's correction runs over
+    (a model input, or arithmetic of other tested figures); '' for a test."""
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -52,15 +57,28 @@ class Reported:
 
 REPORTED = (
     Reported(
-        "top10_question_share", "top 10 articles' share of questions", 0.367, "36.7 %", "share"
+        "top10_question_share",
+        "top 10 articles' share of questions",
+        0.367,
+        "36.7 %",
+        "share",
+        untested="a model input: the Zipf weights are drawn from, not produced",
     ),
-    Reported("top10_save_share", "top 10 articles' share of saves", 0.367, "36.7 %", "share"),
+    Reported(
+        "top10_save_share",
+        "top 10 articles' share of saves",
+        0.367,
+        "36.7 %",
+        "share",
+        untested="a model input: the Zipf weights are drawn from, not produced",
+    ),
     Reported(
         "zipf_stale_share",
         "stale citations at day end (Zipf)",
         369 / 1200,
         "369 of 1,200 (30.75 %)",
         "share",
+        counts=(369, 1200),
     ),
     Reported(
         "zipf_answers_with_stale_share",
@@ -76,6 +94,7 @@ REPORTED = (
         167 / 1200,
         "167 of 1,200 (13.9 %)",
         "share",
+        counts=(167, 1200),
     ),
     Reported(
         "control_answers_with_stale_share",
@@ -83,6 +102,7 @@ REPORTED = (
         280 / 600,
         "280 of 600 (46.7 %)",
         "share",
+        counts=(280, 600),
     ),
     Reported(
         "title_caught_share",
@@ -90,6 +110,7 @@ REPORTED = (
         152 / 369,
         "152 of 369 (41.2 %)",
         "share",
+        counts=(152, 369),
     ),
     Reported("title_caught_body", "title-only check: body-only edits caught", 0.0, "never", "zero"),
     Reported(
@@ -119,11 +140,22 @@ REPORTED = (
         (0.35, 0.45),
     ),
     Reported(
+        "cas_human_reject_share_3600s",
+        "CAS edits rejected after 1 h, by a human's save only",
+        0.4,
+        "about 4 in 10",
+        "share",
+        (0.35, 0.45),
+        untested="a second reading of the 1 h figure (the write-up's reason for a rejection); "
+        "the all-cause share, counted as the write-up counts rejections, is the test",
+    ),
+    Reported(
         "cas_reject_share",
         "CAS first-try rejections, all four delays",
         172 / 600,
         "172 of 600 (28.7 %, derived)",
         "share",
+        counts=(172, 600),
     ),
     Reported(
         "cas_gone_share",
@@ -131,6 +163,7 @@ REPORTED = (
         19 / 600,
         "19 of 600",
         "share",
+        counts=(19, 600),
     ),
     Reported("cas_retries_all_succeeded", "every re-read-and-retry succeeded", 1.0, "all", "all"),
     Reported(
@@ -139,6 +172,8 @@ REPORTED = (
         409 / 600,
         "409 after 600 edits",
         "share",
+        counts=(409, 600),
+        untested="arithmetic of two tested figures: replays = 1 − rejections − gone",
     ),
     Reported(
         "cas_replays_matched_share",
@@ -146,9 +181,38 @@ REPORTED = (
         1.0,
         "409 of 409",
         "share",
+        counts=(409, 409),
     ),
     Reported("cas_replay_new_events", "new events appended by replays", 0.0, "none", "zero"),
 )
+
+
+def gone_counted_as_rejection() -> Reported:
+    """The all-delays rejection figure read with a first-try 'gone' counted as a rejection:
+    the write-up's own counts under that reading, (172 + 19) of 600."""
+    by = {r.key: r for r in REPORTED}
+    rejected, edits = by["cas_reject_share"].counts or (0, 0)
+    gone, gone_of = by["cas_gone_share"].counts or (0, 0)
+    if edits != gone_of or edits == 0:
+        raise ValueError("REPORTED: cas_reject_share and cas_gone_share need counts of one total")
+    return replace(
+        by["cas_reject_share"],
+        value=(rejected + gone) / edits,
+        as_written=f"{rejected + gone} of {edits} ({rejected} rejected + {gone} gone)",
+        counts=(rejected + gone, edits),
+    )
+
+
+def holm_family() -> tuple[str, ...]:
+    """The figures Holm's correction runs over: shares the model produces, each an
+    independent claim of the write-up (not an input, not arithmetic of other tests) and
+    not contradicted by the write-up's own other figures."""
+    by_key = {r.key: r for r in REPORTED}
+    return tuple(
+        r.key
+        for r in REPORTED
+        if r.rule == "share" and not r.untested and not _infeasible(r.key, by_key)
+    )
 
 
 RATIOS = {
@@ -210,9 +274,18 @@ def _reason(key: str, mean: float, reported: float, base: Params, df: pd.DataFra
         )
         return (
             f"On the default ladder our rejection shares are {rates}, averaging "
-            f"{_pct(mean)}. The write-up's 28.7 % beside about 40 % at 1 h needs a steeper "
-            "rise or a last delay longer than 4 h; its ladder and per-delay table did not "
-            "survive, so the gap cannot be located."
+            f"{_pct(mean)}. The write-up's ladder and per-delay table did not survive; both "
+            "free rungs (the one below the hour and the one beyond it) move this share, so "
+            "the verdict is re-judged on every ladder the text allows (§ The delay ladder)."
+        )
+    if key == "cas_human_reject_share_3600s":
+        every = df["cas_reject_share_3600s"].mean()
+        return (
+            f"The write-up explains each rejection as a human's newer text. Of our "
+            f"{_pct(every)} rejected at 1 h, {_pct(mean)} are that case; the other "
+            f"{100 * (every - mean):.1f} points are the agent's own other delayed edits of the "
+            "same article. The write-up counts rejections whatever their cause, so the row "
+            "above is the like-for-like count; this row tests its explanation of them."
         )
     if key == "control_stale_share":
         per_article = base.n_saves / base.n_articles
@@ -229,7 +302,8 @@ def _reason(key: str, mean: float, reported: float, base: Params, df: pd.DataFra
         return (
             f"Only first-try successes are replayed, so replays per edit are 1 − rejections − "
             f"gone = {_pct(first_ok)} here; the write-up's 409 of 600 follows from its 172 "
-            "rejections the same way. This is the first-try rejection gap again, not another."
+            "rejections the same way. This is the first-try rejection gap again, not another "
+            "(and so not a separate test in Holm's family); § The delay ladder re-judges it."
         )
     return (
         f"Our model gives a {direction} value; the reported one lies outside what a "
@@ -282,6 +356,12 @@ def comparison_table(per_seed: pd.DataFrame, base: Params, first5_seeds: list[in
             at_150 = ""
         if reason:
             verdict = "infeasible as reported"
+        elif judged.get("verdict") == "undecided":
+            verdict = "undecided"
+            reason = (
+                "The 95 % interval of our mean reaches across the verdict's threshold "
+                "(|z| = 1.96); more seeds would decide it."
+            )
         else:
             verdict = "reproduced" if ok else "not reproduced"
             reason = "" if ok else _reason(r.key, i.mean, r.value, base, df)

@@ -3,13 +3,17 @@ each headline figure and its verdict.
 
 Each choice the write-up leaves open is a ``Params`` field; its default follows the text
 (REPORT.md says where the text is silent). For every other reading, the runs it can
-change are rerun on seeds 1..SEEDS and set beside the default reading on the same seeds.
-One reading is a way of counting, not of simulating: a first-try "gone" counted as a
-rejection.
+change are rerun on seeds 1..SEEDS beside the default reading on the same seeds. A
+reading is judged at the headline's strength: the headline mean (all its seeds) plus the
+reading's paired shift from the default on seeds 1..SEEDS, with the two intervals
+combined; where that interval reaches across the verdict's threshold the reading is
+*undecided*. One reading is a way of counting, not of simulating: a first-try "gone"
+counted as a rejection, judged against the write-up's own counts read the same way.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -19,8 +23,10 @@ from matplotlib.figure import Figure
 from sim.experiments import StudyFrames, run_points
 from sim.metrics import per_seed
 from sim.params import Params
-from sim.report.comparison import REPORTED, pooled
-from sim.report.verdicts import judge
+from sim.report.comparison import REPORTED, Reported, gone_counted_as_rejection, pooled
+from sim.report.ladders import ladder_family, ladder_label
+from sim.report.stats import Z95, interval
+from sim.report.verdicts import judge, judge_estimate
 
 FIGURES = tuple(
     r
@@ -32,10 +38,17 @@ analytic up to sampling, the 'all'/'zero' checks do not depend on a reading, and
 title-only share needs the hourly checks these runs leave out)."""
 
 SEEDS = 60
-"""Seeds per reading: the hourly checks are left out of these runs (they take two thirds of
-a day's time and no reading changes what they find but through the stale shares), so the
-title-only share is judged on the headline runs only."""
+"""Seeds per reading, for its paired shift from the default: the hourly checks are left out
+of these runs (they take two thirds of a day's time and no reading changes what they find
+but through the stale shares), so the title-only share is judged on the headline runs
+only."""
 ALL_RUNS = ("staleness", "control", "cas")
+RUN_OF_PREFIX = {"zipf_": "staleness", "control_": "control", "cas_": "cas"}
+
+
+def run_of(figure: str) -> str:
+    """The run that produces a figure."""
+    return next(run for prefix, run in RUN_OF_PREFIX.items() if figure.startswith(prefix))
 
 
 @dataclass(frozen=True)
@@ -49,8 +62,19 @@ class Choice:
     text: str
     """What the write-up's text says, and so why the default is the default."""
 
+    def label(self, reading: object) -> str:
+        return ladder_label(reading) if self.field == "edit_delays_s" else str(reading)  # type: ignore[arg-type]
 
+
+LADDER = Choice(
+    "edit_delays_s",
+    "the four delays of the CAS run",
+    ladder_family()[1:],
+    ("cas",),
+    "four delays; one of seconds, one of an hour, and (from 172 of 600) one beyond the hour",
+)
 CHOICES = (
+    LADDER,
     Choice(
         "unpublished_save",
         "a save drawn for an unpublished article",
@@ -74,10 +98,19 @@ CHOICES = (
     ),
     Choice(
         "day_profile",
-        "when questions and saves come",
-        ("two_peaks",),
+        "when questions come against when saves come",
+        ("questions_peak", "saves_peak"),
         ALL_RUNS,
-        "'spread over 8 hours': independent uniform times",
+        "'spread over 8 hours': independent uniform times; here one process peaks twice "
+        "a day and the other stays uniform",
+    ),
+    Choice(
+        "day_profile",
+        "one shared two-peak clock for questions and saves",
+        ("two_peaks",),
+        ("cas",),
+        "'spread over 8 hours'; one warp of both clocks keeps every question's order against "
+        "every save, so no staleness figure can move; it moves only the CAS run's fixed delays",
     ),
     Choice(
         "edited_citation",
@@ -103,6 +136,15 @@ CHOICES = (
 )
 COUNTING = "gone_counts_as_rejection"
 """The one reading that changes counting, not the simulation."""
+COUNTED_FIGURE = "cas_reject_share"
+
+
+def reported_for(choice: str, figure: Reported) -> Reported:
+    """The write-up's figure as a reading reads it: under COUNTING, the all-delays rejection
+    figure is the write-up's own 172 + 19 gone of 600."""
+    if choice == COUNTING and figure.key == COUNTED_FIGURE:
+        return gone_counted_as_rejection()
+    return figure
 
 
 def sensitivity_points(base: Params) -> list[tuple[Choice, object, Params]]:
@@ -114,24 +156,27 @@ def sensitivity_points(base: Params) -> list[tuple[Choice, object, Params]]:
 
 
 def sensitivity_runs(
-    base: Params, default: StudyFrames, workers: int | None, progress: bool
+    base: Params, default: StudyFrames, workers: int | None, progress: bool, n_seeds: int = SEEDS
 ) -> pd.DataFrame:
-    """Per-seed headline quantities of every reading, seeds 1..SEEDS; the default reading
-    comes from the study's own runs of those seeds."""
-    seeds = list(range(1, SEEDS + 1))
+    """Per-seed headline quantities of every reading, seeds 1..n_seeds; the default reading
+    comes from the study's own runs of those seeds (every run must hold them)."""
+    seeds = list(range(1, n_seeds + 1))
     default_seeds = per_seed(default.seeds(seeds))
-    rows = [default_seeds.assign(choice="default", reading="default")]
+    rows = [default_seeds.assign(choice="default", reading="default", label="default")]
     for runs in dict.fromkeys(c.runs for c in CHOICES):
         points = [(c, r, p) for c, r, p in sensitivity_points(base) if c.runs == runs]
         results = run_points([p for *_, p in points], seeds, runs, workers, progress)
         for (c, r, _), frames in zip(points, results, strict=True):
             reading = _with_default(per_seed(frames), default_seeds)
-            rows.append(reading.assign(choice=c.field, reading=str(r)))
+            rows.append(reading.assign(choice=c.field, reading=str(r), label=c.label(r)))
     counted = default_seeds.assign(
-        cas_reject_share=(default_seeds["cas_conflicts"] + default_seeds["cas_gone"])
-        / default_seeds["cas_edits"],
+        **{
+            COUNTED_FIGURE: (default_seeds["cas_conflicts"] + default_seeds["cas_gone"])
+            / default_seeds["cas_edits"]
+        },
         choice=COUNTING,
         reading="True",
+        label="True",
     )
     rows.append(counted)
     return pd.concat(rows, ignore_index=True)
@@ -147,62 +192,147 @@ def _with_default(mine: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
     return merged.reset_index()
 
 
-def sensitivity_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per choice × reading × figure: the figure alone judged on this reading's
-    seeds (value, CI, five-seed range, z, verdict) and its shift from the default reading
-    on the same seeds."""
+def can_move(choice: str, reading: str, figure: str) -> bool:
+    """Whether a reading can change `figure` at all: its runs produce the figure (the counting
+    reading changes one figure only)."""
+    if choice == "default":
+        return True
+    if choice == COUNTING:
+        return figure == COUNTED_FIGURE
+    return any(
+        c.field == choice and reading in map(str, c.readings) and run_of(figure) in c.runs
+        for c in CHOICES
+    )
+
+
+def full_strength(
+    band: tuple[float, float], headline: np.ndarray, mine: pd.Series, default: pd.Series
+) -> dict[str, float | str | bool]:
+    """A reading judged at the headline's strength: headline mean + the reading's paired shift
+    from the default on the same seeds, the two 95 % intervals combined; the reading's
+    per-seed spread, scaled to the headline's, sets its five-seed range."""
+    h = interval(headline)
+    diff = (mine - default).dropna().to_numpy(dtype=float)
+    shift = interval(diff)
+    own = interval(mine.dropna().to_numpy(dtype=float))
+    paired = interval(default[mine.dropna().index].to_numpy(dtype=float))
+    # the reading's per-seed spread at the headline's strength: the headline's, scaled by the
+    # reading's spread against the default's on the same seeds (so a reading equal to the
+    # default on those seeds is judged exactly as the headline)
+    sd = h.sd * own.sd / paired.sd if paired.sd > 0 else own.sd
+    se = math.hypot(h.sd / math.sqrt(h.n), shift.sd / math.sqrt(shift.n) if shift.n else 0.0)
+    mean = h.mean + shift.mean
+    verdict = judge_estimate(band, mean, sd, (mean - Z95 * se, mean + Z95 * se))
+    return {
+        **verdict,
+        "shift_from_default": shift.mean,
+        "shift_ci_lo": shift.lo,
+        "shift_ci_hi": shift.hi,
+        "mean_on_own_seeds": own.mean,
+    }
+
+
+def _pooled(choice: str, first5: pd.DataFrame, key: str) -> float:
+    """Seeds 1–5 pooled as the write-up pooled them, counting as the reading counts."""
+    if choice == COUNTING and key == COUNTED_FIGURE:
+        return float(
+            (first5["cas_conflicts"] + first5["cas_gone"]).sum() / first5["cas_edits"].sum()
+        )
+    return pooled(first5, key)
+
+
+def sensitivity_table(runs: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
+    """One row per choice × reading × figure: the figure judged at full strength under this
+    reading (value, CI, z, verdict incl. undecided), its paired shift from the default
+    reading on seeds 1..SEEDS with the shift's CI, and whether the reading can move it."""
     rows = []
-    default = runs[runs["choice"] == "default"]
+    default = runs[runs["choice"] == "default"].set_index("seed")
     for (choice, reading), g in runs.groupby(["choice", "reading"], sort=False):
+        mine = g.set_index("seed")
         for fig in FIGURES:
-            values = g[fig.key].dropna().to_numpy(dtype=float)
-            verdict = judge(fig.bounds, values)
+            figure = reported_for(choice, fig)
+            values = headline[fig.key].dropna().to_numpy(dtype=float)
+            if choice == "default":
+                verdict = {
+                    **judge(figure.bounds, values),
+                    "shift_from_default": 0.0,
+                    "shift_ci_lo": 0.0,
+                    "shift_ci_hi": 0.0,
+                    "mean_on_own_seeds": float(mine[fig.key].astype(float).mean()),
+                }
+            else:
+                verdict = full_strength(
+                    figure.bounds, values, mine[fig.key].astype(float), default[fig.key]
+                )
             rows.append(
                 {
                     "choice": choice,
                     "reading": reading,
+                    "label": g["label"].iloc[0],
                     "figure": fig.key,
-                    "reported": fig.as_written,
-                    "seeds_1_5": pooled(g[g["seed"] <= 5], fig.key),
+                    "reported": figure.as_written,
+                    "reported_value": figure.value,
+                    "can_move": can_move(choice, reading, fig.key),
+                    "seeds_1_5": _pooled(choice, g[g["seed"] <= 5], fig.key),
                     **verdict,
-                    "shift_from_default": verdict["mean"] - default[fig.key].astype(float).mean(),
                     "seeds": len(values),
+                    "shift_seeds": int(mine[fig.key].notna().sum()),
                 }
             )
     return pd.DataFrame(rows)
 
 
 def robustness(table: pd.DataFrame, comparison: pd.DataFrame) -> dict[str, str]:
-    """Per figure, how far its verdict survives the readings: 'reproduced under 9 of 11
-    readings', naming those that flip it. An infeasible figure stays infeasible whatever
-    the model; how the figure fares alone is said beside it."""
+    """Per figure, how far its verdict survives the readings that can move it, at full
+    strength: 'reproduced under 9 of 11 readings', naming those that differ (undecided
+    included); the delay ladders are counted apart. An infeasible figure stays infeasible
+    whatever the model; how the figure fares alone is said beside it."""
     main = comparison.set_index("key")["verdict"]
     out = {}
     for key, g in table.groupby("figure", sort=False):
         default = g.loc[g["choice"] == "default", "verdict"].iloc[0]
-        flips = g[g["verdict"] != default]
-        named = "; ".join(f"{r.choice} = {r.reading}" for r in flips.itertuples())
-        alone = f"seeds 1–{SEEDS}: {default} under {len(g) - len(flips)} of {len(g)} readings" + (
-            f", {flips['verdict'].iloc[0]} under {named}" if named else ""
-        )
+        moving = g[g["can_move"] & (g["choice"] != "default")]
+        parts = []
+        for name, part in (
+            ("readings", moving[moving["choice"] != LADDER.field]),
+            ("other ladders", moving[moving["choice"] == LADDER.field]),
+        ):
+            if part.empty:
+                continue
+            same = int((part["verdict"] == default).sum())
+            text = f"{default} under {same} of {len(part)} {name}"
+            for v in ("reproduced", "not reproduced", "undecided"):
+                named = part[(part["verdict"] == v) & (part["verdict"] != default)]
+                if not named.empty:
+                    text += f", {v} under " + "; ".join(
+                        f"{r.choice} = {r.label}" for r in named.itertuples()
+                    )
+            parts.append(text)
+        alone = "; ".join(parts) or "no reading can move it"
         out[key] = alone if main[key] != "infeasible as reported" else f"alone: {alone}"
     out["title_caught_share"] = "not rerun: it needs the hourly checks the readings leave out"
     return out
 
 
 def tornado(table: pd.DataFrame, figures: list[str]) -> Figure:
-    """Per headline figure, each reading's shift from the default, largest first."""
-    fig = Figure(figsize=(10, 2.2 * len(figures)))
-    axes = fig.subplots(len(figures), 1, squeeze=False)[:, 0]
+    """Per headline figure, each reading that can move it: its shift from the default,
+    largest first (panel heights follow the number of readings)."""
+    moving = table[(table["choice"] != "default") & table["can_move"]]
+    bars = [max(1, int((moving["figure"] == key).sum())) for key in figures]
+    heights = [0.8 + 0.2 * n for n in bars]
+    fig = Figure(figsize=(10, sum(heights)))
+    axes = fig.subplots(len(figures), 1, squeeze=False, height_ratios=heights)[:, 0]
     for ax, key in zip(axes, figures, strict=True):
-        g = table[(table["figure"] == key) & (table["choice"] != "default")].copy()
-        g["label"] = g["choice"] + " = " + g["reading"]
+        g = table[(table["figure"] == key) & (table["choice"] != "default") & table["can_move"]]
+        g = g.assign(label=g["choice"] + " = " + g["label"])
         g = g.reindex(g["shift_from_default"].abs().sort_values().index)
-        colours = np.where(g["verdict"] == "reproduced", "tab:blue", "tab:red")
+        colours = g["verdict"].map(
+            {"reproduced": "tab:blue", "not reproduced": "tab:red", "undecided": "tab:grey"}
+        )
         ax.barh(g["label"], 100 * g["shift_from_default"], color=colours)
         ax.axvline(0, color="k", lw=0.8)
         ax.set_title(
-            f"{key}: shift from the default reading (points; red: verdict is 'not reproduced')",
+            f"{key}: shift from the default reading (points; red: not reproduced, grey: undecided)",
             fontsize=8,
         )
         ax.tick_params(labelsize=7)

@@ -7,6 +7,7 @@ import pandas as pd
 from sim.params import Params, param_docs
 from sim.report.exposure import section_text
 from sim.report.gate import recommendation
+from sim.report.ladders import ladder_text
 from sim.report.markdown import md
 from sim.report.openchoices import (
     cas_analysis_text,
@@ -17,10 +18,11 @@ from sim.report.openchoices import (
 from sim.report.stats import seeds_for_half_width
 
 FIXED_ASSUMPTIONS = (
-    "What a save drawn for an unpublished article does, when questions and saves come, how the "
-    "control's saves are spread, which citation is edited, whether the agent's edits may meet "
-    "each other, which successes are replayed and whether humans save after the day are "
-    "parameters (§ Which open choices matter); the defaults follow the write-up's text.",
+    "The delay ladder, what a save drawn for an unpublished article does, when questions and "
+    "saves come, how the control's saves are spread, which citation is edited, whether the "
+    "agent's edits may meet each other, which successes are replayed and whether humans save "
+    "after the day are parameters (§ Which open choices matter); the defaults follow the "
+    "write-up's text.",
     "All articles are published at the start of the day.",
     "Search is SQLite FTS5 bm25 over title (weight 4) and body (weight 1); the query's words "
     "are OR-ed after dropping English stopwords. A question's query names its target "
@@ -319,9 +321,12 @@ allows, meets the central 95 % range that a five-seed run of this model reaches
 {verdict_table(comparison)}
 
 z is the distance from our mean to the write-up's figure (or to the band its wording
-allows) in five-seed standard errors; |z| > 1.64 is flagged borderline. A verdict that
-differs on seeds 1–150 says so. The last column is the figure judged alone under every
-reading of what the write-up leaves open (§ Which open choices matter).
+allows) in five-seed standard errors, so a figure is reproduced exactly when |z| ≤ 1.96;
+*borderline* marks a figure reproduced only just (1.64 < |z| ≤ 1.96), and a figure is
+*undecided* when the 95 % interval of our mean reaches across that threshold. A verdict
+that differs on seeds 1–150 says so. The last column is the figure judged alone, at the
+headline's strength, under every reading of what the write-up leaves open that can move
+it, and on every delay ladder the text allows (§ Which open choices matter).
 
 {multiple_testing_text(comparison)}
 
@@ -370,7 +375,7 @@ over all seeds and in closed form (`sim/theory.py`). The whole curve is in
 
 {_md(cas_rows)}
 
-{cas_analysis_text(t["per_seed"], comparison)}
+{cas_analysis_text(comparison, t.get("sensitivity"))}
 
 ![CAS rejection by delay](cas_by_delay.png)
 
@@ -381,6 +386,10 @@ over all seeds and in closed form (`sim/theory.py`). The whole curve is in
 ## Which open choices matter
 
 {open_choices_text(t["sensitivity"]) if "sensitivity" in t else ""}
+
+### The delay ladder
+
+{ladder_text(t["sensitivity"], seeds["sensitivity"], seeds["cas"]) if "sensitivity" in t else ""}
 
 ## 5. Waiting for approval
 
