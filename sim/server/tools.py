@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from sim.kb import approvals, rows
 from sim.kb.store import KBStore
-from sim.kb.versions import Clock
+from sim.kb.versions import Clock, parse_version
 from sim.server import reads, resources
 from sim.server.calllog import CallLog, ToolCall, logged_args
 from sim.server.edit import EDIT_TOOL, Gate, edit_article
@@ -158,7 +158,8 @@ class Session:
 
     def approval_needed(self, arguments: Any) -> bool:
         """Whether this edit call would be refused for want of an approval alone: the gate
-        is on, the call is valid and granted, is no replay, and no usable approval waits."""
+        is on, the call is valid and granted, is no replay, the article is still at the
+        version it replaces, and no usable approval waits. Only then is a person asked."""
         if self.gate is None or shape_refusal(EDIT_TOOL, arguments) is not None:
             return False
         if check_arguments(EDIT_TOOL, arguments) is not None:
@@ -166,8 +167,17 @@ class Session:
         kb = arguments["knowledge_base_id"]
         if kb not in self.grants or not self.server.store.kb_exists(kb):
             return False
+        try:
+            version = parse_version(arguments["expected_version"])
+        except ValueError:
+            return False
         return self.server.store.approval_needed(
-            kb, self.client_id, arguments["idempotency_key"], approvals.digest(EDIT_TOOL, arguments)
+            kb,
+            self.client_id,
+            arguments["idempotency_key"],
+            approvals.digest(EDIT_TOOL, arguments),
+            arguments["article_id"],
+            version,
         )
 
     # -- dispatch ----------------------------------------------------------------
