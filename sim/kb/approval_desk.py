@@ -34,6 +34,11 @@ class ApprovalDesk(StoreCore):
         return approvals.get(self._db, approval_id)
 
     @serialised
+    def approvals_of_call(self, kb_id: str, client_id: str, args_digest: str) -> list[Approval]:
+        """Every approval asked for this exact call by this client, oldest first."""
+        return approvals.of_call(self._db, kb_id, client_id, args_digest)
+
+    @serialised
     def approval_needed(
         self, kb_id: str, client_id: str, key: str, args_digest: str, article_id: str, version: int
     ) -> bool:
