@@ -29,6 +29,7 @@ from sim.kb import approvals
 from sim.server.approval_prompt import Earlier, approval_prompt
 from sim.server.edit import EDIT_TOOL
 from sim.server.results import Reply, error
+from sim.server.stdio import MALFORMED_ANSWER
 from sim.server.tools import Session
 from sim.server.validation import describe_value
 
@@ -126,6 +127,8 @@ def _failure(approval_id: int, e: Exception) -> str:
 
     if isinstance(e, MCPError) and e.error.code == types.REQUEST_TIMEOUT:
         what = f"no answer came within {ANSWER_WAIT_S:g} s"
+    elif isinstance(e, MCPError) and e.error.message.startswith(MALFORMED_ANSWER):
+        what = f"your client's answer was not a JSON-RPC response ({e.error.message})"
     elif isinstance(e, MCPError):
         what = (
             f"your client failed to show it (it answered error {e.error.code}: "
@@ -174,9 +177,9 @@ def _record_input(ctx: Any, session: Session, approval_id: int, responses: Any) 
     response = (responses or {}).get(APPROVAL_KEY) if isinstance(responses, dict) else None
     if not isinstance(response, types.ElicitResult):
         return (
-            f"The retry for approval {approval_id} carried no elicitation result under "
-            f"inputResponses.{APPROVAL_KEY} (received {describe_value(response)}); the approval "
-            "is still open: send the same call with its requestState and the answer."
+            f"The retry for approval {approval_id} carried no valid elicitation result "
+            f"(action accept, decline or cancel) under inputResponses.{APPROVAL_KEY}; the "
+            "approval is still open: send the same call with its requestState and the answer."
         )
     session.server.decide_approval(approval_id, response.action == "accept", _approver(ctx))
     return ""
