@@ -2,8 +2,9 @@
 
 One MCP server per client session: the session holds the grants, the server only
 carries the protocol. Tool results go out as the in-process text (sentence first)
-plus the structured content its ``outputSchema`` describes; refusals as ``isError``
-results with the in-process messages; the instructions name the granted KBs.
+plus the structured content its ``outputSchema`` describes (success or refusal); refusals
+as ``isError`` results with the in-process messages; the instructions name the granted KBs.
+With the write gate on, an edit's approval is asked for first (``elicit.py``).
 
 ``McpBridge`` lets synchronous code (the SimPy model) call the tools through an
 MCP client: an event loop in a background thread keeps one connected client per
