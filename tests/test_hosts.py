@@ -6,6 +6,7 @@ nothing, never a JSON-RPC error."""
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata
 import json
 import sys
@@ -23,7 +24,12 @@ from mcp.shared.exceptions import MCPError
 from sim.bench.stdio import INITIALIZED, RawClient, tool_call
 from sim.kb.rows import Article
 from sim.model.opening import KB_ID
-from sim.server.approval_prompt import MAX_PROMPT_CHARS, approval_prompt
+from sim.server.approval_prompt import (
+    MAX_DIFF_LINES,
+    MAX_LINE_CHARS,
+    MAX_PROMPT_CHARS,
+    approval_prompt,
+)
 from sim.server.edit import EDIT_TOOL
 from sim.server.mcp_server import PACKAGE
 
@@ -104,9 +110,11 @@ def test_every_prompt_fits_what_a_host_can_show_and_says_what_it_cut(
     prompt = approval_prompt(123456789, current, new, title)
     assert len(prompt) <= MAX_PROMPT_CHARS
     assert prompt.endswith("Approval 123456789 covers this call only.")
-    changed = [x for x in prompt.splitlines() if x[:1] in "+-@"]
-    if old != new and len(old.splitlines()) + len(new.splitlines()) > 40:
-        assert "not shown]" in prompt or not changed
+    full = list(difflib.unified_diff(old.splitlines(), new.splitlines(), n=1, lineterm=""))[2:]
+    if len(full) > MAX_DIFF_LINES or any(len(x) > MAX_LINE_CHARS for x in full):
+        assert "not shown]" in prompt  # what was cut is said, in lines and characters
+    elif old != new:
+        assert all(x in prompt for x in full)  # a small diff is shown whole
 
 
 # -- over stdio, both eras -----------------------------------------------------------
@@ -313,6 +321,11 @@ def test_a_forged_request_state_gets_a_clear_refusal_and_writes_nothing(state: A
     malformed = call(4, args, requestState="approval:1", inputResponses={"approval": {"x": 1}})
     assert malformed["result"]["isError"]
     assert "no valid elicitation result" in malformed["result"]["content"][0]["text"]
-    saved = call(5, args, requestState="approval:1", inputResponses=answer)["result"]
+    again = call(5, args)["result"]  # the answer to approval 1 was dropped: asked anew
+    assert again["requestState"] == "approval:2"
+    message = again["inputRequests"]["approval"]["params"]["message"]
+    assert "This is request 2 for this same edit: approval 1" in message
+    assert again["inputRequests"]["approval"]["params"]["mode"] == "form"  # 2026-07-28 has it
+    saved = call(6, args, requestState="approval:2", inputResponses=answer)["result"]
     assert not saved["isError"], saved
     assert "Traceback" not in client.close()
