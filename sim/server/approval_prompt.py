@@ -57,7 +57,8 @@ def body_diff(old: str, new: str, max_lines: int = MAX_DIFF_LINES) -> str:
     cut_chars = sum(len(x) for x in lines[len(kept) :])
     cut_chars += sum(max(len(x) - (MAX_LINE_CHARS - 1), 0) for x in kept if len(x) > MAX_LINE_CHARS)
     head = f"Body: {removed} line(s) removed, {added} added:"
-    out = [head, *shown]
+    # fenced, so a host that renders markdown shows -/+ lines as a diff, not as bullets
+    out = [head, "```diff", *shown, "```"] if shown else [head]
     if cut_lines or cut_chars:
         out.append(f"[… {cut_lines} more diff line(s), {cut_chars:,} characters, not shown]")
     return "\n".join(out)
