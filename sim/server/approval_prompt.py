@@ -40,14 +40,18 @@ def _quoted(title: str) -> str:
     return f"“{_clip(' '.join(title.split()), MAX_TITLE_CHARS)}”"
 
 
-def body_diff(old: str, new: str, max_lines: int = MAX_DIFF_LINES) -> str:
-    """The body's unified diff, at most ``max_lines`` lines of at most MAX_LINE_CHARS
-    characters, then one line saying how many lines and characters were left out."""
-    lines = list(
-        difflib.unified_diff(
-            old.splitlines(), new.splitlines(), "current", "after", n=_CONTEXT, lineterm=""
-        )
-    )[2:]  # the ---/+++ header says nothing a person needs
+def diff_lines(old: str, new: str) -> list[str]:
+    """The body's unified diff, without the ---/+++ header (it says nothing a person needs)."""
+    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), n=_CONTEXT, lineterm=""))[
+        2:
+    ]
+
+
+def body_diff(lines: list[str], max_lines: int = MAX_DIFF_LINES) -> str:
+    """A diff shown as at most ``max_lines`` lines of at most MAX_LINE_CHARS characters,
+    then one line saying how many lines and characters were left out."""
+    if not lines:
+        return "Body: the same lines; only line endings change."
     added = sum(1 for x in lines if x.startswith("+"))
     removed = sum(1 for x in lines if x.startswith("-"))
     kept = lines[:max_lines]
@@ -55,12 +59,12 @@ def body_diff(old: str, new: str, max_lines: int = MAX_DIFF_LINES) -> str:
     cut_lines = len(lines) - len(kept)
     # characters left out: the lines not shown, and the tails of the clipped ones
     cut_chars = sum(len(x) for x in lines[len(kept) :])
-    cut_chars += sum(max(len(x) - (MAX_LINE_CHARS - 1), 0) for x in kept if len(x) > MAX_LINE_CHARS)
-    head = f"Body: {removed} line(s) removed, {added} added:"
+    cut_chars += sum(len(x) - (MAX_LINE_CHARS - 1) for x in kept if len(x) > MAX_LINE_CHARS)
+    head = f"Body: {removed:,} line(s) removed, {added:,} added:"
     # fenced, so a host that renders markdown shows -/+ lines as a diff, not as bullets
     out = [head, "```diff", *shown, "```"] if shown else [head]
     if cut_lines or cut_chars:
-        out.append(f"[… {cut_lines} more diff line(s), {cut_chars:,} characters, not shown]")
+        out.append(f"[… {cut_lines:,} more diff line(s), {cut_chars:,} characters, not shown]")
     return "\n".join(out)
 
 
@@ -97,11 +101,12 @@ def approval_prompt(
     if content == current.content:
         parts.append("Body: unchanged.")
     else:
-        diff = body_diff(current.content, content)
-        lines = MAX_DIFF_LINES
-        while len(diff) > budget and lines > 0:  # long lines: show fewer of them
-            lines -= 1
-            diff = body_diff(current.content, content, lines)
+        lines = diff_lines(current.content, content)
+        shown = MAX_DIFF_LINES
+        diff = body_diff(lines, shown)
+        while len(diff) > budget and shown > 0:  # long lines: show fewer of them
+            shown -= 1
+            diff = body_diff(lines, shown)
         parts.append(_clip(diff, max(budget, 0)))
     parts.append(ending)
     return "\n\n".join(parts)
