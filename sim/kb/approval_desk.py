@@ -34,10 +34,22 @@ class ApprovalDesk(StoreCore):
         return approvals.get(self._db, approval_id)
 
     @serialised
-    def approval_needed(self, kb_id: str, client_id: str, key: str, args_digest: str) -> bool:
-        """The key is unused (a replay needs no approval; a reused key is refused for that)
-        and no usable approval of this digest waits."""
+    def approvals_of_call(self, kb_id: str, client_id: str, args_digest: str) -> list[Approval]:
+        """Every approval asked for this exact call by this client, oldest first."""
+        return approvals.of_call(self._db, kb_id, client_id, args_digest)
+
+    @serialised
+    def approval_needed(
+        self, kb_id: str, client_id: str, key: str, args_digest: str, article_id: str, version: int
+    ) -> bool:
+        """The key is unused (a replay needs no approval; a reused key is refused for that),
+        the article is published at the version the edit replaces (a write that cannot
+        succeed is refused without asking anyone), and no usable approval of this digest
+        waits. The write's transaction checks all of it again."""
         if prior_request(self._db, kb_id, client_id, key) is not None:
+            return False
+        row = self._row(kb_id, article_id)
+        if row is None or not row[3] or row[4] != version:
             return False
         usable, _ = approvals.usable_or_latest(
             self._db, kb_id, client_id, args_digest, self._clock()

@@ -87,11 +87,8 @@ def get(db: sqlite3.Connection, approval_id: int) -> Approval | None:
     return None if row is None else Approval(*row)
 
 
-def usable_or_latest(
-    db: sqlite3.Connection, kb_id: str, client_id: str, args_digest: str, now_us: int
-) -> tuple[Approval | None, Approval | None]:
-    """(a granted, unexpired, unused approval of this exact call, the latest one of any state)."""
-    rows = [
+def of_call(db: sqlite3.Connection, kb_id: str, client_id: str, args_digest: str) -> list[Approval]:
+    return [
         Approval(*r)
         for r in db.execute(
             f"SELECT {_COLUMNS} FROM approvals WHERE kb_id = ? AND client_id = ? "
@@ -99,6 +96,13 @@ def usable_or_latest(
             (kb_id, client_id, args_digest),
         )
     ]
+
+
+def usable_or_latest(
+    db: sqlite3.Connection, kb_id: str, client_id: str, args_digest: str, now_us: int
+) -> tuple[Approval | None, Approval | None]:
+    """(a granted, unexpired, unused approval of this exact call, the latest one of any state)."""
+    rows = of_call(db, kb_id, client_id, args_digest)
     usable = next((a for a in rows if a.usable(now_us)), None)
     return usable, (rows[-1] if rows else None)
 

@@ -1,7 +1,8 @@
 """The tool's compare-and-swap edit, with its idempotency lookup.
 
 One transaction: a replay of a stored key returns its first result, a reused key is refused,
-the write gate's approval is checked, the article's version compared, then the write, its
+the article's version compared, the write gate's approval checked (a write that cannot
+succeed is refused for its version, not for want of an approval), then the write, its
 event, the key's record and the approval marked used.
 """
 
@@ -51,19 +52,12 @@ class CasEdit(StoreCore):
         render: ResultRenderer,
         approval_digest: str | None = None,
     ) -> EditOutcome:
-        """Idempotency lookup, approval check (with the write gate on), version check, write,
+        """Idempotency lookup, version check, approval check (with the write gate on), write,
         event, key record and the approval marked used: one transaction."""
         with self._tx() as db:
             prior = prior_request(db, kb_id, client_id, idempotency_key)
             if prior is not None:
                 return Replayed(prior[1]) if prior[0] == request_hash else KeyReused()
-            approval = None
-            if approval_digest is not None:
-                approval, latest = approvals.usable_or_latest(
-                    db, kb_id, client_id, approval_digest, self._clock()
-                )
-                if approval is None:
-                    return ApprovalMissing(latest)
             row = self._row(kb_id, article_id)
             if row is None or not row[3]:
                 return Gone()
@@ -73,6 +67,13 @@ class CasEdit(StoreCore):
                     (kb_id, article_id, expected_us),
                 ).fetchone()
                 return Conflict(row[4], known is not None)
+            approval = None
+            if approval_digest is not None:
+                approval, latest = approvals.usable_or_latest(
+                    db, kb_id, client_id, approval_digest, self._clock()
+                )
+                if approval is None:
+                    return ApprovalMissing(latest)
             us, seq = self._write(
                 kb_id,
                 article_id,

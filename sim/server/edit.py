@@ -39,6 +39,9 @@ class Gate:
 
     how_to_approve: str
     """What a refused client should do: it depends on how the approval is asked for."""
+    why_not_approved: str = ""
+    """Why this call's approval could not be had (the client could not show the prompt,
+    failed, or sent no usable answer); said in the refusal."""
 
 
 def _blank(argument: str, what: str, what_to_do: str, value: str) -> Reply:
@@ -190,7 +193,9 @@ def edit_article(
             return error(
                 "approval_required",
                 "Every write needs a recorded approval of exactly its arguments, and this one "
-                f"has none to use: {_approval_state(latest)}. Nothing was written.",
+                f"has none to use: {_approval_state(latest)}. "
+                + (f"{gate.why_not_approved} " if gate.why_not_approved else "")
+                + "Nothing was written.",
                 gate.how_to_approve,
                 argument="expected_version",
                 received=describe_value(expected_version),

@@ -73,7 +73,32 @@ def _object(required: list[str], **properties: Any) -> dict[str, Any]:
 
 
 _VERSION = {"type": "string", "format": "date-time", "description": "the article's updated_at"}
-OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
+REFUSAL_SCHEMA = {
+    **_object(
+        ["error", "message"],
+        error=_object(
+            ["code", "what_to_do"],
+            code={
+                **_STR,
+                "description": "why, as a stable word: version_conflict, approval_required, "
+                "invalid_argument, article_not_found, knowledge_base_not_found, …",
+            },
+            argument={**_STR, "description": "the argument at fault"},
+            allowed={**_STR, "description": "what that argument may be"},
+            received={**_STR, "description": "a bounded rendering of what was sent"},
+            current_version={**_VERSION, "description": "the article's version now"},
+            head_sequence=_INT,
+            oldest_available_sequence=_INT,
+            what_to_do=_STR,
+        ),
+        message={**_STR, "description": "what happened; nothing was written"},
+    ),
+    "description": "A refusal (the result's isError is true): nothing was written.",
+}
+"""Every tool's refusal. Each outputSchema is one of its success shape or this, so a client
+that checks every result against the declared schema (the TypeScript SDK and the MCP
+Inspector do, refusals included) accepts both and the refusal stays machine-readable."""
+_SUCCESS_SCHEMAS: dict[str, dict[str, Any]] = {
     "search_knowledge_base": _object(
         ["knowledge_base_id", "searched_words", "hits"],
         knowledge_base_id=_STR,
@@ -134,6 +159,16 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
         },
     ),
 }
+OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
+    name: {
+        "type": "object",
+        "anyOf": [{**schema, "description": "The tool's result."}, REFUSAL_SCHEMA],
+    }
+    for name, schema in _SUCCESS_SCHEMAS.items()
+}
+"""MCP requires an outputSchema's root to be an object; anyOf keeps the two shapes apart
+(the success shapes require fields a refusal never has). Only keywords Draft-07 and
+Draft 2020-12 read alike, for ajv (TypeScript SDK: draft-07) and jsonschema (Python)."""
 
 
 def _listed(tool: dict[str, Any]) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 One MCP server per client session: the session holds the grants, the server only
 carries the protocol. Tool results go out as the in-process text (sentence first)
-plus the structured content its ``outputSchema`` describes; refusals as ``isError``
-results with the in-process messages; the instructions name the granted KBs.
+plus the structured content its ``outputSchema`` describes (success or refusal); refusals
+as ``isError`` results with the in-process messages; the instructions name the granted KBs.
+With the write gate on, an edit's approval is asked for first (``elicit.py``).
 
 ``McpBridge`` lets synchronous code (the SimPy model) call the tools through an
 MCP client: an event loop in a background thread keeps one connected client per
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import importlib.metadata
 import logging
 import threading
 import warnings
@@ -25,13 +27,15 @@ from mcp.server import Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
-from sim.kb import approvals
 from sim.server import resources
 from sim.server.edit import EDIT_TOOL, Gate
+from sim.server.elicit import Asking, approve_edit
 from sim.server.listing import instructions
+from sim.server.results import Reply
 from sim.server.tools import KBServer, Session, ToolResult, shape_refusal, structured_json
 
 SERVER_NAME = "stale-citations-kb"
+PACKAGE = "stale-citations-sim"
 _log = logging.getLogger(__name__)
 
 
@@ -70,81 +74,6 @@ ELICITATION_GATE = Gate(
     "without the elicitation capability cannot be asked. Send the call again to be asked "
     "again: an approval covers one call, never a session."
 )
-
-
-def _approval_prompt(approval_id: int, arguments: dict[str, Any]) -> str:
-    what = "body and title" if arguments.get("title") is not None else "body"
-    return (
-        f"Approve one write to knowledge base {arguments['knowledge_base_id']}? It replaces "
-        f"the {what} of article {arguments['article_id']} ({len(arguments['content']):,} "
-        f"characters of new body), if the article is still at version "
-        f"{arguments['expected_version']}. Approval {approval_id} covers this call only."
-    )
-
-
-APPROVAL_KEY = "approval"
-"""The input request's key when the answer comes back on a retry (2026-07-28 era)."""
-
-
-def _can_be_asked(ctx: Any) -> bool:
-    capabilities = ctx.session.client_capabilities
-    return capabilities is not None and capabilities.elicitation is not None
-
-
-def _approver(ctx: Any) -> str:
-    params = ctx.session.client_params
-    return f"user of {params.client_info.name}" if params is not None else "user of the client"
-
-
-def _answer_on_retry(session: Session, params: types.CallToolRequestParams, args: Any) -> int:
-    """The approval this retry answers (2026-07-28 era), if it is this session's pending
-    approval of exactly these arguments; 0 otherwise. The state is the client's to forge,
-    so it is checked, never trusted."""
-    prefix, _, number = (params.request_state or "").partition(":")
-    if prefix != APPROVAL_KEY or not number.isdigit():
-        return 0
-    approval = session.server.store.approval(int(number))
-    if (
-        approval is None
-        or approval.decision != "pending"
-        or approval.client_id != session.client_id
-        or not isinstance(args, dict)
-        or approval.args_digest != approvals.digest(EDIT_TOOL, args)
-    ):
-        return 0
-    return approval.approval_id
-
-
-async def approve_edit(
-    ctx: Any, session: Session, params: types.CallToolRequestParams, arguments: Any
-) -> types.InputRequiredResult | None:
-    """Ask the client's user to approve this exact edit and record the answer. In the
-    handshake era the server asks over the back-channel and waits; in the 2026-07-28 era it
-    returns the question as input required and records the answer on the retry. A client
-    that cannot be asked gets the gate's refusal from the call itself."""
-    answered = _answer_on_retry(session, params, arguments)
-    if answered:
-        response = (params.input_responses or {}).get(APPROVAL_KEY)
-        accepted = isinstance(response, types.ElicitResult) and response.action == "accept"
-        session.server.decide_approval(answered, accepted, _approver(ctx))
-        return None
-    if not session.approval_needed(arguments) or not _can_be_asked(ctx):
-        return None
-    approval_id = session.request_approval(arguments)
-    form = types.ElicitRequestFormParams(
-        message=_approval_prompt(approval_id, arguments),
-        requested_schema={"type": "object", "properties": {}},
-    )
-    if not ctx.session.can_send_request:
-        return types.InputRequiredResult(
-            input_requests={APPROVAL_KEY: types.ElicitRequest(params=form)},
-            request_state=f"{APPROVAL_KEY}:{approval_id}",
-        )
-    answer = await ctx.session.elicit_form(
-        form.message, form.requested_schema, related_request_id=ctx.request_id
-    )
-    session.server.decide_approval(approval_id, answer.action == "accept", _approver(ctx))
-    return None
 
 
 DELIVERY_TIMEOUT_S = 30.0
@@ -291,24 +220,53 @@ def resource_handlers(session: Session) -> dict[str, Any]:
     }
 
 
+def package_version() -> str:
+    """serverInfo.version: this package's installed version."""
+    try:
+        return importlib.metadata.version(PACKAGE)
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout never installed
+        return "0+unknown"
+
+
+class KBMcpServer(Server[Any]):
+    """The SDK's server, advertising the same capabilities in both protocol eras: the tool
+    list never changes and no resources/list_changed is sent, so listChanged is false in
+    both (the SDK derives it from the listen handler in the 2026-07-28 era)."""
+
+    def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
+        caps = super().get_capabilities(*args, **kwargs)
+        if caps.tools is not None:
+            caps.tools.list_changed = False
+        if caps.resources is not None:
+            caps.resources.list_changed = False
+        return caps
+
+
 def build_server(session: Session) -> Server[Any]:
     tools = mcp_tools()
 
     async def on_list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
+    asking = Asking()
+
     async def on_call_tool(
         ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         arguments = {} if params.arguments is None else params.arguments
+        why = ""
         if params.name == EDIT_TOOL and session.gate is not None:
-            question = await approve_edit(ctx, session, params, arguments)
-            if question is not None:
-                return question
-        return to_call_result(session.call(params.name, arguments))
+            outcome = await approve_edit(ctx, session, asking, params, arguments)
+            if isinstance(outcome, types.InputRequiredResult):
+                return outcome
+            if isinstance(outcome, Reply):
+                return to_call_result(session.refuse(params.name, arguments, outcome))
+            why = outcome
+        return to_call_result(session.call(params.name, arguments, why))
 
-    return Server(
+    return KBMcpServer(
         SERVER_NAME,
+        version=package_version(),
         instructions=instructions(session.grants),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,

@@ -170,6 +170,8 @@ class Screen:
             if "method" in msg and not has_id:
                 return Drop(f"notification dropped: {why}")
             if "method" not in msg and ("result" in msg or "error" in msg):
+                if has_id and id_ok:  # the request it answers fails, instead of waiting on
+                    return Forward(_malformed_answer(reply_id, why))
                 return Drop(f"response dropped: {why}")
             prefix = "Invalid params" if code == INVALID_PARAMS else "Invalid Request"
             return Answer(error_reply(reply_id, code, f"{prefix}: {why}", data))
@@ -228,6 +230,8 @@ class Screen:
             )
             if refusal is not None:
                 return refusal["message"], INVALID_PARAMS, refusal
+            if (problem := _screen_retry(params)) is not None:
+                return problem, INVALID_PARAMS, None
         if self._era == "legacy" and method in spec_methods.SPEC_CLIENT_METHODS:
             try:
                 spec_methods.validate_client_request(method, self._version, params)
@@ -248,6 +252,45 @@ class Screen:
                 None,
             )
         return None
+
+
+MALFORMED_ANSWER = "Malformed answer"
+
+
+def _malformed_answer(request_id: Any, why: str) -> SessionMessage:
+    """A malformed response to one of this server's requests, handed on as an error
+    response to it, so the waiting request ends (the gate refuses the edit) instead of
+    waiting for ever."""
+    error = types.ErrorData(code=INVALID_REQUEST, message=f"{MALFORMED_ANSWER}: {why}")
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
+def _screen_retry(params: dict[str, Any]) -> str | None:
+    """A tools/call retry (2026-07-28 era) whose requestState is no string or whose
+    inputResponses is no object is refused in this server's words; an input response that
+    is no valid elicitation result is left out, so the tool's gate refuses the call for
+    want of an answer (an isError result saying why) instead of the SDK's bare -32602."""
+    state = params.get("requestState")
+    if state is not None and not isinstance(state, str):
+        return (
+            "requestState: expected the string this server returned with an input-required "
+            f"result; received {describe_value(state)}. Send the call without requestState "
+            "to be asked again."
+        )
+    responses = params.get("inputResponses")
+    if responses is None:
+        return None
+    if not isinstance(responses, dict):
+        return (
+            "inputResponses: expected an object of answers by input request key; received "
+            f"{describe_value(responses)}."
+        )
+    for key, value in list(responses.items()):
+        try:
+            types.ElicitResult.model_validate(value, by_name=False)
+        except ValidationError:
+            del responses[key]
+    return None
 
 
 def _first_problem(e: Exception) -> str:

@@ -15,12 +15,12 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from sim.kb import approvals, rows
 from sim.kb.store import KBStore
-from sim.kb.versions import Clock
+from sim.kb.versions import Clock, parse_version
 from sim.server import reads, resources
 from sim.server.calllog import CallLog, ToolCall, logged_args
 from sim.server.edit import EDIT_TOOL, Gate, edit_article
@@ -158,7 +158,8 @@ class Session:
 
     def approval_needed(self, arguments: Any) -> bool:
         """Whether this edit call would be refused for want of an approval alone: the gate
-        is on, the call is valid and granted, is no replay, and no usable approval waits."""
+        is on, the call is valid and granted, is no replay, the article is still at the
+        version it replaces, and no usable approval waits. Only then is a person asked."""
         if self.gate is None or shape_refusal(EDIT_TOOL, arguments) is not None:
             return False
         if check_arguments(EDIT_TOOL, arguments) is not None:
@@ -166,15 +167,29 @@ class Session:
         kb = arguments["knowledge_base_id"]
         if kb not in self.grants or not self.server.store.kb_exists(kb):
             return False
+        try:
+            version = parse_version(arguments["expected_version"])
+        except ValueError:
+            return False
         return self.server.store.approval_needed(
-            kb, self.client_id, arguments["idempotency_key"], approvals.digest(EDIT_TOOL, arguments)
+            kb,
+            self.client_id,
+            arguments["idempotency_key"],
+            approvals.digest(EDIT_TOOL, arguments),
+            arguments["article_id"],
+            version,
         )
 
     # -- dispatch ----------------------------------------------------------------
-    def call(self, name: str, arguments: Any) -> ToolResult:
+    def call(self, name: str, arguments: Any, why_not_approved: str = "") -> ToolResult:
+        """One tool call; `why_not_approved` says why the host could not get this edit's
+        approval, for the gate's refusal."""
         started = time.perf_counter_ns()
+        gate = self.gate
+        if gate is not None and why_not_approved:
+            gate = replace(gate, why_not_approved=why_not_approved)
         try:
-            reply = self._dispatch(name, arguments)
+            reply = self._dispatch(name, arguments, gate)
         except Exception as e:  # a fault of this server's, never passed on as an exception
             _log.error("internal error in %s: %s", describe_name(name), type(e).__name__)
             reply = internal_error()
@@ -182,6 +197,12 @@ class Session:
         if reply.approval_id and (used := self.server.store.approval(reply.approval_id)):
             self.server.log.append_approval(used, authorised_call=number)
         return result
+
+    def refuse(self, name: str, arguments: Any, reply: Reply) -> ToolResult:
+        """A call the host refuses before the tool runs, logged like any other."""
+        return self._logged(
+            describe_name(name), logged_args(arguments), reply, time.perf_counter_ns()
+        )[0]
 
     def _logged(
         self, tool: str, args: dict[str, Any], reply: Reply, started_ns: int
@@ -267,7 +288,7 @@ class Session:
         for listener in list(self.listeners):
             listener(uri)
 
-    def _dispatch(self, name: Any, arguments: Any) -> Reply:
+    def _dispatch(self, name: Any, arguments: Any, gate: Gate | None) -> Reply:
         if (refusal := shape_refusal(name, arguments)) is not None:
             return refusal
         problem = check_arguments(name, arguments)
@@ -280,6 +301,8 @@ class Session:
                 allowed=problem.allowed,
                 received=problem.received,
             )
+        if name == EDIT_TOOL:
+            return self._edit_knowledge_article(**arguments, gate=gate)
         handler = getattr(self, "_" + name)
         return handler(**arguments)
 
@@ -308,11 +331,13 @@ class Session:
         refusal = self._kb_refusal(knowledge_base_id, "knowledge_base_id")
         return refusal or reads.read(self.server.store, knowledge_base_id, article_id)
 
-    def _edit_knowledge_article(self, knowledge_base_id: str, **arguments: Any) -> Reply:
+    def _edit_knowledge_article(
+        self, knowledge_base_id: str, gate: Gate | None, **arguments: Any
+    ) -> Reply:
         if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
             return refusal
         return edit_article(
-            self.server.store, self.client_id, knowledge_base_id, **arguments, gate=self.gate
+            self.server.store, self.client_id, knowledge_base_id, **arguments, gate=gate
         )
 
     def _poll_resource_events(
