@@ -12,6 +12,7 @@ the same lines; ``python -m sim log-report`` turns them into the cost table.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -164,6 +165,8 @@ class CallLog:
         self.calls = 0
         self._sink = sink
         self._keep = keep
+        self.lost = False
+        """The sink failed and was let go (``_lost``)."""
 
     def append(self, call: ToolCall) -> int:
         """Log a call; returns its number in the log (1 for the first)."""
@@ -182,8 +185,25 @@ class CallLog:
 
     def _write(self, text: str) -> None:
         assert self._sink is not None
-        self._sink.write(text)
-        self._sink.flush()
+        try:
+            self._sink.write(text)
+            self._sink.flush()
+        except (OSError, ValueError) as e:  # full disk, a pipe's reader gone, a closed file
+            self._lost(e)
+
+    def _lost(self, e: Exception) -> None:
+        """The log cannot be written: the server goes on without it, said once on stderr.
+        A call is answered as it happened to the data; only its log line is lost."""
+        name = getattr(self._sink, "name", "the sink")
+        why = getattr(e, "strerror", None) or str(e)
+        print(
+            f"call log {name}: cannot write to it ({why}); serving goes on without the log, "
+            f"which ends before call {self.calls}.",
+            file=sys.stderr,
+            flush=True,
+        )
+        self._sink = None
+        self.lost = True
 
     def __len__(self) -> int:
         return len(self.records)
