@@ -228,14 +228,15 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(render(params, costs, args.max_unnoticed_min, result))
     elif args.command == "log-report":
+        from sim.server.calllog import BadLogLine
         from sim.server.logreport import report
 
         try:
             print(report(args.file, args.json))
         except OSError as e:
             lr.error(f"{args.file}: cannot read it ({e.strerror})")
-        except (ValueError, KeyError, TypeError) as e:
-            lr.error(f"{args.file}: not a call log of this project ({type(e).__name__}: {e})")
+        except BadLogLine as e:
+            lr.error(f"{args.file}: not a call log of this project: {e}")
     elif args.command == "serve":
         import contextlib
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sim.kb.rows import Approval
 from sim.kb.versions import format_version, parse_version
-from sim.server.validation import describe_name, printable
+from sim.server.validation import describe_name, is_unicode_text, printable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -107,8 +107,68 @@ def line(call: ToolCall) -> str:
     return json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
+class BadLogLine(ValueError):
+    """A line of a call log this project's server would never write; says which and why."""
+
+
+_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "t": (str, "an RFC 3339 date-time string"),
+    "client": (str, "a string"),
+    "tool": (str, "a string"),
+    "args": (dict, "an object"),
+    "chars": (int, "an integer of 0 or more"),
+    "empty": (bool, "true or false"),
+    "outcome": (str, "a string"),
+    "dispatch_us": (int, "an integer of 0 or more"),
+}
+
+
 def parse_line(text: str) -> ToolCall:
     return _call(json.loads(text))
+
+
+def _row(raw: bytes, number: int) -> dict[str, Any] | None:
+    """The JSON object of one line of a log file, None for a blank line; BadLogLine if the
+    line is no JSON object (any bytes may arrive: a log is a file anyone can edit)."""
+    if not raw.strip():
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadLogLine(f"line {number}: byte {e.start + 1} is not UTF-8") from None
+    try:
+        row = json.loads(text)
+    except RecursionError:
+        raise BadLogLine(f"line {number}: JSON nested too deep to be a call") from None
+    except ValueError as e:
+        problem = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+        raise BadLogLine(f"line {number}: not JSON ({problem[:80]})") from None
+    if not isinstance(row, dict):
+        raise BadLogLine(f"line {number}: a JSON {_kind(row)}, not an object with a call's fields")
+    return row
+
+
+def _kind(value: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(
+        type(value), "null"
+    )
+
+
+def _checked(row: dict[str, Any], number: int) -> ToolCall:
+    for name, (kind, allowed) in _FIELDS.items():
+        value = row.get(name)
+        ok = isinstance(value, kind) and (kind is not int or not isinstance(value, bool))
+        if ok and kind is int:
+            ok = value >= 0
+        if ok and isinstance(value, str):
+            ok = is_unicode_text(value)
+        if not ok:
+            shown = "missing" if name not in row else f"a JSON {_kind(value)}"
+            raise BadLogLine(f'line {number}: "{name}" must be {allowed}; it is {shown}')
+    try:
+        return _call(row)
+    except ValueError:
+        raise BadLogLine(f'line {number}: "t" is not an RFC 3339 date-time') from None
 
 
 def _call(row: dict[str, Any]) -> ToolCall:
@@ -125,10 +185,15 @@ def _call(row: dict[str, Any]) -> ToolCall:
 
 
 def read_jsonl(path: Path) -> list[ToolCall]:
-    """The tool calls of a log file (approval lines are left out)."""
-    with path.open(encoding="utf-8") as f:
-        rows = [json.loads(text) for text in f if text.strip()]
-    return [_call(row) for row in rows if row.get("kind", "call") == "call"]
+    """The tool calls of a log file (approval lines are left out); BadLogLine names the first
+    line that is not one this project writes."""
+    calls = []
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, 1):
+            row = _row(raw, number)
+            if row is not None and row.get("kind", "call") == "call":
+                calls.append(_checked(row, number))
+    return calls
 
 
 def approval_line(a: Approval, authorised_call: int = 0) -> str:
