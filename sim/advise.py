@@ -14,6 +14,7 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from sim import theory
@@ -160,17 +161,43 @@ def advise(
     """Every method's cheapest interval under the target, and the overall choice; with
     `frames`, the simulated columns come from those exposure runs instead of new ones."""
     sizes = measured_sizes(params.n_articles)
-    table = closed_form(params, sizes, costs)
+    with np.errstate(all="ignore"):  # an overflow at extreme rates shows as NaN, named below
+        table = closed_form(params, sizes, costs)
     if simulate:
         sim = simulated(params, simulate, workers, frames)
         table = table.merge(sim, on=["method", "interval_min"], how="left")
         table["sim_cost"] = (
             table["sim_calls"] + table["sim_notifications"]
         ) * costs.per_call + table["sim_chars"] / 1000 * costs.per_1k_chars
-    meets = table[table["mean_unnoticed_min"] <= max_unnoticed_min]
+    computed = table[["cost", "mean_unnoticed_min"]].notna().all(axis=1)
+    not_computed = sorted(set(table.loc[~computed, "method"]) - set(table.loc[computed, "method"]))
+    meets = table[computed & (table["mean_unnoticed_min"] <= max_unnoticed_min)]
     best = meets.loc[meets.groupby("method")["cost"].idxmin()].sort_values("cost")
     choice = best.iloc[0] if len(best) else None
-    return {"sizes": sizes, "table": table, "best": best, "choice": choice}
+    return {
+        "sizes": sizes,
+        "table": table,
+        "best": best,
+        "choice": choice,
+        "not_computed": not_computed,
+    }
+
+
+def _unranked(result: dict[str, Any]) -> str:
+    """The sentence naming methods whose closed form overflowed at these rates, or ''."""
+    missing = result.get("not_computed", [])
+    if not missing:
+        return ""
+    names = ", ".join(LABELS[m] for m in missing)
+    return (
+        f"Not ranked: {names}: its closed form could not be computed at these rates "
+        "(numeric overflow), so it is neither recommended nor ruled out."
+    )
+
+
+def _no_choice(result: dict[str, Any]) -> str:
+    push = "" if "push" in result.get("not_computed", []) else "; push notices at once"
+    return f"No method meets the target within 1 min – 4 h checks{push}."
 
 
 def _fmt(x: float) -> str:
@@ -187,13 +214,10 @@ def render(params: Params, costs: Costs, max_unnoticed_min: float, result: dict[
         f"{costs.per_call:g}, 1,000 characters {costs.per_1k_chars:g}. Target: a change to a "
         f"cited article goes unnoticed {max_unnoticed_min:g} min or less on average."
     )
+    unranked = _unranked(result)
     if choice is None:
-        return (
-            head + "\nNo method meets the target within 1 min – 4 h checks; push notices at once."
-        )
-    when = (
-        "on every change" if choice["method"] == "push" else f"every {choice['interval_min']:g} min"
-    )
+        return "\n".join(x for x in (head, _no_choice(result), unranked) if x)
+    when = _when(choice)
     lines = [
         head,
         f"Use {LABELS[choice['method']]}, {when}: {_fmt(choice['calls'])} calls, "
@@ -229,6 +253,8 @@ def render(params: Params, costs: Costs, max_unnoticed_min: float, result: dict[
     for row in (cols, *rows):
         lines.append("  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=True)).rstrip())
     lines.append("Each row: the method's cheapest check interval that meets the target.")
+    if unranked:
+        lines.append(unranked)
     return "\n".join(lines)
 
 
@@ -250,8 +276,23 @@ def as_json(
         },
         "sizes_chars": vars(result["sizes"]),
         "choice": None if choice is None else {k: _plain(v) for k, v in choice.items()},
+        "verdict": _verdict(result),
+        "not_computed": result.get("not_computed", []),
         "rows": [{k: _plain(v) for k, v in r.items()} for r in result["table"].to_dict("records")],
     }
+
+
+def _when(choice: Any) -> str:
+    return (
+        "on every change" if choice["method"] == "push" else f"every {choice['interval_min']:g} min"
+    )
+
+
+def _verdict(result: dict[str, Any]) -> str:
+    choice = result["choice"]
+    if choice is None:
+        return _no_choice(result)
+    return f"Use {LABELS[choice['method']]}, {_when(choice)}."
 
 
 def _plain(v: Any) -> Any:
