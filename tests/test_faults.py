@@ -6,6 +6,8 @@ traceback reaches stderr."""
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import os
 import sqlite3
 import subprocess
@@ -16,10 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from sim.bench.stdio import ROOT, RawClient, tool_call
-from sim.model.opening import KB_ID
+from sim.kb.store import KBStore
+from sim.model.opening import KB_ID, open_kb
 from sim.serve import open_store
+from sim.server.calllog import CallLog
+from sim.server.stdio import Drop, Forward, Screen
+from sim.server.tools import KBServer
 
 URI = f"kb://{KB_ID}/articles/art-00001"
 
@@ -356,3 +364,126 @@ def test_a_client_that_stops_reading_ends_the_server_cleanly() -> None:
     assert client.proc.returncode == 0, stderr
     said = [x for x in stderr.splitlines() if "stopped reading" in x]
     assert len(said) == 1, stderr
+
+
+# -- a reply id "22" is not request 22 -------------------------------------------------------
+
+
+def test_a_response_whose_id_is_a_string_answers_none_of_this_servers_requests() -> None:
+    """The server's own requests (elicitation/create) carry integer ids; the SDK would match
+    "22" to request 22, so the screen drops such a response and says why."""
+    screen = Screen(lambda name, args: None)
+    for line in (
+        b'{"jsonrpc":"2.0","id":"22","result":{"action":"accept"}}',
+        b'{"jsonrpc":"2.0","id":"0","error":{"code":-1,"message":"no"}}',
+    ):
+        verdict = screen(line)
+        assert isinstance(verdict, Drop) and "string" in verdict.why, verdict
+    assert isinstance(screen(b'{"jsonrpc":"2.0","id":22,"result":{}}'), Forward)
+
+
+# -- the call log's sink fails mid-session -----------------------------------------------------
+
+
+class _FailingSink(io.StringIO):
+    name = "calls.jsonl"
+
+    def __init__(self, error: OSError, after: int) -> None:
+        super().__init__()
+        self.error, self.left = error, after
+
+    def write(self, text: str) -> int:
+        if self.left <= 0:
+            raise self.error
+        self.left -= 1
+        return super().write(text)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [OSError(errno.ENOSPC, "No space left on device"), BrokenPipeError(errno.EPIPE, "Broken pipe")],
+    ids=["full", "epipe"],
+)
+def test_a_failing_sink_is_said_once_and_every_call_still_gets_its_true_result(
+    error: OSError, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = KBStore(lambda: 1_794_000_000_000_000)
+    open_kb(store, 1, 5)
+    sink = _FailingSink(error, after=1)
+    session = KBServer(store, lambda: 1_794_000_000_000_000, CallLog(sink, keep=False)).connect(
+        "c", [KB_ID]
+    )
+    read = {"knowledge_base_id": KB_ID, "article_id": "art-00001"}
+    version = session.call("read_knowledge_article", read).structured["updated_at"]
+    saved = session.call(
+        "edit_knowledge_article",
+        {**read, "content": "New.", "expected_version": version, "idempotency_key": "k"},
+    )
+    assert not saved.is_error and saved.structured["previous_version"] == version
+    assert store.article_state(KB_ID, "art-00001").content == "New."
+    for _ in range(3):
+        assert not session.call("read_knowledge_article", read).is_error
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "calls.jsonl" in said[0] and "call 2" in said[0], said
+    assert sink.getvalue().count("\n") == 1
+
+
+# -- any JSON in any field of resources/* --------------------------------------------------------
+
+
+RESOURCE_METHODS = [
+    "resources/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+]
+DEFINED = {-32700, -32600, -32601, -32602, -32603, -32002}
+
+
+@pytest.fixture(scope="module")
+def resource_client() -> Any:
+    client = RawClient("--articles", "120")
+    client.handshake()
+    yield client
+    stderr = client.close()
+    _no_traceback(stderr)
+    assert client.proc.returncode == 0
+
+
+_FUZZ_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(exclude_categories=("Cs",)), max_size=20)
+    | st.sampled_from(["²", "9" * 5_000, URI, "kb://x/articles/", "100", "0." + "0" * 16]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=5,
+)
+_COUNTER = iter(range(1_000, 10**9))
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    method=st.sampled_from(RESOURCE_METHODS),
+    params=st.dictionaries(st.sampled_from(["cursor", "uri", "_meta", "x"]), _FUZZ_JSON)
+    | _FUZZ_JSON,
+)
+@example(method="resources/list", params={"cursor": "²"})
+@example(method="resources/list", params={"cursor": "9" * 5_000})
+@example(method="resources/read", params={"uri": URI + "²"})
+def test_any_json_in_any_resources_field_gets_one_answer_with_a_defined_code(
+    resource_client: RawClient, method: str, params: Any
+) -> None:
+    i = next(_COUNTER)
+    resource_client.send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+    answer = resource_client.receive(timeout_s=30)
+    assert answer is not None and answer["id"] == i, answer
+    if "error" in answer:
+        assert answer["error"]["code"] in DEFINED, answer
+        assert answer["error"]["message"] and len(answer["error"]["message"]) < 2_000
+    if method == "resources/subscribe" and "result" in answer:
+        resource_client.send(_request(i, "resources/unsubscribe", params))
+        assert resource_client.receive(timeout_s=30) is not None
