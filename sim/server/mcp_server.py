@@ -326,13 +326,33 @@ def resource_handlers(session: Session) -> dict[str, Any]:
                 session.server.subscriptions.remove(uri, session, holder)
 
     return {
-        "on_list_resources": on_list_resources,
+        "on_list_resources": _guarded(on_list_resources),
         "on_list_resource_templates": on_list_resource_templates,
-        "on_read_resource": on_read_resource,
-        "on_subscribe_resource": on_subscribe,
-        "on_unsubscribe_resource": on_unsubscribe,
+        "on_read_resource": _guarded(on_read_resource),
+        "on_subscribe_resource": _guarded(on_subscribe),
+        "on_unsubscribe_resource": _guarded(on_unsubscribe),
         "on_subscriptions_listen": on_listen,
     }
+
+
+def _guarded(handler: Any) -> Any:
+    """A resources/* handler whose own fault is answered -32603 in this server's words (the
+    SDK would answer code 0 with Python's message), said once on stderr."""
+
+    async def guarded(ctx: Any, params: Any) -> Any:
+        try:
+            return await handler(ctx, params)
+        except MCPError:
+            raise
+        except Exception as e:
+            _log.error("internal error in a resources request: %s", type(e).__name__)
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                "This server failed on the request and changed nothing; the fault is the "
+                "server's, not the request's. Retrying is safe; report it if it repeats.",
+            ) from None
+
+    return guarded
 
 
 def build_server(session: Session) -> Server[Any]:
