@@ -235,22 +235,29 @@ def main(argv: list[str] | None = None) -> int:
 
         return calibrate(args, cal)
     elif args.command == "log-report":
+        from sim.server.calllog import BadLogLine
         from sim.server.logreport import report
 
         try:
             print(report(args.file, args.json))
         except OSError as e:
             lr.error(f"{args.file}: cannot read it ({e.strerror})")
-        except (ValueError, KeyError, TypeError) as e:
-            lr.error(f"{args.file}: not a call log of this project ({type(e).__name__}: {e})")
+        except BadLogLine as e:
+            lr.error(f"{args.file}: not a call log of this project: {e}")
     elif args.command == "serve":
+        import contextlib
+
         import anyio
 
         from sim.kb.rows import StoreError
-        from sim.serve import open_store, serve
+        from sim.serve import check_writable, open_store, serve
 
         try:
             store = open_store(args.seed, args.articles, args.db)
+            if args.db is not None and args.write_gate:
+                check_writable(store, "--write-gate")
+            if args.db is not None and args.human_edits_per_minute > 0:
+                check_writable(store, "--human-edits-per-minute")
             log = args.call_log.open("a", encoding="utf-8") if args.call_log else None
         except StoreError as e:
             srv.error(str(e))
@@ -265,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         finally:
             if log is not None:
-                log.close()
+                with contextlib.suppress(OSError):  # a failed log was said when it failed
+                    log.close()
     return 0
 
 

@@ -17,6 +17,7 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from sim import theory
@@ -184,8 +185,11 @@ def advise(
     """Every method's cheapest interval under the target, and the overall choice; with
     `frames`, the simulated columns come from those exposure runs instead of new ones."""
     sizes = measured_sizes(params)
-    table = closed_form(params, sizes, costs)
-    meets = table[table["mean_unnoticed_min"] <= max_unnoticed_min]
+    with np.errstate(all="ignore"):  # an overflow at extreme rates shows as NaN, named below
+        table = closed_form(params, sizes, costs)
+    computed = table[["cost", "mean_unnoticed_min"]].notna().all(axis=1)
+    not_computed = sorted(set(table.loc[~computed, "method"]) - set(table.loc[computed, "method"]))
+    meets = table[computed & (table["mean_unnoticed_min"] <= max_unnoticed_min)]
     best = meets.loc[meets.groupby("method")["cost"].idxmin()].sort_values("cost")
     if simulate:
         sim = simulated(params, simulate, workers, frames)
@@ -195,7 +199,14 @@ def advise(
         ) * costs.per_call + table["sim_chars"] / 1000 * costs.per_1k_chars
         best = validated(table, best, max_unnoticed_min)
     choice = best.iloc[0] if len(best) else None
-    return {"sizes": sizes, "table": table, "best": best, "choice": choice, "seeds": simulate}
+    return {
+        "sizes": sizes,
+        "table": table,
+        "best": best,
+        "choice": choice,
+        "seeds": simulate,
+        "not_computed": not_computed,
+    }
 
 
 def validated(table: pd.DataFrame, best: pd.DataFrame, target_min: float) -> pd.DataFrame:
@@ -238,13 +249,10 @@ def render(params: Params, costs: Costs, max_unnoticed_min: float, result: dict[
         f"{costs.per_call:g}, 1,000 characters {costs.per_1k_chars:g}. Target: a change to a "
         f"cited article goes unnoticed {max_unnoticed_min:g} min or less on average."
     )
+    unranked = _unranked(result)
     if choice is None:
-        return (
-            head + "\nNo method meets the target within 1 min – 4 h checks; push notices at once."
-        )
-    when = (
-        "on every change" if choice["method"] == "push" else f"every {choice['interval_min']:g} min"
-    )
+        return "\n".join(x for x in (head, _no_choice(result), unranked) if x)
+    when = _when(choice)
     sim = "sim_cost" in best
     seeds = result.get("seeds", 0)
     if sim:
@@ -309,6 +317,8 @@ def render(params: Params, costs: Costs, max_unnoticed_min: float, result: dict[
             else " Re-read and poll check every held citation at every check."
         )
     )
+    if unranked:
+        lines.append(unranked)
     return "\n".join(lines)
 
 
@@ -330,6 +340,8 @@ def as_json(
         },
         "sizes_chars": vars(result["sizes"]),
         "choice": None if choice is None else {k: _plain(v) for k, v in choice.items()},
+        "verdict": _verdict(result),
+        "not_computed": result.get("not_computed", []),
         "rows": [{k: _plain(v) for k, v in r.items()} for r in result["table"].to_dict("records")],
     }
 
@@ -338,3 +350,33 @@ def _plain(v: Any) -> Any:
     if hasattr(v, "item"):
         v = v.item()
     return None if isinstance(v, float) and v != v else v
+
+
+def _unranked(result: dict[str, Any]) -> str:
+    """The sentence naming methods whose closed form overflowed at these rates, or ''."""
+    missing = result.get("not_computed", [])
+    if not missing:
+        return ""
+    names = ", ".join(LABELS[m] for m in missing)
+    return (
+        f"Not ranked: {names}: its closed form could not be computed at these rates "
+        "(numeric overflow), so it is neither recommended nor ruled out."
+    )
+
+
+def _no_choice(result: dict[str, Any]) -> str:
+    push = "" if "push" in result.get("not_computed", []) else "; push notices at once"
+    return f"No method meets the target within 1 min – 4 h checks{push}."
+
+
+def _when(choice: Any) -> str:
+    return (
+        "on every change" if choice["method"] == "push" else f"every {choice['interval_min']:g} min"
+    )
+
+
+def _verdict(result: dict[str, Any]) -> str:
+    choice = result["choice"]
+    if choice is None:
+        return _no_choice(result)
+    return f"Use {LABELS[choice['method']]}, {_when(choice)}."

@@ -19,6 +19,7 @@ from typing import TextIO
 import anyio
 import numpy as np
 
+from sim.kb.faults import BUSY_TIMEOUT_S, store_fault
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID, open_kb
@@ -46,12 +47,32 @@ def open_store(seed: int, n_articles: int, db: Path | None) -> KBStore:
         if not db.parent.is_dir():
             raise StoreError(f"--db {db}: the folder {db.parent} does not exist; create it first")
     try:
-        store = KBStore(wall_clock_us, path=str(db) if db else ":memory:")
+        store = KBStore(
+            wall_clock_us, path=str(db) if db else ":memory:", busy_timeout_s=BUSY_TIMEOUT_S
+        )
         if not store.kb_exists(KB_ID):
             open_kb(store, seed, n_articles)
     except sqlite3.DatabaseError as e:
-        raise StoreError(f"--db {db}: not a KB file SQLite can open ({e})") from None
+        fault = store_fault(e, str(db))
+        if fault.code in ("kb_file_damaged", "kb_io_error"):
+            raise StoreError(f"--db {db}: not a KB file SQLite can open ({e})") from None
+        raise StoreError(f"--db {db}: {fault.message} {fault.what_to_do}") from None
     return store
+
+
+def check_writable(store: KBStore, needed_by: str) -> None:
+    """Refuse to start when a flag needs writes the file will refuse (read-only, busy).
+
+    Raises StoreError with one line for the user."""
+    try:
+        store.check_writable()
+    except sqlite3.Error as e:
+        fault = store_fault(e, store.path)
+        what = "read-only" if fault.code == "kb_read_only" else fault.code.removeprefix("kb_")
+        raise StoreError(
+            f"--db {store.path}: {needed_by} writes to the KB, but the file is {what} "
+            f"(SQLite: {e}); make it writable, or serve it without {needed_by}"
+        ) from None
 
 
 def _say(text: str) -> None:
@@ -61,28 +82,52 @@ def _say(text: str) -> None:
 async def human_editor(store: KBStore, edits_per_minute: float, seed: int) -> None:
     """Saves Zipf-popular published articles at Poisson times, as people in the editor would.
 
-    It never stops the server: with nothing published it says so and waits."""
+    It never stops the server: with nothing published it says so and waits; a save the file
+    refuses (read-only, damaged, full) stops the editor alone, with one line on stderr, and
+    a lock held by another process skips that save."""
     draws = np.random.default_rng(seed)
-    ids = store.article_ids(KB_ID)
+    try:
+        ids = store.article_ids(KB_ID)
+    except sqlite3.Error as e:
+        _say(f"did not start; the server goes on serving. {store_fault(e, store.path).message}")
+        return
     weights = zipf_weights(len(ids), 0.9)[draws.permutation(len(ids))] if ids else np.empty(0)
     waiting = False
     while True:
         await anyio.sleep(draws.exponential(60.0 / edits_per_minute))
-        hidden = set(store.unpublished_among(KB_ID, ids))
-        published = [i for i, a in enumerate(ids) if a not in hidden]
-        if not published:
+        try:
+            saved = _save_one(store, ids, weights, draws)
+        except sqlite3.Error as e:
+            fault = store_fault(e, store.path)
+            if fault.code == "kb_busy":  # another process's lock: try again at the next save
+                _say(f"skipped a save: {fault.message}")
+                continue
+            _say(f"stopped; the server goes on serving. {fault.message}")
+            return
+        if saved is None:
             if not waiting:
                 _say(f"no published article to edit; looking again every {NO_ARTICLE_WAIT_S:g} s")
             waiting = True
             await anyio.sleep(NO_ARTICLE_WAIT_S)
             continue
         waiting = False
-        p = weights[published] / weights[published].sum()
-        article_id = ids[published[draws.choice(len(published), p=p)]]
-        current = store.article_state(KB_ID, article_id)
-        stamp = time.strftime("%H:%M:%S", time.gmtime())
-        store.save(KB_ID, article_id, f"{current.content}\n\nEdited in the editor app at {stamp}.")
-        _say(f"saved {article_id}")
+        _say(f"saved {saved}")
+
+
+def _save_one(
+    store: KBStore, ids: list[str], weights: np.ndarray, draws: np.random.Generator
+) -> str | None:
+    """Save one Zipf-drawn published article; its id, or None when none is published."""
+    hidden = set(store.unpublished_among(KB_ID, ids))
+    published = [i for i, a in enumerate(ids) if a not in hidden]
+    if not published:
+        return None
+    p = weights[published] / weights[published].sum()
+    article_id = ids[published[draws.choice(len(published), p=p)]]
+    current = store.article_state(KB_ID, article_id)
+    stamp = time.strftime("%H:%M:%S", time.gmtime())
+    store.save(KB_ID, article_id, f"{current.content}\n\nEdited in the editor app at {stamp}.")
+    return article_id
 
 
 async def serve(

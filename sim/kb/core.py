@@ -63,6 +63,7 @@ class StoreCore:
         path: str = ":memory:",
         event_retention: int | None = None,
         index_min_rows: int = INDEX_MIN_ROWS,
+        busy_timeout_s: float = 5.0,
     ) -> None:
         if event_retention is not None and event_retention < 1:
             raise ValueError(f"event_retention must be None or >= 1, got {event_retention}")
@@ -74,7 +75,10 @@ class StoreCore:
         self._pending: list[Change] = []
         self._committed: list[Change] = []
         self._listeners: list[Callable[[Change], None]] = []
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.path = path
+        self._db = sqlite3.connect(
+            path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+        )
         if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
             self._db.executescript(SCHEMA)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -104,15 +108,27 @@ class StoreCore:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield self._db
+            self._db.execute("COMMIT")  # inside: a commit the file refuses rolls back too
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite may have rolled back already (a full disk)
+                self._db.execute("ROLLBACK")
             self._pending = []
             self._search.rolled_back()
             raise
-        self._db.execute("COMMIT")
         self._committed.extend(self._pending)
         self._pending = []
         self._search.committed()
+
+    def check_writable(self) -> None:
+        """Raise sqlite3.OperationalError now if the file refuses writes (read-only file or
+        folder, or a lock), instead of at the first write: a write that changes nothing."""
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(f"PRAGMA user_version = {int(version)}")
+            finally:
+                self._db.execute("ROLLBACK")
 
     def add_listener(self, listener: Callable[[Change], None]) -> None:
         """Call `listener` with every change once its transaction has committed (never for a

@@ -8,8 +8,9 @@ HTTP's weak validators, so the store bumps ties by one microsecond.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 Clock = Callable[[], int]
 """Returns the current instant as integer microseconds since the Unix epoch."""
@@ -25,11 +26,44 @@ def format_version(us: int) -> str:
     return (_UNIX_EPOCH + timedelta(microseconds=us)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?"
+    r"(?:[Zz]|([+-])(\d{2}):(\d{2}))",
+    re.ASCII,
+)
+
+
 def parse_version(text: str) -> int:
-    """Instant of an RFC 3339 date-time, in microseconds; ValueError if not one."""
-    dt = datetime.fromisoformat(text)
-    if dt.tzinfo is None:
-        raise ValueError(f"date-time {text!r} has no UTC offset")
+    """Instant of an RFC 3339 date-time, in microseconds; ValueError if not one.
+
+    Any RFC 3339 spelling names its instant (any offset, ``Z`` or ``z``, any number of
+    fractional digits), but digits finer than a microsecond must be zero: a finer instant
+    is no version this store can hold, so it is refused, never truncated."""
+    m = _RFC3339.fullmatch(text)
+    if m is None:
+        raise ValueError(
+            f"date-time {text[:40]!r} is not RFC 3339 (YYYY-MM-DDTHH:MM:SS[.fraction] then Z "
+            "or a +HH:MM offset)"
+        )
+    year, month, day, hour, minute, second, fraction, sign, off_h, off_m = m.groups()
+    fraction = fraction or ""
+    if fraction[6:].strip("0"):
+        raise ValueError("it has digits finer than a microsecond; versions are microseconds")
+    offset = timedelta(0)
+    if sign is not None:
+        offset = timedelta(hours=int(off_h), minutes=int(off_m)) * (-1 if sign == "-" else 1)
+        if abs(offset) >= timedelta(hours=24) or int(off_m) > 59:
+            raise ValueError(f"date-time {text[:40]!r} has an offset out of range")
+    dt = datetime(
+        int(year),
+        int(month),
+        int(day),
+        int(hour),
+        int(minute),
+        int(second),
+        int(fraction[:6].ljust(6, "0")),
+        tzinfo=timezone(offset),
+    )
     return (dt - _UNIX_EPOCH) // _ONE_US
 
 

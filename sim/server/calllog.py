@@ -12,13 +12,14 @@ the same lines; ``python -m sim log-report`` turns them into the cost table.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sim.kb.rows import Approval
 from sim.kb.versions import format_version, parse_version
-from sim.server.validation import describe_name, printable
+from sim.server.validation import describe_name, is_unicode_text, printable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,8 +107,68 @@ def line(call: ToolCall) -> str:
     return json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
+class BadLogLine(ValueError):
+    """A line of a call log this project's server would never write; says which and why."""
+
+
+_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "t": (str, "an RFC 3339 date-time string"),
+    "client": (str, "a string"),
+    "tool": (str, "a string"),
+    "args": (dict, "an object"),
+    "chars": (int, "an integer of 0 or more"),
+    "empty": (bool, "true or false"),
+    "outcome": (str, "a string"),
+    "dispatch_us": (int, "an integer of 0 or more"),
+}
+
+
 def parse_line(text: str) -> ToolCall:
     return _call(json.loads(text))
+
+
+def _row(raw: bytes, number: int) -> dict[str, Any] | None:
+    """The JSON object of one line of a log file, None for a blank line; BadLogLine if the
+    line is no JSON object (any bytes may arrive: a log is a file anyone can edit)."""
+    if not raw.strip():
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadLogLine(f"line {number}: byte {e.start + 1} is not UTF-8") from None
+    try:
+        row = json.loads(text)
+    except RecursionError:
+        raise BadLogLine(f"line {number}: JSON nested too deep to be a call") from None
+    except ValueError as e:
+        problem = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+        raise BadLogLine(f"line {number}: not JSON ({problem[:80]})") from None
+    if not isinstance(row, dict):
+        raise BadLogLine(f"line {number}: a JSON {_kind(row)}, not an object with a call's fields")
+    return row
+
+
+def _kind(value: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(
+        type(value), "null"
+    )
+
+
+def _checked(row: dict[str, Any], number: int) -> ToolCall:
+    for name, (kind, allowed) in _FIELDS.items():
+        value = row.get(name)
+        ok = isinstance(value, kind) and (kind is not int or not isinstance(value, bool))
+        if ok and kind is int:
+            ok = value >= 0
+        if ok and isinstance(value, str):
+            ok = is_unicode_text(value)
+        if not ok:
+            shown = "missing" if name not in row else f"a JSON {_kind(value)}"
+            raise BadLogLine(f'line {number}: "{name}" must be {allowed}; it is {shown}')
+    try:
+        return _call(row)
+    except ValueError:
+        raise BadLogLine(f'line {number}: "t" is not an RFC 3339 date-time') from None
 
 
 def _call(row: dict[str, Any]) -> ToolCall:
@@ -124,10 +185,15 @@ def _call(row: dict[str, Any]) -> ToolCall:
 
 
 def read_jsonl(path: Path) -> list[ToolCall]:
-    """The tool calls of a log file (approval lines are left out)."""
-    with path.open(encoding="utf-8") as f:
-        rows = [json.loads(text) for text in f if text.strip()]
-    return [_call(row) for row in rows if row.get("kind", "call") == "call"]
+    """The tool calls of a log file (approval lines are left out); BadLogLine names the first
+    line that is not one this project writes."""
+    calls = []
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, 1):
+            row = _row(raw, number)
+            if row is not None and row.get("kind", "call") == "call":
+                calls.append(_checked(row, number))
+    return calls
 
 
 def approval_line(a: Approval, authorised_call: int = 0) -> str:
@@ -164,6 +230,8 @@ class CallLog:
         self.calls = 0
         self._sink = sink
         self._keep = keep
+        self.lost = False
+        """The sink failed and was let go (``_lost``)."""
 
     def append(self, call: ToolCall) -> int:
         """Log a call; returns its number in the log (1 for the first)."""
@@ -182,8 +250,25 @@ class CallLog:
 
     def _write(self, text: str) -> None:
         assert self._sink is not None
-        self._sink.write(text)
-        self._sink.flush()
+        try:
+            self._sink.write(text)
+            self._sink.flush()
+        except (OSError, ValueError) as e:  # full disk, a pipe's reader gone, a closed file
+            self._lost(e)
+
+    def _lost(self, e: Exception) -> None:
+        """The log cannot be written: the server goes on without it, said once on stderr.
+        A call is answered as it happened to the data; only its log line is lost."""
+        name = getattr(self._sink, "name", "the sink")
+        why = getattr(e, "strerror", None) or str(e)
+        print(
+            f"call log {name}: cannot write to it ({why}); serving goes on without the log, "
+            f"which ends before call {self.calls}.",
+            file=sys.stderr,
+            flush=True,
+        )
+        self._sink = None
+        self.lost = True
 
     def __len__(self) -> int:
         return len(self.records)

@@ -113,21 +113,21 @@ def edit_article(
         )
     try:
         expected_us = parse_version(expected_version)
-    except ValueError:
+    except ValueError as e:
         return error(
             "invalid_argument",
-            f"expected_version: {describe_value(expected_version)} is not a date-time this "
-            "server can read.",
+            f"expected_version: {describe_value(expected_version)} names no version: {e}.",
             "Send updated_at exactly as read_knowledge_article returned it.",
             argument="expected_version",
             received=describe_value(expected_version),
-            allowed="an RFC 3339 date-time with a UTC offset",
+            allowed="an RFC 3339 date-time with a UTC offset, at most microsecond precision",
         )
+    cited = format_version(expected_us)  # as stored: what a save replaced, a conflict cites
     arguments = {
         "knowledge_base_id": knowledge_base_id,
         "article_id": article_id,
         "content": content,
-        "expected_version": expected_version,
+        "expected_version": cited,
         "idempotency_key": idempotency_key,
         "title": title,
     }
@@ -138,7 +138,7 @@ def edit_article(
                 "knowledge_base_id": knowledge_base_id,
                 "article_id": article_id,
                 "updated_at": format_version(version_us),
-                "previous_version": expected_version,
+                "previous_version": cited,
                 "event_sequence": sequence,
             },
             ensure_ascii=False,
@@ -155,13 +155,15 @@ def edit_article(
         idempotency_key,
         request_hash(arguments),
         render,
-        None if gate is None else approvals.digest(EDIT_TOOL, arguments),
+        None
+        if gate is None
+        else approvals.digest(EDIT_TOOL, {**arguments, "expected_version": expected_version}),
     )
     match outcome:
         case rows.Saved(result_json=stored, approval_id=approval_id):
             first = json.loads(stored)
             text = _saved_text(
-                article_id, first["updated_at"], expected_version, first["event_sequence"]
+                article_id, first["updated_at"], first["previous_version"], first["event_sequence"]
             )
             if approval_id:
                 text += f" Approval {approval_id} authorised it and is now used up."
@@ -203,9 +205,9 @@ def edit_article(
         case rows.Conflict(current_us=current_us, expected_was_a_version=known):
             current = format_version(current_us)
             why = (
-                f"it has been saved since version {expected_version}"
+                f"it has been saved since version {cited}"
                 if known
-                else f"{expected_version} is not a version of it that the event log holds"
+                else f"{cited} is not a version of it that the event log holds"
             )
             return error(
                 "version_conflict",

@@ -45,7 +45,10 @@ PROPERTY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         ),
         "expected_version": (
             "The updated_at of your read_knowledge_article result, exactly as returned. "
-            "If the article was saved since, nothing is written and you get the current version."
+            "If the article was saved since, nothing is written and you get the current version. "
+            "Another RFC 3339 spelling of the same microsecond instant (another UTC offset, "
+            "more fractional zeros) names the same version; digits finer than a microsecond "
+            "that are not zero name none and are refused. Results give versions as stored."
         ),
         "idempotency_key": (
             "Your own unique key for this edit. Resending the identical call with the same key "

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hmac
 import importlib.metadata
 import logging
+import os
+import sqlite3
 import threading
 import warnings
 from typing import Any
@@ -33,6 +36,7 @@ from sim.server.elicit import Asking, approve_edit
 from sim.server.listing import instructions
 from sim.server.results import Reply
 from sim.server.tools import KBServer, Session, ToolResult, shape_refusal, structured_json
+from sim.server.validation import describe_value
 
 SERVER_NAME = "stale-citations-kb"
 PACKAGE = "stale-citations-sim"
@@ -59,6 +63,10 @@ def tools_call_refusal(name: Any, arguments: Any) -> dict[str, Any] | None:
         return None
     refusal = shape_refusal(name, arguments)
     return None if refusal is None else refusal.structured
+
+
+def to_tool_result(reply: Reply) -> ToolResult:
+    return ToolResult(reply.structured, reply.text, "error" in reply.structured)
 
 
 def to_call_result(result: ToolResult) -> types.CallToolResult:
@@ -121,9 +129,40 @@ class Notifier:
             asyncio.run_coroutine_threadsafe(self._emit(uri), self.loop).result(DELIVERY_TIMEOUT_S)
 
 
+STORE_FAULTS = frozenset(
+    {"kb_busy", "kb_read_only", "kb_file_damaged", "kb_disk_full", "kb_io_error"}
+)
+"""Refusals that are the KB file's fault, not the request's (``sim/kb/faults.py``)."""
+
+
 def _refused(result: ToolResult) -> MCPError:
-    """A refused resources/* request as JSON-RPC invalid params, the refusal as data."""
-    return MCPError(types.INVALID_PARAMS, result.text, result.structured)
+    """A refused resources/* request as JSON-RPC invalid params, the refusal as data; a
+    failure of the KB file as internal error (-32603), in this server's words."""
+    code = result.structured.get("error", {}).get("code")
+    rpc = types.INTERNAL_ERROR if code in STORE_FAULTS else types.INVALID_PARAMS
+    return MCPError(rpc, result.text, result.structured)
+
+
+class Cursors:
+    """resources/list cursors: the offset of the next page, signed by this server process,
+    so a cursor it never issued (a guessed offset, any other string) is refused, not read."""
+
+    def __init__(self) -> None:
+        self._key = os.urandom(16)
+
+    def _tag(self, offset: int) -> str:
+        return hmac.new(self._key, str(offset).encode(), "sha256").hexdigest()[:16]
+
+    def issue(self, offset: int) -> str:
+        return f"{offset}.{self._tag(offset)}"
+
+    def offset(self, cursor: str) -> int | None:
+        """The offset of an issued cursor, or None."""
+        number, _, tag = cursor.partition(".")
+        if not (number.isascii() and number.isdigit() and len(number) <= 12):
+            return None
+        offset = int(number)
+        return offset if hmac.compare_digest(tag, self._tag(offset)) else None
 
 
 def resource_handlers(session: Session) -> dict[str, Any]:
@@ -131,17 +170,21 @@ def resource_handlers(session: Session) -> dict[str, Any]:
     notifier = Notifier()
     session.on_notification(notifier)
     listen = ListenHandler(notifier.bus)
+    cursors = Cursors()
 
     async def on_list_resources(_ctx: Any, params: Any) -> types.ListResourcesResult:
-        cursor = getattr(params, "cursor", None) or "0"
-        if not cursor.isdigit():
+        cursor = getattr(params, "cursor", None)
+        start = 0 if cursor is None else cursors.offset(cursor)
+        if start is None:
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"cursor: expected the nextCursor of an earlier page; received {cursor[:40]!r}. "
-                "Start again without a cursor.",
+                f"cursor: expected the nextCursor of an earlier resources/list page of this "
+                f"server; received {describe_value(cursor)}. Start again without a cursor.",
             )
-        uris = session.resource_uris()
-        start = int(cursor)
+        try:
+            uris = session.resource_uris()
+        except sqlite3.Error as e:
+            raise _refused(to_tool_result(session.store_refusal(e))) from None
         page = uris[start : start + RESOURCES_PAGE]
         more = start + RESOURCES_PAGE < len(uris)
         return types.ListResourcesResult(
@@ -149,7 +192,7 @@ def resource_handlers(session: Session) -> dict[str, Any]:
                 types.Resource(uri=u, name=u.rsplit("/", 1)[1], mime_type=resources.MIME_TYPE)
                 for u in page
             ],
-            next_cursor=str(start + RESOURCES_PAGE) if more else None,
+            next_cursor=cursors.issue(start + RESOURCES_PAGE) if more else None,
         )
 
     async def on_list_resource_templates(_ctx: Any, _params: Any) -> Any:
@@ -211,11 +254,11 @@ def resource_handlers(session: Session) -> dict[str, Any]:
                 session.server.subscriptions.remove(uri, session, holder)
 
     return {
-        "on_list_resources": on_list_resources,
+        "on_list_resources": _guarded(on_list_resources),
         "on_list_resource_templates": on_list_resource_templates,
-        "on_read_resource": on_read_resource,
-        "on_subscribe_resource": on_subscribe,
-        "on_unsubscribe_resource": on_unsubscribe,
+        "on_read_resource": _guarded(on_read_resource),
+        "on_subscribe_resource": _guarded(on_subscribe),
+        "on_unsubscribe_resource": _guarded(on_unsubscribe),
         "on_subscriptions_listen": on_listen,
     }
 
@@ -242,6 +285,26 @@ class KBMcpServer(Server[Any]):
         return caps
 
 
+def _guarded(handler: Any) -> Any:
+    """A resources/* handler whose own fault is answered -32603 in this server's words (the
+    SDK would answer code 0 with Python's message), said once on stderr."""
+
+    async def guarded(ctx: Any, params: Any) -> Any:
+        try:
+            return await handler(ctx, params)
+        except MCPError:
+            raise
+        except Exception as e:
+            _log.error("internal error in a resources request: %s", type(e).__name__)
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                "This server failed on the request and changed nothing; the fault is the "
+                "server's, not the request's. Retrying is safe; report it if it repeats.",
+            ) from None
+
+    return guarded
+
+
 def build_server(session: Session) -> Server[Any]:
     tools = mcp_tools()
 
@@ -256,7 +319,11 @@ def build_server(session: Session) -> Server[Any]:
         arguments = {} if params.arguments is None else params.arguments
         why = ""
         if params.name == EDIT_TOOL and session.gate is not None:
-            outcome = await approve_edit(ctx, session, asking, params, arguments)
+            try:
+                outcome = await approve_edit(ctx, session, asking, params, arguments)
+            except sqlite3.Error as e:  # the KB file failed while asking: nothing was written
+                refusal = session.store_refusal(e)
+                return to_call_result(session.refuse(params.name, arguments, refusal))
             if isinstance(outcome, types.InputRequiredResult):
                 return outcome
             if isinstance(outcome, Reply):

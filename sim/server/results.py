@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sim.kb.faults import StoreFault
 from sim.server.validation import describe_value
 
 Structured = dict[str, Any]
@@ -52,3 +53,8 @@ def internal_error() -> Reply:
         "the arguments'.",
         "Retrying the same call is safe; report it if it repeats.",
     )
+
+
+def store_refusal(fault: StoreFault) -> Reply:
+    """The KB file failed (damaged, busy, read-only, full): what is wrong and what to do."""
+    return error(fault.code, fault.message, fault.what_to_do)

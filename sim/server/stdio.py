@@ -6,7 +6,12 @@ exception, and the server drops it: a client that sent broken JSON, a wrong
 first (JSON-RPC 2.0 §4–5): a parse error is answered -32700, an invalid request
 -32600, invalid params -32602 with this server's own message in ``data``, a request
 before ``initialize`` -32002; only well-formed messages reach the SDK. Notifications
-and responses are never answered (§4.1), so a malformed one is reported on stderr.
+and responses are never answered (§4.1), so a malformed one is reported on stderr. This
+server's own requests carry integer ids, so a response whose id is a string answers none of
+them and is dropped, where the SDK would match ``"22"`` to request 22.
+
+A client that stops reading (its end of stdout closed, EPIPE) ends the server: one line on
+stderr, and the server stops as if stdin had closed (exit status 0).
 
 While serving, file descriptor 1 points at stderr, so nothing but JSON-RPC can reach
 the client's stdout.
@@ -185,6 +190,12 @@ class Screen:
                     f"{describe_value(rid)}.",
                 )
             )
+        if "method" not in msg and isinstance(rid, str):
+            return Drop(
+                f"response dropped: id {describe_value(rid)} is a string, and this server's "
+                "requests carry integer ids, so it answers none of them (the SDK would match "
+                '"22" to request 22).'
+            )
         if msg.get("jsonrpc") != "2.0":
             return invalid(
                 f'"jsonrpc" must be "2.0"; received {describe_value(msg.get("jsonrpc"))}.'
@@ -327,10 +338,23 @@ async def screened_stdio(
     to_server, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, from_server = anyio.create_memory_object_stream[SessionMessage](0)
 
+    stopping = anyio.CancelScope()
+
     async def send(line: bytes) -> None:
         async with lock:
-            await sink.write(line)
-            await sink.flush()
+            if stopping.cancel_called:
+                return
+            try:
+                await sink.write(line)
+                await sink.flush()
+            except OSError as e:  # the client closed its end: nobody to answer, so stop
+                print(
+                    f"stdio: the client stopped reading answers ({e.strerror or e}); the "
+                    "server stops.",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                stopping.cancel()
 
     async def readline(limit: int) -> bytes:
         return await anyio.to_thread.run_sync(source.readline, limit, abandon_on_cancel=True)
@@ -363,10 +387,11 @@ async def screened_stdio(
                 await send(_to_line(payload))
 
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(reader)
-            tg.start_soon(writer)
-            yield read_stream, write_stream
+        with stopping:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(reader)
+                tg.start_soon(writer)
+                yield read_stream, write_stream
     finally:
         if wire is not None:
             os.dup2(wire, 1)

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from sim.kb import approvals, rows
+from sim.kb.faults import store_fault
 from sim.kb.store import KBStore
 from sim.kb.versions import Clock, parse_version
 from sim.server import reads, resources
@@ -29,7 +31,14 @@ from sim.server.listing import (
     DEFAULT_SEARCH_LIMIT,
     list_tools,
 )
-from sim.server.results import Reply, Structured, error, internal_error, not_found
+from sim.server.results import (
+    Reply,
+    Structured,
+    error,
+    internal_error,
+    not_found,
+    store_refusal,
+)
 from sim.server.validation import TOOL_NAMES, check_arguments, describe_name, describe_value
 
 _log = logging.getLogger(__name__)
@@ -190,6 +199,8 @@ class Session:
             gate = replace(gate, why_not_approved=why_not_approved)
         try:
             reply = self._dispatch(name, arguments, gate)
+        except sqlite3.Error as e:  # the KB file failed: the transaction rolled back
+            reply = self.store_refusal(e)
         except Exception as e:  # a fault of this server's, never passed on as an exception
             _log.error("internal error in %s: %s", describe_name(name), type(e).__name__)
             reply = internal_error()
@@ -234,8 +245,17 @@ class Session:
             return self._logged(method, {}, resources.bad_uri(uri), started)[0]
         kb_id, article_id = parsed
         args = logged_args({"knowledge_base_id": kb_id, "article_id": article_id})
-        reply = self._kb_refusal(kb_id, "uri") or act(kb_id, article_id)
+        try:
+            reply = self._kb_refusal(kb_id, "uri") or act(kb_id, article_id)
+        except sqlite3.Error as e:
+            reply = self.store_refusal(e)
         return self._logged(method, args, reply, started)[0]
+
+    def store_refusal(self, e: sqlite3.Error) -> Reply:
+        """The refusal a failure of the KB file gets, said once on stderr too."""
+        fault = store_fault(e, self.server.store.path)
+        _log.warning("%s", fault.message)
+        return store_refusal(fault)
 
     def resource_uris(self) -> list[str]:
         """resources/list: every published article of the granted KBs."""
