@@ -13,10 +13,9 @@ import itertools
 import math
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from sim.calibrate.shape import EditShape
+from sim.calibrate.shape import EditShape, load_shape
 
 HOUR_S = 3600.0
 LADDER_S = (5.0, 600.0, 3600.0, 4 * 3600.0)
@@ -26,8 +25,6 @@ SHAPE_FEATURES = ("popularity", "bursts", "bulk", "profile")
 
 @lru_cache(maxsize=8)
 def _load_shape(path: str) -> EditShape:
-    from sim.calibrate.shape import load_shape
-
     return load_shape(path)
 
 
@@ -268,8 +265,6 @@ class Params:
 
     def shape(self) -> EditShape:
         """The calibrated edit shape, loaded once per process when given as a path."""
-        from sim.calibrate.shape import EditShape
-
         if isinstance(self.edit_shape, EditShape):
             return self.edit_shape
         if not isinstance(self.edit_shape, str) or not self.edit_shape:
@@ -279,10 +274,10 @@ class Params:
             )
         try:
             return _load_shape(self.edit_shape)
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except ValueError as e:
             raise ValueError(
-                f"Params.edit_shape: expected the path of a fitted shape JSON; could not load "
-                f"{self.edit_shape!r} ({e}). Write one with python -m sim calibrate LOG.csv."
+                f"Params.edit_shape: expected the path of a fitted shape JSON; {e}. Write one "
+                "with python -m sim calibrate LOG.csv."
             ) from None
 
     def as_dict(self) -> dict[str, object]:

@@ -2,10 +2,10 @@
 
 A fitted edit shape (``sim.calibrate``) describes a week of real editing; the simulated
 day is 8 working hours. The day is placed on the weekday window of ``day_s`` seconds, on
-the hour, that the shape's hour-of-week profile is busiest in, and the generator's rate is
-set so that window holds ``n_saves`` saves on average (the write-up's day holds exactly
-``n_saves``; here the count varies as a real day's does). With the profile switched off
-time is uniform over the week, so every window is alike and the first weekday's is used.
+the hour, that the shape's hour-of-week profile is busiest in (UTC, as the log's times),
+and the generator's rate is set so that window holds ``n_saves`` saves on average (the
+write-up's day holds exactly ``n_saves``; here the count varies as a real day's does).
+With the profile switched off the rate is flat over the same window.
 
 The generator's ranks are edit-popularity ranks; which article holds a rank is
 ``question_relation``: the questions' ranking ('same', 'clustered') or the independent
@@ -18,15 +18,21 @@ nothing cited changes (the event log misses its one event).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from sim.calibrate.generate import (
+    generate,
+    hour_of_week_intensity,
+    rank_weights,
+    saves_per_day_for,
+)
 from sim.corpus import EDIT_UNIFORMS
 from sim.params import Params
 
-WEEK_S = 7 * 24 * 3600.0
 WEEKDAYS = 5
 """Monday to Friday: the simulated day is a working day (the write-up's opening is a Monday)."""
 
@@ -43,32 +49,18 @@ class DaySaves:
     """Each article's share of the saves in expectation (for 'redraw')."""
 
 
-def week_profile(params: Params) -> np.ndarray:
-    """The shape's share of saves in each hour of the week (Monday 00:00 first), or uniform
-    with the profile switched off."""
-    from sim.calibrate.generate import hour_of_week_profile
-
-    if "profile" not in params.shape_features:
-        return np.full(168, 1.0 / 168)
-    w = np.asarray(hour_of_week_profile(params.shape()), dtype=float)
-    return w / w.sum()
-
-
-def day_window(params: Params) -> tuple[float, float]:
-    """(start in seconds from Monday 00:00, share of the week's saves inside the window)."""
-    hours = max(1, round(params.day_s / 3600.0))
-    w = week_profile(params)
-    best, share = 0, -1.0
-    for day in range(WEEKDAYS):
-        for h in range(24 - hours + 1):
-            start = 24 * day + h
-            mass = float(w[start : start + hours].sum()) * params.day_s / (3600.0 * hours)
-            if mass > share + 1e-12:
-                best, share = start, mass
-    return 3600.0 * best, share
+def day_window(params: Params) -> float:
+    """Start of the simulated day, in seconds from Monday 00:00 UTC: the weekday window of
+    day_s seconds, on the hour, holding most of the shape's profile (whether or not the
+    profile is switched on, so every arm of a comparison runs the same hours)."""
+    hours = max(1, math.ceil(params.day_s / 3600.0))
+    w = hour_of_week_intensity(params.shape(), frozenset({"profile"}))
+    starts = [24 * d + h for d in range(WEEKDAYS) for h in range(24 - hours + 1)]
+    best = max(starts, key=lambda s: (float(w[s : s + hours].sum()), -s))
+    return 3600.0 * best
 
 
-def _ranking(params: Params, question_rank: np.ndarray, independent_rank: np.ndarray):
+def _ranking(params: Params, question_rank: np.ndarray, independent_rank: np.ndarray) -> np.ndarray:
     """article_of_rank[r]: the article holding edit-popularity rank r."""
     rank = independent_rank if params.question_relation == "independent" else question_rank
     return np.argsort(rank, kind="stable")
@@ -82,30 +74,27 @@ def draw_saves(
     late_s: float,
 ) -> DaySaves:
     """The day's saves (and any up to late_s after it) from the calibrated shape."""
-    from sim.calibrate.generate import generate, rank_weights
-
     shape = params.shape()
-    start_s, share = day_window(params)
-    per_day = params.n_saves / (share * 7.0) if share > 0 else 0.0
+    features = frozenset(params.shape_features)
+    start_s = day_window(params)
+    per_day = saves_per_day_for(shape, params.n_saves, params.day_s, start_s, features)
     saves = generate(
         shape,
         params.n_articles,
         per_day,
         params.day_s + late_s,
         rngs,
-        features=frozenset(params.shape_features),
+        features=features,
         zipf_s=params.zipf_s,
         start_s=start_s,
     )
     article_of_rank = _ranking(params, question_rank, independent_rank)
     targets = article_of_rank[np.asarray(saves.rank, dtype=int)]
     weights = np.empty(params.n_articles)
-    weights[article_of_rank] = rank_weights(
-        shape, params.n_articles, frozenset(params.shape_features), params.zipf_s
-    )
+    weights[article_of_rank] = rank_weights(shape, params.n_articles, features, params.zipf_s)
     n = len(targets)
     return DaySaves(
-        s=np.asarray(saves.time_s, dtype=float) - start_s,
+        s=np.asarray(saves.time_s, dtype=float),
         targets=targets,
         kinds=np.asarray(saves.kind, dtype=int),
         uniforms=rngs["calibrated_save_text"].random((n, EDIT_UNIFORMS)),

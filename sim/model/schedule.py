@@ -106,9 +106,7 @@ def _calibrated_schedule(
     )
 
 
-def _clustered(
-    params: Params, rngs: dict[str, np.random.Generator], s: DaySchedule
-) -> DaySchedule:
+def _clustered(params: Params, rngs: dict[str, np.random.Generator], s: DaySchedule) -> DaySchedule:
     publish = s.save_publish if s.save_publish is not None else np.arange(len(s.save_s))
     times, targets = calibrated.cluster_questions(
         params,
