@@ -10,13 +10,20 @@ its questions; the figures compare like with like by pairing seeds.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from sim.calibrate.fit import fit
+from sim.calibrate.generate import expected_saves
+from sim.calibrate.logs import read_log
+from sim.calibrate.shape import EditShape
 from sim.experiments import StudyFrames, run_points
 from sim.metrics import per_seed
+from sim.model.calibrated import day_window
 from sim.params import LADDER_S, SHAPE_FEATURES, Params
 from sim.report.stats import interval
 
@@ -83,7 +90,7 @@ FIGURES = {
 SHARES = {k for k in FIGURES if k.endswith("share") or k.startswith("cas_reject")}
 
 
-def arm_params(base: Params, arm: Arm, shape: object, advised: tuple[str, float]) -> Params:
+def arm_params(base: Params, arm: Arm, shape: EditShape, advised: tuple[str, float]) -> Params:
     """An arm's day: the base day with its process, features and question relation, and
     the advisor's method watching at its interval (reads only: the day is unchanged)."""
     method, interval_s = advised
@@ -100,6 +107,37 @@ def arm_params(base: Params, arm: Arm, shape: object, advised: tuple[str, float]
     )
 
 
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def setting(base: Params, shape: EditShape, advised: tuple[str, float]) -> dict[str, object]:
+    """What the section says was run: the shape's source, the day's window, the volumes."""
+    start = day_window(replace(base, save_process="calibrated", edit_shape=shape))
+    day, hour = divmod(round(start / 3600), 24)
+    method, interval_s = advised
+    return {
+        "source": Path(shape.source).name,
+        "zipf_s": base.zipf_s,
+        "window": f"{WEEKDAY_NAMES[day]} {hour:02d}:00–{hour + base.day_s / 3600:02.0f}:00",
+        "n_saves": base.n_saves,
+        "log_volume": expected_saves(shape, shape.log_saves_per_day, base.day_s, start),
+        "target": ADVICE_TARGET_MIN,
+        "advice": "push" if method == "push" else f"{method} every {interval_s / 60:g} min",
+        "cluster_share": base.cluster_share,
+        "cluster_delay_min": base.cluster_delay_s / 60,
+    }
+
+
+PACKAGED_LOG = Path(__file__).resolve().parents[1] / "calibrate" / "logs" / "help-centre-edits.csv"
+"""The real help centre's publish history shipped with the package."""
+
+
+@functools.lru_cache(maxsize=1)
+def packaged_shape() -> EditShape:
+    """The shape fitted to the packaged log (point estimates; no bootstrap needed here)."""
+    return fit(read_log(PACKAGED_LOG), boot=0).shape
+
+
 def advised_choice(base: Params) -> tuple[str, float]:
     """The advisor's choice (closed form, Poisson saves) for the base day at the target."""
     from sim import advise
@@ -112,7 +150,7 @@ def advised_choice(base: Params) -> tuple[str, float]:
 
 def realshape_runs(
     base: Params,
-    shape: object,
+    shape: EditShape,
     seeds: list[int],
     workers: int | None = None,
     progress: bool = True,
