@@ -1,0 +1,185 @@
+"""Fit an edit shape to a log, each fitted value with a seeded bootstrap interval.
+
+Two resampling units, because the log has two kinds of dependence. Article-level values
+(popularity, sessions, burst coefficients) resample *articles* with their whole save
+history: an article's saves depend on each other (that dependence is the burst), so they
+must travel together. Publish-level values (volume, bulk publishes, the mix, the hour and
+weekday profile) resample *publishes*: the saves of one publish share an instant, an author
+and a reason, so the publish is the independent unit there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from sim.calibrate import popfit, sessions
+from sim.calibrate.generate import DAY_S, HOUR_S, KINDS
+from sim.calibrate.logs import EditLog, week_offset
+from sim.calibrate.shape import EditShape
+
+GOF_LEVEL = 0.05
+"""Zipf 'fits badly' when its simulated KS p-value is below this; then the better of Zipf and
+Zipf–Mandelbrot by AIC is used."""
+PROFILE_PRIOR = 0.5
+"""Pseudo-count per hour and weekday bin (Jeffreys), so a short log leaves no hour impossible."""
+
+
+@dataclass(frozen=True)
+class Fit:
+    shape: EditShape
+    table: pd.DataFrame
+    """One row per fitted value: quantity, estimate, ci_low, ci_high, resampled, note."""
+    gof: tuple[popfit.Gof, ...]
+    """Goodness of fit of Zipf and of Zipf–Mandelbrot."""
+
+
+def _article_values(article, epoch, kind, session_gap_s) -> dict[str, float]:
+    c = popfit.ranked(np.bincount(article[kind == 0]))
+    _, sizes, gaps = sessions.split(article, epoch, session_gap_s)
+    mu, sigma = sessions.fit_gap_law(gaps, session_gap_s)
+    b, m, _ = sessions.coefficients(article, epoch)
+    return {
+        "zipf s": popfit.fit_zipf(c)[0] if len(c) else np.nan,
+        "top-10 share of body edits": popfit.top_share(c) if len(c) else np.nan,
+        "saves per session (mean)": float(sizes.mean()),
+        "sessions with a re-save": float(np.mean(sizes > 1)),
+        "gap median in a session (s)": float(np.exp(mu)),
+        "gap log-sigma in a session": sigma,
+        "burstiness B (log)": b,
+        "memory M (log)": m,
+    }
+
+
+def _publish_values(epoch, n_rows, n_starts, kind_counts, window_s) -> dict[str, float]:
+    """From per-publish arrays: instant, rows, session-starting rows, rows of each kind."""
+    has = n_starts > 0
+    t = epoch[has]  # session-starting publishes: the profile and bulk are theirs
+    hour = ((t // HOUR_S) % 24).astype(int)
+    day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
+    # weighted by the sessions each publish starts, so the profile is that of the saves
+    hours = np.bincount(hour, weights=n_starts[has], minlength=24) + PROFILE_PRIOR
+    days = np.bincount(day, weights=n_starts[has], minlength=7) + PROFILE_PRIOR
+    mix = kind_counts.sum(axis=0) / kind_counts.sum()
+    out = {
+        "saves per day": n_rows.sum() / (window_s / DAY_S),
+        "bulk share of session starts": float(np.mean(n_starts[has] > 1)),
+        "bulk size (mean)": float(n_starts[n_starts > 1].mean()) if (n_starts > 1).any() else 0,
+        "publishes with >1 article": float(np.mean(n_rows > 1)),
+        "saves in publishes of >=10": float(n_rows[n_rows >= 10].sum() / n_rows.sum()),
+    }
+    out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix, strict=True)}
+    out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
+    names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+    out |= {f"weekday {d}": float(v) for d, v in zip(names, days / days.sum(), strict=True)}
+    return out
+
+
+def _per_publish(log: EditLog, starts: np.ndarray):
+    _, first, inverse = np.unique(log.publish, return_index=True, return_inverse=True)
+    n_rows = np.bincount(inverse)
+    n_starts = np.bincount(inverse, weights=starts).astype(int)
+    kinds = np.zeros((len(first), len(KINDS)))
+    np.add.at(kinds, (inverse, log.kind), 1)
+    return log.epoch_s[first], n_rows, n_starts, kinds
+
+
+def fit(
+    log: EditLog,
+    window_s: float | None = None,
+    session_gap_s: float = sessions.DEFAULT_SESSION_GAP_S,
+    boot: int = 200,
+    gof_sims: int = 200,
+    seed: int = 1,
+) -> Fit:
+    """The shape of ``log`` and its table of estimates with 95 % bootstrap intervals.
+
+    ``window_s``: the length of time the log covers (default: first to last save), for the
+    volume.
+    """
+    if window_s is None:
+        window_s = float(log.epoch_s[-1] - log.epoch_s[0])
+    if not window_s > 0:
+        raise ValueError("the log covers no time: it needs saves at two different instants")
+    boot_rng, gof_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+    starts, sizes, _ = sessions.split(log.article, log.epoch_s, session_gap_s)
+    per_pub = _per_publish(log, starts)
+    counts = popfit.ranked(np.bincount(log.article[log.kind == 0]))
+    if len(counts) < 2:
+        raise ValueError("the log has body edits of fewer than 2 articles: no popularity to fit")
+    gof = tuple(popfit.goodness_of_fit(counts, f, gof_rng, gof_sims) for f in popfit.FITTERS)
+    family = "zipf"
+    if gof[0].p_value < GOF_LEVEL and gof[1].aic < gof[0].aic:
+        family = "zipf_mandelbrot"
+    params = gof[0].params if family == "zipf" else gof[1].params
+
+    point = _article_values(log.article, log.epoch_s, log.kind, session_gap_s)
+    point |= {"zipf-mandelbrot s": gof[1].params[0], "zipf-mandelbrot q": gof[1].params[1]}
+    point |= _publish_values(*per_pub, window_s)
+    art_boot = _boot_articles(log, session_gap_s, boot, boot_rng)
+    pub_boot = _boot_publishes(per_pub, window_s, boot, boot_rng)
+    rows = []
+    for name, value in point.items():
+        samples, unit = (art_boot, "articles") if name in art_boot else (pub_boot, "publishes")
+        s = np.asarray(samples.get(name, []), dtype=float)
+        s = s[np.isfinite(s)]
+        lo, hi = np.quantile(s, [0.025, 0.975]) if len(s) else (np.nan, np.nan)
+        rows.append((name, float(value), float(lo), float(hi), unit if len(s) else ""))
+    table = pd.DataFrame(rows, columns=["quantity", "estimate", "ci_low", "ci_high", "resampled"])
+    names = list(point)
+    bulk = np.bincount(per_pub[2][per_pub[2] > 1])[2:]
+    shape = EditShape(
+        popularity_family=family,
+        popularity_params=tuple(float(p) for p in params),
+        active_share=len(counts) / log.n_articles,
+        session_size_pmf=sessions.size_pmf(sizes),
+        session_gap_s=float(session_gap_s),
+        gap_log_mu=float(np.log(point["gap median in a session (s)"])),
+        gap_log_sigma=float(point["gap log-sigma in a session"]),
+        bulk_share=float(point["bulk share of session starts"]),
+        bulk_size_pmf=tuple(float(b) for b in bulk / bulk.sum()) if bulk.sum() else (),
+        mix=tuple(point[f"mix {k}"] for k in KINDS),
+        hour_weights=tuple(point[n] for n in names if n.startswith("hour ")),
+        weekday_weights=tuple(point[n] for n in names if n.startswith("weekday ")),
+        log_saves_per_day=float(point["saves per day"]),
+        log_articles=int(log.n_articles),
+        source=log.source,
+    )
+    return Fit(shape, table, gof)
+
+
+def _boot_articles(log: EditLog, session_gap_s: float, boot: int, rng) -> dict[str, list]:
+    """Refits on logs made of articles drawn with replacement, each a new article."""
+    order = np.argsort(log.article, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(log.article, minlength=log.n_articles))]
+    out: dict[str, list] = {}
+    for _ in range(boot):
+        pick = rng.integers(0, log.n_articles, log.n_articles)
+        rows = np.concatenate([order[bounds[a] : bounds[a + 1]] for a in pick])
+        relabel = np.repeat(np.arange(len(pick)), np.diff(bounds)[pick])
+        values = _article_values(relabel, log.epoch_s[rows], log.kind[rows], session_gap_s)
+        c = popfit.ranked(np.bincount(relabel[log.kind[rows] == 0]))
+        values["zipf-mandelbrot s"], values["zipf-mandelbrot q"] = (
+            popfit.fit_zipf_mandelbrot(c) if len(c) > 2 else (np.nan, np.nan)
+        )
+        for k, v in values.items():
+            out.setdefault(k, []).append(v)
+    return out
+
+
+def _boot_publishes(per_pub, window_s: float, boot: int, rng) -> dict[str, list]:
+    out: dict[str, list] = {}
+    n = len(per_pub[0])
+    for _ in range(boot):
+        pick = rng.integers(0, n, n)
+        values = _publish_values(*(a[pick] for a in per_pub), window_s)
+        for k, v in values.items():
+            out.setdefault(k, []).append(v)
+    return out
+
+
+def week_start(epoch_s: float) -> float:
+    """Unix seconds of the Monday 00:00 UTC on or before ``epoch_s``."""
+    return epoch_s - week_offset(epoch_s)

@@ -1,0 +1,236 @@
+"""Saves drawn from a fitted edit shape, each real feature switchable to the write-up's own.
+
+The process: *session starts* arrive as a Poisson process whose rate follows the shape's
+hour-of-week profile. Each start is one publish; it starts sessions on k articles (k = 1, or
+with probability ``bulk_share`` a bulk size), drawn by edit popularity without replacement.
+Each of those articles' sessions holds n saves (``session_size_pmf``): the first in the
+starting publish, the rest as one-article publishes after gaps drawn from the session gap law.
+Every save's kind is drawn from ``mix``.
+
+Volume and profile: ``saves_per_day`` is the expected number of saves per 24 h averaged over
+a whole week. The hour-of-week intensity is 168 · weekday_weights[d] · hour_weights[h] times
+that mean, so a given window holds ``expected_saves(...)`` saves on average; to run an
+8-hour simulated day with 300 saves from Tuesday 09:00 use
+``saves_per_day_for(shape, 300, 8 * 3600, start_s=DAY_S + 9 * 3600)``.
+
+Ranks: the popularity law is evaluated at ranks 1..n_active with n_active =
+round(active_share · n_articles) (at least 1): the log's share of never-edited articles stays
+never-edited at any size of knowledge base; with the feature off, Zipf(zipf_s) over all
+n_articles, as in the write-up.
+
+Switched off: popularity → Zipf(zipf_s) over n_articles; bursts → every session holds one
+save (independent Poisson saves at each article's rate); bulk → every publish has one
+article; profile → a constant rate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from sim.calibrate.shape import EditShape
+
+FEATURES = ("popularity", "bursts", "bulk", "profile")
+KINDS = ("body", "title", "unpublish", "new")
+CAL_STREAMS: tuple[str, ...] = (
+    "cal_starts",
+    "cal_sizes",
+    "cal_articles",
+    "cal_sessions",
+    "cal_gaps",
+    "cal_kinds",
+)
+"""The generator's own random streams, one per random process, in a fixed order."""
+HOUR_S = 3600.0
+DAY_S = 86400.0
+WEEK_S = 7 * DAY_S
+
+
+@dataclass(frozen=True)
+class Saves:
+    """Generated (or logged) saves, sorted by time."""
+
+    time_s: np.ndarray
+    """Seconds from the start of the window (float)."""
+    rank: np.ndarray
+    """0-based edit-popularity rank of the saved article among n_articles."""
+    kind: np.ndarray
+    """Index into KINDS."""
+    publish: np.ndarray
+    """Publish id, 0.. in time order; the saves of one bulk publish share it and the instant."""
+
+    def __len__(self) -> int:
+        return len(self.time_s)
+
+
+def rank_weights(
+    shape: EditShape, n_articles: int, features: frozenset[str], zipf_s: float = 0.9
+) -> np.ndarray:
+    """Probability that an edit goes to each 0-based rank among n_articles."""
+    if "popularity" not in features:
+        w = np.arange(1, n_articles + 1, dtype=float) ** -zipf_s
+        return w / w.sum()
+    n_active = min(n_articles, max(1, round(shape.active_share * n_articles)))
+    r = np.arange(1, n_active + 1, dtype=float)
+    if shape.popularity_family == "zipf":
+        w = r ** -shape.popularity_params[0]
+    else:
+        s, q = shape.popularity_params
+        w = (r + q) ** -s
+    out = np.zeros(n_articles)
+    out[:n_active] = w / w.sum()
+    return out
+
+
+def hour_of_week_intensity(shape: EditShape, features: frozenset[str]) -> np.ndarray:
+    """168 relative intensities (mean 1), Monday 00:00 UTC first."""
+    if "profile" not in features:
+        return np.ones(168)
+    return 168.0 * np.outer(shape.weekday_weights, shape.hour_weights).ravel()
+
+
+def expected_saves(
+    shape: EditShape,
+    saves_per_day: float,
+    span_s: float,
+    start_s: float = 0.0,
+    features: frozenset[str] = frozenset(FEATURES),
+) -> float:
+    """Mean number of saves in [start_s, start_s + span_s) of the week-periodic process."""
+    edges, hours = _hour_bins(start_s, 0.0, span_s)
+    w = hour_of_week_intensity(shape, features)[hours]
+    return float(saves_per_day / DAY_S * np.sum(w * np.diff(edges)))
+
+
+def saves_per_day_for(
+    shape: EditShape,
+    saves: float,
+    span_s: float,
+    start_s: float = 0.0,
+    features: frozenset[str] = frozenset(FEATURES),
+) -> float:
+    """The ``saves_per_day`` that puts ``saves`` saves on average in the given window."""
+    per_unit = expected_saves(shape, 1.0, span_s, start_s, features)
+    if per_unit <= 0:
+        raise ValueError("saves_per_day_for: the window has no weight in the profile")
+    return saves / per_unit
+
+
+def generate(
+    shape: EditShape,
+    n_articles: int,
+    saves_per_day: float,
+    span_s: float,
+    rngs: Mapping[str, np.random.Generator],
+    features: frozenset[str] = frozenset(FEATURES),
+    zipf_s: float = 0.9,
+    start_s: float = 0.0,
+) -> Saves:
+    """Saves in [0, span_s); time 0 is ``start_s`` seconds after a Monday 00:00 UTC."""
+    _check(n_articles, saves_per_day, span_s, features, zipf_s, start_s)
+    weights = rank_weights(shape, n_articles, features, zipf_s)
+    n_live = int(np.count_nonzero(weights))
+    sizes_pmf = _size_pmf(shape) if "bulk" in features else np.array([1.0])
+    session_pmf = np.asarray(shape.session_size_pmf) if "bursts" in features else np.ones(1)
+    mean_saves = _mean(sizes_pmf) * _mean(session_pmf)
+    # sessions started before time 0 still reach into the window: start them early
+    burn_s = (len(session_pmf) - 1) * shape.session_gap_s
+    edges, hours = _hour_bins(start_s, -burn_s, span_s)
+    mean_starts = (
+        saves_per_day
+        / DAY_S
+        / mean_saves
+        * hour_of_week_intensity(shape, features)[hours]
+        * np.diff(edges)
+    )
+    counts = rngs["cal_starts"].poisson(mean_starts)
+    lo = np.repeat(edges[:-1], counts)
+    width = np.repeat(np.diff(edges), counts)
+    starts = np.sort(lo + width * rngs["cal_starts"].random(len(lo)))
+    k = 1 + rngs["cal_sizes"].choice(len(sizes_pmf), size=len(starts), p=sizes_pmf)
+    k = np.minimum(k, n_live)
+    rank = _draw_articles(k, weights, rngs["cal_articles"])
+    start_of = np.repeat(np.arange(len(starts)), k)
+    n = 1 + rngs["cal_sessions"].choice(len(session_pmf), size=len(rank), p=session_pmf)
+    session = np.repeat(np.arange(len(rank)), n)
+    index_in = np.arange(len(session)) - np.repeat(np.cumsum(n) - n, n)
+    gaps = _session_gaps(shape, len(session), rngs["cal_gaps"])
+    gaps[index_in == 0] = 0.0
+    offset = np.cumsum(gaps)
+    offset -= np.repeat(offset[np.cumsum(n) - n], n)
+    time = starts[start_of][session] + offset
+    # a starting save belongs to its start's publish; every later save is its own publish
+    key = np.where(index_in == 0, start_of[session], len(starts) + np.arange(len(session)))
+    keep = (time >= 0) & (time < span_s)
+    time, key, rank = time[keep], key[keep], rank[session][keep]
+    order = np.lexsort((key, time))
+    time, key, rank = time[order], key[order], rank[order]
+    publish = np.cumsum(np.r_[True, key[1:] != key[:-1]]) - 1 if len(key) else key
+    kind = rngs["cal_kinds"].choice(len(KINDS), size=len(time), p=np.asarray(shape.mix))
+    return Saves(time, rank.astype(np.int64), kind.astype(np.int8), publish.astype(np.int64))
+
+
+def _hour_bins(start_s: float, t0: float, t1: float) -> tuple[np.ndarray, np.ndarray]:
+    """Edges (relative to time 0) of the clock hours covering [t0, t1), and their hour of week."""
+    first = np.floor((start_s + t0) / HOUR_S)
+    last = max(first + 1, np.ceil((start_s + t1) / HOUR_S))
+    hours = np.arange(first, last)
+    edges = np.clip(np.r_[hours, last] * HOUR_S - start_s, t0, t1)
+    return edges, (hours % 168).astype(np.int64)
+
+
+def _size_pmf(shape: EditShape) -> np.ndarray:
+    """P(k = 1, 2, ...) of a session-starting publish."""
+    return np.r_[1 - shape.bulk_share, shape.bulk_share * np.asarray(shape.bulk_size_pmf)]
+
+
+def _mean(pmf: np.ndarray) -> float:
+    return float(np.dot(np.arange(1, len(pmf) + 1), pmf))
+
+
+def _draw_articles(k: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Ranks of each publish's k distinct articles, by popularity, concatenated in order."""
+    ranks = rng.choice(len(weights), size=len(k), p=weights)
+    if np.all(k == 1):
+        return ranks
+    parts = [
+        ranks[i : i + 1] if size == 1 else rng.choice(len(weights), size, replace=False, p=weights)
+        for i, size in enumerate(k)
+    ]
+    return np.concatenate(parts) if parts else ranks
+
+
+def _session_gaps(shape: EditShape, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Lognormal gaps truncated to (0, session_gap_s], by inversion."""
+    mu, sigma = shape.gap_log_mu, shape.gap_log_sigma
+    top = ndtr((np.log(shape.session_gap_s) - mu) / sigma)
+    return np.exp(mu + sigma * ndtri(top * rng.random(size)))
+
+
+def _check(
+    n_articles: int,
+    saves_per_day: float,
+    span_s: float,
+    features: frozenset[str],
+    zipf_s: float,
+    start_s: float,
+) -> None:
+    if isinstance(n_articles, bool) or not isinstance(n_articles, int | np.integer):
+        raise ValueError(
+            f"generate: n_articles must be an integer of 1 or more; got {n_articles!r}"
+        )
+    if n_articles < 1:
+        raise ValueError(f"generate: n_articles must be 1 or more; got {n_articles}")
+    for name, value in (("saves_per_day", saves_per_day), ("span_s", span_s), ("zipf_s", zipf_s)):
+        if not (np.isfinite(value) and value >= 0):
+            raise ValueError(
+                f"generate: {name} must be a finite number of 0 or more; got {value!r}"
+            )
+    if not np.isfinite(start_s):
+        raise ValueError(f"generate: start_s must be a finite number; got {start_s!r}")
+    unknown = set(features) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"generate: features must be among {FEATURES}; got {sorted(unknown)}")

@@ -1,0 +1,189 @@
+"""Edit logs in the shared CSV format: read strictly, convert to saves, write atomically.
+
+Format (one row per article changed by a publish): time,publish,author,article,change,
+lines_added,lines_removed — time in UTC ISO 8601 with seconds; publish an integer that never
+decreases, rows of one publish sharing one time; change one of add, modify, rename, delete.
+A malformed log raises LogError with one line naming the line and the problem.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from sim.calibrate.generate import DAY_S, WEEK_S, Saves
+
+COLUMNS = ("time", "publish", "author", "article", "change", "lines_added", "lines_removed")
+CHANGES = {"modify": 0, "rename": 1, "delete": 2, "add": 3}
+"""Log change → index into generate.KINDS (body, title, unpublish, new)."""
+BUNDLED = Path(__file__).with_name("logs") / "help-centre-edits.csv"
+"""The shared help-centre log, shipped with the package (see logs/README.md)."""
+
+
+class LogError(ValueError):
+    """A log that is not in the shared format; the message is one line."""
+
+
+@dataclass(frozen=True)
+class EditLog:
+    """A validated log as arrays, sorted by time (stable, so publishes keep their order)."""
+
+    epoch_s: np.ndarray
+    """Unix seconds of each row."""
+    publish: np.ndarray
+    article: np.ndarray
+    """Dense article index, 0.. in order of first appearance."""
+    kind: np.ndarray
+    """Index into generate.KINDS."""
+    n_articles: int
+    source: str
+
+    def __len__(self) -> int:
+        return len(self.epoch_s)
+
+    def window(self, lo_s: float, hi_s: float) -> EditLog:
+        """The rows with lo_s <= epoch_s < hi_s."""
+        keep = (self.epoch_s >= lo_s) & (self.epoch_s < hi_s)
+        return EditLog(
+            self.epoch_s[keep],
+            self.publish[keep],
+            self.article[keep],
+            self.kind[keep],
+            self.n_articles,
+            self.source,
+        )
+
+    def saves(self, origin_s: float) -> tuple[Saves, float]:
+        """The rows as Saves from ``origin_s``, ranked by body edits; and origin's week offset."""
+        counts = np.bincount(self.article[self.kind == 0], minlength=self.n_articles)
+        order = np.argsort(-counts, kind="stable")
+        rank = np.empty(self.n_articles, dtype=np.int64)
+        rank[order] = np.arange(self.n_articles)
+        _, publish = np.unique(self.publish, return_inverse=True)
+        saves = Saves(
+            self.epoch_s - origin_s, rank[self.article], self.kind.astype(np.int8), publish
+        )
+        return saves, week_offset(origin_s)
+
+
+def week_offset(epoch_s: float) -> float:
+    """Seconds since the Monday 00:00 UTC before ``epoch_s`` (1970-01-01 was a Thursday)."""
+    return float((epoch_s + 3 * DAY_S) % WEEK_S)
+
+
+def read_log(path: str | Path) -> EditLog:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise LogError(f"{path}: cannot read it ({e.strerror})") from None
+    return parse_log(raw, str(path))
+
+
+def parse_log(raw: bytes, name: str) -> EditLog:
+    """Validate every row; the first problem raises LogError naming its line."""
+    if b"\0" in raw:
+        line = raw[: raw.index(b"\0")].count(b"\n") + 1
+        raise LogError(f"{name}: line {line}: binary bytes (NUL); not a CSV text file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise LogError(f"{name}: line {line}: bytes that are not UTF-8 text") from None
+    rows = csv.reader(io.StringIO(text, newline=""))
+    header = next(rows, None)
+    if not header:
+        raise LogError(f"{name}: line 1: empty file; expected the header {','.join(COLUMNS)}")
+    header = [h.strip() for h in header]
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise LogError(
+            f"{name}: line 1: header lacks column(s) {', '.join(missing)}; "
+            f"expected {','.join(COLUMNS)}"
+        )
+    at = {c: header.index(c) for c in COLUMNS}
+    epoch, publish, article, kind = [], [], [], []
+    ids: dict[str, int] = {}
+    last_publish, last_time = None, None
+    for line, row in enumerate(rows, start=2):
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise LogError(f"{name}: line {line}: {len(row)} fields; the header has {len(header)}")
+        get = {c: row[i].strip() for c, i in at.items()}
+        t = _time(get["time"], name, line)
+        p = _int(get["publish"], "publish", name, line)
+        for col in ("lines_added", "lines_removed"):
+            _int(get[col], col, name, line)
+        if get["change"] not in CHANGES:
+            raise LogError(
+                f"{name}: line {line}: change {get['change']!r} is not one of {', '.join(CHANGES)}"
+            )
+        for col in ("author", "article"):
+            if not get[col]:
+                raise LogError(f"{name}: line {line}: empty {col}")
+        if last_publish is not None and p < last_publish:
+            raise LogError(
+                f"{name}: line {line}: publish {p} after publish {last_publish}; "
+                "publishes must not decrease"
+            )
+        if p == last_publish and t != last_time:
+            raise LogError(
+                f"{name}: line {line}: publish {p} at {get['time']} but its earlier rows "
+                "at another time; a publish is one instant"
+            )
+        last_publish, last_time = p, t
+        epoch.append(t)
+        publish.append(p)
+        article.append(ids.setdefault(get["article"], len(ids)))
+        kind.append(CHANGES[get["change"]])
+    if not epoch:
+        raise LogError(f"{name}: line 2: no rows after the header")
+    epoch_a = np.asarray(epoch, dtype=float)
+    order = np.argsort(epoch_a, kind="stable")
+    return EditLog(
+        epoch_a[order],
+        np.asarray(publish, dtype=np.int64)[order],
+        np.asarray(article, dtype=np.int64)[order],
+        np.asarray(kind, dtype=np.int8)[order],
+        len(ids),
+        name,
+    )
+
+
+def _time(text: str, name: str, line: int) -> float:
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise LogError(
+            f"{name}: line {line}: time {text!r} is not UTC ISO 8601 like 2020-08-05T23:32:32Z"
+        )
+    return when.astimezone(UTC).timestamp()
+
+
+def _int(text: str, column: str, name: str, line: int) -> int:
+    if not text.isdigit():
+        raise LogError(f"{name}: line {line}: {column} {text!r} is not a whole number of 0 or more")
+    return int(text)
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write text to path through a temporary file in the same folder: all or nothing."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

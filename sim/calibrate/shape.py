@@ -1,0 +1,153 @@
+"""The fitted shape of an edit process: everything the generator needs, as one frozen value.
+
+A shape is fitted from a log (``sim.calibrate.fit``) and saved as JSON, so a simulation can
+load it without the log. Tuples, not lists, keep it hashable; construction validates every
+field, so a hand-edited or truncated file fails with a ValueError naming the field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+FAMILIES = {"zipf": 1, "zipf_mandelbrot": 2}
+"""Popularity laws over edit ranks r = 1, 2, ...: r**-s, and (r + q)**-s; value: parameter count."""
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class EditShape:
+    popularity_family: str
+    """'zipf' (weights r**-s) or 'zipf_mandelbrot' (weights (r + q)**-s) over edit ranks."""
+    popularity_params: tuple[float, ...]
+    """(s,) for 'zipf'; (s, q) for 'zipf_mandelbrot'."""
+    active_share: float
+    """Share of the log's articles that were ever body-edited; the law covers that share of
+    the simulated articles' ranks and the rest are never saved."""
+    session_size_pmf: tuple[float, ...]
+    """P(a session holds 1, 2, ... saves of one article)."""
+    session_gap_s: float
+    """A re-save within this many seconds of the article's previous save continues its session."""
+    gap_log_mu: float
+    """Gaps inside a session: lognormal(mu, sigma) truncated to (0, session_gap_s]."""
+    gap_log_sigma: float
+    bulk_share: float
+    """Share of session-starting publishes that start sessions on more than one article."""
+    bulk_size_pmf: tuple[float, ...]
+    """P(size = 2, 3, ...) of those bulk publishes (index 0 is size 2)."""
+    mix: tuple[float, float, float, float]
+    """Shares of saves that are body edits, title changes, unpublishes, new articles."""
+    hour_weights: tuple[float, ...]
+    """24 shares of session starts (weighted by the articles each starts) by UTC hour (sum 1)."""
+    weekday_weights: tuple[float, ...]
+    """7 shares of session starts (weighted likewise) by UTC weekday, Monday first (sum 1)."""
+    log_saves_per_day: float
+    """The log's own volume: saves per 24 h over its observation window."""
+    log_articles: int
+    """Articles that appear in the log."""
+    source: str
+    """Where the shape was fitted from (a file name or a git repository and folder)."""
+
+    def __post_init__(self) -> None:
+        def bad(name: str, want: str) -> ValueError:
+            return ValueError(f"EditShape.{name}: expected {want}; got {getattr(self, name)!r}")
+
+        if self.popularity_family not in FAMILIES:
+            raise bad("popularity_family", f"one of {sorted(FAMILIES)}")
+        params = self.popularity_params
+        if len(params) != FAMILIES[self.popularity_family] or not all(map(_finite, params)):
+            raise bad("popularity_params", f"{FAMILIES[self.popularity_family]} finite numbers")
+        if params[0] < 0 or (len(params) > 1 and params[1] <= -1):
+            raise bad("popularity_params", "s >= 0 and, for Zipf–Mandelbrot, q > -1")
+        for name in ("active_share", "bulk_share"):
+            value = getattr(self, name)
+            if not (_finite(value) and 0 <= value <= 1):
+                raise bad(name, "a share from 0 to 1")
+        if not self.active_share > 0:
+            raise bad("active_share", "a share above 0")
+        for name, length in (
+            ("session_size_pmf", None),
+            ("bulk_size_pmf", None),
+            ("mix", 4),
+            ("hour_weights", 24),
+            ("weekday_weights", 7),
+        ):
+            _check_pmf(self, name, length, bad)
+        if self.bulk_share > 0 and not self.bulk_size_pmf:
+            raise bad("bulk_size_pmf", "the sizes of the bulk publishes when bulk_share > 0")
+        for name in ("session_gap_s", "gap_log_sigma", "log_saves_per_day"):
+            value = getattr(self, name)
+            if not (_finite(value) and value > 0):
+                raise bad(name, "a finite number above 0")
+        if not _finite(self.gap_log_mu):
+            raise bad("gap_log_mu", "a finite number")
+        if isinstance(self.log_articles, bool) or not isinstance(self.log_articles, int):
+            raise bad("log_articles", "an integer of 1 or more")
+        if self.log_articles < 1:
+            raise bad("log_articles", "an integer of 1 or more")
+        if not isinstance(self.source, str):
+            raise bad("source", "a string")
+
+    def to_json(self) -> str:
+        return json.dumps({"format": FORMAT_VERSION, **asdict(self)}, indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> EditShape:
+        """Parse a shape file; any problem is one ValueError saying what is wrong."""
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ValueError(f"not JSON ({e})") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a JSON object; got {type(data).__name__}")
+        if data.pop("format", None) != FORMAT_VERSION:
+            raise ValueError(f'expected "format": {FORMAT_VERSION} (an EditShape file)')
+        names = [f.name for f in fields(cls)]
+        missing = [n for n in names if n not in data]
+        extra = sorted(set(data) - set(names))
+        if missing or extra:
+            raise ValueError(f"fields missing: {missing}; fields not known: {extra}")
+        values = {}
+        for name in names:
+            value = data[name]
+            if isinstance(value, list):
+                if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+                    raise ValueError(f"EditShape.{name}: expected a list of numbers")
+                value = tuple(float(v) for v in value)
+            elif name not in ("popularity_family", "source", "log_articles"):
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise ValueError(f"EditShape.{name}: expected a number; got {value!r}")
+                value = float(value)
+            values[name] = value
+        return cls(**values)
+
+
+def load_shape(path: str | Path) -> EditShape:
+    """Read a shape file; a missing, unreadable or invalid file raises ValueError naming it."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: cannot read a shape file ({e})") from None
+    try:
+        return EditShape.from_json(text)
+    except ValueError as e:
+        raise ValueError(f"{path}: not a valid edit shape: {e}") from None
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_pmf(shape: EditShape, name: str, length: int | None, bad) -> None:
+    value = getattr(shape, name)
+    if not isinstance(value, tuple) or (length is not None and len(value) != length):
+        raise bad(name, f"a tuple of {length or 'one or more'} shares")
+    if name == "bulk_size_pmf" and not value:
+        return  # no bulk publishes in the log: bulk_share is 0
+    if not value or not all(_finite(v) and v >= 0 for v in value):
+        raise bad(name, "shares of 0 or more")
+    if abs(sum(value) - 1) > 1e-6:
+        raise bad(name, "shares summing to 1")
