@@ -19,7 +19,7 @@ import pandas as pd
 
 from sim.calibrate.fit import fit
 from sim.calibrate.generate import expected_saves
-from sim.calibrate.logs import read_log
+from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
 from sim.experiments import StudyFrames, run_points
 from sim.metrics import per_seed
@@ -128,14 +128,10 @@ def setting(base: Params, shape: EditShape, advised: tuple[str, float]) -> dict[
     }
 
 
-PACKAGED_LOG = Path(__file__).resolve().parents[1] / "calibrate" / "logs" / "help-centre-edits.csv"
-"""The real help centre's publish history shipped with the package."""
-
-
 @functools.lru_cache(maxsize=1)
 def packaged_shape() -> EditShape:
     """The shape fitted to the packaged log (point estimates; no bootstrap needed here)."""
-    return fit(read_log(PACKAGED_LOG), boot=0).shape
+    return fit(read_log(BUNDLED), boot=0).shape
 
 
 def advised_choice(base: Params) -> tuple[str, float]:
