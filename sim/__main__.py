@@ -1,5 +1,5 @@
 """Command line: `python -m sim reproduce | notebook | sweep | bench | serve | log-report |
-advise`."""
+advise | calibrate`."""
 
 from __future__ import annotations
 
@@ -210,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         help="advise from this fitted edit shape (python -m sim calibrate writes one)",
     )
     adv.add_argument("--json", action="store_true", help="the full table as JSON")
+    from sim.calibrate.cli import add_parser as add_calibrate
+
+    cal = add_calibrate(sub)
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
@@ -286,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(as_json(params, costs, args.max_unnoticed_min, result), indent=2))
         else:
             print(render(params, costs, args.max_unnoticed_min, result))
+    elif args.command == "calibrate":
+        from sim.calibrate.cli import run as calibrate
+
+        return calibrate(args, cal)
     elif args.command == "log-report":
         from sim.kb.logreport import report
 

@@ -39,15 +39,15 @@ class Fit:
 def _article_values(article, epoch, kind, session_gap_s) -> dict[str, float]:
     c = popfit.ranked(np.bincount(article[kind == 0]))
     _, sizes, gaps = sessions.split(article, epoch, session_gap_s)
-    mu, sigma = sessions.fit_gap_law(gaps, session_gap_s)
+    g = gaps[gaps > 0]
     b, m, _ = sessions.coefficients(article, epoch)
     return {
         "zipf s": popfit.fit_zipf(c)[0] if len(c) else np.nan,
         "top-10 share of body edits": popfit.top_share(c) if len(c) else np.nan,
         "saves per session (mean)": float(sizes.mean()),
         "sessions with a re-save": float(np.mean(sizes > 1)),
-        "gap median in a session (s)": float(np.exp(mu)),
-        "gap log-sigma in a session": sigma,
+        "gap median in a session (s)": float(np.median(g)) if len(g) else np.nan,
+        "gaps in a session within 10 min": float(np.mean(g <= 600)) if len(g) else np.nan,
         "burstiness B (log)": b,
         "memory M (log)": m,
     }
@@ -104,7 +104,7 @@ def fit(
     if not window_s > 0:
         raise ValueError("the log covers no time: it needs saves at two different instants")
     boot_rng, gof_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
-    starts, sizes, _ = sessions.split(log.article, log.epoch_s, session_gap_s)
+    starts, sizes, gaps = sessions.split(log.article, log.epoch_s, session_gap_s)
     per_pub = _per_publish(log, starts)
     counts = popfit.ranked(np.bincount(log.article[log.kind == 0]))
     if len(counts) < 2:
@@ -118,7 +118,7 @@ def fit(
     point = _article_values(log.article, log.epoch_s, log.kind, session_gap_s)
     point |= {"zipf-mandelbrot s": gof[1].params[0], "zipf-mandelbrot q": gof[1].params[1]}
     point |= _publish_values(*per_pub, window_s)
-    art_boot = _boot_articles(log, session_gap_s, boot, boot_rng)
+    art_boot = _boot_articles(log, session_gap_s, boot, boot_rng, gof[1].params)
     pub_boot = _boot_publishes(per_pub, window_s, boot, boot_rng)
     rows = []
     for name, value in point.items():
@@ -136,8 +136,7 @@ def fit(
         active_share=len(counts) / log.n_articles,
         session_size_pmf=sessions.size_pmf(sizes),
         session_gap_s=float(session_gap_s),
-        gap_log_mu=float(np.log(point["gap median in a session (s)"])),
-        gap_log_sigma=float(point["gap log-sigma in a session"]),
+        gap_quantiles_s=sessions.gap_quantiles(gaps, session_gap_s),
         bulk_share=float(point["bulk share of session starts"]),
         bulk_size_pmf=tuple(float(b) for b in bulk / bulk.sum()) if bulk.sum() else (),
         mix=tuple(point[f"mix {k}"] for k in KINDS),
@@ -150,7 +149,9 @@ def fit(
     return Fit(shape, table, gof)
 
 
-def _boot_articles(log: EditLog, session_gap_s: float, boot: int, rng) -> dict[str, list]:
+def _boot_articles(
+    log: EditLog, session_gap_s: float, boot: int, rng, zm: tuple[float, ...]
+) -> dict[str, list]:
     """Refits on logs made of articles drawn with replacement, each a new article."""
     order = np.argsort(log.article, kind="stable")
     bounds = np.r_[0, np.cumsum(np.bincount(log.article, minlength=log.n_articles))]
@@ -162,7 +163,7 @@ def _boot_articles(log: EditLog, session_gap_s: float, boot: int, rng) -> dict[s
         values = _article_values(relabel, log.epoch_s[rows], log.kind[rows], session_gap_s)
         c = popfit.ranked(np.bincount(relabel[log.kind[rows] == 0]))
         values["zipf-mandelbrot s"], values["zipf-mandelbrot q"] = (
-            popfit.fit_zipf_mandelbrot(c) if len(c) > 2 else (np.nan, np.nan)
+            popfit.fit_zipf_mandelbrot(c, zm) if len(c) > 2 else (np.nan, np.nan)
         )
         for k, v in values.items():
             out.setdefault(k, []).append(v)

@@ -25,11 +25,12 @@ article; profile → a constant rate.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy import optimize
 
 from sim.calibrate.shape import EditShape
 
@@ -131,9 +132,11 @@ def generate(
 ) -> Saves:
     """Saves in [0, span_s); time 0 is ``start_s`` seconds after a Monday 00:00 UTC."""
     _check(n_articles, saves_per_day, span_s, features, zipf_s, start_s)
-    weights = rank_weights(shape, n_articles, features, zipf_s)
-    n_live = int(np.count_nonzero(weights))
     sizes_pmf = _size_pmf(shape) if "bulk" in features else np.array([1.0])
+    weights, single = _weights(
+        shape, n_articles, "popularity" in features, zipf_s, "bulk" in features
+    )
+    n_live = int(np.count_nonzero(weights))
     session_pmf = np.asarray(shape.session_size_pmf) if "bursts" in features else np.ones(1)
     mean_saves = _mean(sizes_pmf) * _mean(session_pmf)
     # sessions started before time 0 still reach into the window: start them early
@@ -152,9 +155,15 @@ def generate(
     starts = np.sort(lo + width * rngs["cal_starts"].random(len(lo)))
     k = 1 + rngs["cal_sizes"].choice(len(sizes_pmf), size=len(starts), p=sizes_pmf)
     k = np.minimum(k, n_live)
-    rank = _draw_articles(k, weights, rngs["cal_articles"])
+    n = 1 + rngs["cal_sessions"].choice(len(session_pmf), size=int(k.sum()), p=session_pmf)
+    # a start before time 0 matters only if one of its sessions can reach time 0
     start_of = np.repeat(np.arange(len(starts)), k)
-    n = 1 + rngs["cal_sessions"].choice(len(session_pmf), size=len(rank), p=session_pmf)
+    reach = np.full(len(starts), -np.inf)
+    np.maximum.at(reach, start_of, starts[start_of] + (n - 1) * shape.session_gap_s)
+    live = reach >= 0
+    starts, k, n = starts[live], k[live], n[live[start_of]]
+    start_of = np.repeat(np.arange(len(starts)), k)
+    rank = _draw_articles(k, weights, single, rngs["cal_articles"])
     session = np.repeat(np.arange(len(rank)), n)
     index_in = np.arange(len(session)) - np.repeat(np.cumsum(n) - n, n)
     gaps = _session_gaps(shape, len(session), rngs["cal_gaps"])
@@ -191,23 +200,63 @@ def _mean(pmf: np.ndarray) -> float:
     return float(np.dot(np.arange(1, len(pmf) + 1), pmf))
 
 
-def _draw_articles(k: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Ranks of each publish's k distinct articles, by popularity, concatenated in order."""
-    ranks = rng.choice(len(weights), size=len(k), p=weights)
-    if np.all(k == 1):
-        return ranks
-    parts = [
-        ranks[i : i + 1] if size == 1 else rng.choice(len(weights), size, replace=False, p=weights)
-        for i, size in enumerate(k)
-    ]
-    return np.concatenate(parts) if parts else ranks
+def _draw_articles(
+    k: np.ndarray, weights: np.ndarray, single: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Ranks of each publish's k distinct articles, concatenated in order: a one-article
+    publish by ``single``; a bulk one by ``weights`` without replacement, as successive
+    draws (Efraimidis–Spirakis: the k smallest exponential(1) / weight)."""
+    ranks = np.repeat(rng.choice(len(single), size=len(k), p=single), k)
+    live = np.flatnonzero(weights)
+    first = np.cumsum(k) - k
+    for i in np.flatnonzero(k > 1):
+        keys = rng.exponential(size=len(live)) / weights[live]
+        ranks[first[i] : first[i] + k[i]] = live[np.argpartition(keys, k[i] - 1)[: k[i]]]
+    return ranks
+
+
+@functools.lru_cache(maxsize=64)
+def _weights(
+    shape: EditShape, n_articles: int, popularity: bool, zipf_s: float, bulk: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rank weights of all saves and of one-article publishes (cached: a day's generation
+    reuses them)."""
+    features = frozenset({"popularity"} if popularity else ())
+    weights = rank_weights(shape, n_articles, features, zipf_s)
+    single = _single_weights(weights, _size_pmf(shape)) if bulk else weights
+    for a in (weights, single):
+        a.setflags(write=False)
+    return weights, single
+
+
+def _single_weights(weights: np.ndarray, sizes_pmf: np.ndarray) -> np.ndarray:
+    """Popularity of one-article publishes that keeps every rank's share of all saves at
+    ``weights``: a bulk publish can hold a popular article only once, so the bulk publishes
+    under-serve the head, and the one-article publishes make up the difference. Inclusion
+    probabilities of a bulk draw of size k: 1 - exp(-c w), c solving sum = k (Rosén's
+    approximation of successive sampling)."""
+    bulk = 1.0 - sizes_pmf[0]
+    if bulk <= 0 or bulk >= 1:
+        return weights
+    n_live = np.count_nonzero(weights)
+    served = np.zeros_like(weights)
+    for size in np.flatnonzero(sizes_pmf[1:]) + 2:
+        kk = min(size, n_live)
+        if kk >= n_live:
+            served += sizes_pmf[size - 1] * (weights > 0)
+            continue
+        hi = 50.0 * n_live / weights[weights > 0].min()
+        c = optimize.brentq(lambda c, kk=kk: np.sum(-np.expm1(-c * weights)) - kk, 0.0, hi)
+        served += sizes_pmf[size - 1] * -np.expm1(-c * weights)
+    mean_k = float(np.dot(np.arange(1, len(sizes_pmf) + 1), sizes_pmf))
+    single = np.clip(mean_k * weights - served, 0.0, None)
+    return single / single.sum() if single.sum() > 0 else weights
 
 
 def _session_gaps(shape: EditShape, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Lognormal gaps truncated to (0, session_gap_s], by inversion."""
-    mu, sigma = shape.gap_log_mu, shape.gap_log_sigma
-    top = ndtr((np.log(shape.session_gap_s) - mu) / sigma)
-    return np.exp(mu + sigma * ndtri(top * rng.random(size)))
+    """Gaps drawn from the shape's quantiles, interpolated in log-seconds."""
+    q = np.log(np.asarray(shape.gap_quantiles_s))
+    return np.exp(np.interp(rng.random(size), np.linspace(0, 1, len(q)), q))
 
 
 def _check(

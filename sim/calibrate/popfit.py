@@ -41,8 +41,11 @@ def fit_zipf(c: np.ndarray) -> tuple[float]:
     return (float(res.x),)
 
 
-def fit_zipf_mandelbrot(c: np.ndarray) -> tuple[float, float]:
-    """(s, q) with q > -1, searched as log(q + 1) from the Zipf fit."""
+def fit_zipf_mandelbrot(
+    c: np.ndarray, start: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """(s, q) with q > -1, searched as log(q + 1): from three starts about the Zipf fit, or
+    from ``start`` alone (a refit of a resample near a known fit)."""
 
     def f(theta: np.ndarray) -> float:
         s, lq = theta
@@ -50,17 +53,14 @@ def fit_zipf_mandelbrot(c: np.ndarray) -> tuple[float, float]:
             return np.inf
         return nll(c, (s, np.exp(lq) - 1))
 
-    s0 = fit_zipf(c)[0]
+    if start is None:
+        s0 = fit_zipf(c)[0]
+        starts = [(s0, 0.0), (2 * s0 + 0.5, 2.0), (4 * s0 + 1, 4.0)]
+    else:
+        starts = [(start[0], float(np.log1p(start[1])))]
+    opts = {"xatol": 1e-6, "fatol": 1e-9, "maxiter": 4000}
     best = min(
-        (
-            optimize.minimize(
-                f,
-                [s, lq],
-                method="Nelder-Mead",
-                options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 4000},
-            )
-            for s, lq in ((s0, 0.0), (2 * s0 + 0.5, 2.0), (4 * s0 + 1, 4.0))
-        ),
+        (optimize.minimize(f, x0, method="Nelder-Mead", options=opts) for x0 in starts),
         key=lambda r: r.fun,
     )
     return float(best.x[0]), float(np.exp(best.x[1]) - 1)
@@ -91,7 +91,8 @@ def goodness_of_fit(c: np.ndarray, family: str, rng: np.random.Generator, sims: 
     far = 0
     for _ in range(sims):
         sim = np.sort(rng.multinomial(n, p).astype(float))[::-1]
-        far += ks_distance(sim, FITTERS[family](sim)) >= d
+        refit = fit_zipf(sim) if family == "zipf" else fit_zipf_mandelbrot(sim, params)
+        far += ks_distance(sim, refit) >= d
     aic = 2 * len(params) + 2 * nll(c, params)
     return Gof(family, params, d, (far + 1) / (sims + 1), aic)
 

@@ -4,18 +4,20 @@ A session is a run of one article's saves in which each re-save comes within
 ``session_gap_s`` of the one before. Why sessions and not a Hawkes process: a session model
 states the two things a referee asks of bursts -- how many saves a burst holds and how far
 apart they are -- in units a writer can check, it needs no stationarity of a branching ratio
-over six years of changing activity, and its gap law fits directly to observed gaps.
+over six years of changing activity, and its gap law is the observed gaps themselves
+(their quantiles): the re-save shares at 10 min, 1 h and 1 day are what the study reads, and
+a lognormal fit missed the log's share under 10 min by a sixth.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize
-from scipy.special import log_ndtr
 
 DEFAULT_SESSION_GAP_S = 86400.0
 """A re-save within a day continues the session: the longest re-save scale the study reads
 (re-saves within 10 min, 1 h, 1 day); a parameter, not fitted."""
+GAP_QUANTILES = 51
+"""Quantiles kept of the within-session gaps (every 2 %)."""
 
 
 def by_article(article: np.ndarray, time: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -44,24 +46,12 @@ def split(
     return starts, sizes, gap[cont]
 
 
-def fit_gap_law(gaps: np.ndarray, session_gap_s: float) -> tuple[float, float]:
-    """Maximum-likelihood lognormal (mu, sigma) of the positive gaps, truncated at session_gap_s."""
-    x = np.log(gaps[gaps > 0])
-    if len(x) < 2:
-        return float(np.log(session_gap_s / 10)), 1.0  # no re-saves to fit: a neutral law
-    top = np.log(session_gap_s)
-
-    def nll(theta: np.ndarray) -> float:
-        mu, log_sigma = theta
-        sigma = np.exp(log_sigma)
-        z = (x - mu) / sigma
-        return float(np.sum(0.5 * z * z + log_sigma) + len(x) * log_ndtr((top - mu) / sigma))
-
-    start = np.array([x.mean(), np.log(max(x.std(), 1e-3))])
-    res = optimize.minimize(
-        nll, start, method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-9}
-    )
-    return float(res.x[0]), float(np.exp(res.x[1]))
+def gap_quantiles(gaps: np.ndarray, session_gap_s: float, n: int = GAP_QUANTILES) -> tuple:
+    """Quantiles of the positive within-session gaps at n equally spaced probabilities."""
+    g = gaps[gaps > 0]
+    if not len(g):
+        return (session_gap_s, session_gap_s)  # no re-saves: never drawn (sessions hold 1)
+    return tuple(float(v) for v in np.quantile(g, np.linspace(0, 1, n)))
 
 
 def size_pmf(sizes: np.ndarray) -> tuple[float, ...]:

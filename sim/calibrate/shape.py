@@ -7,6 +7,7 @@ field, so a hand-edited or truncated file fails with a ValueError naming the fie
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import asdict, dataclass, fields
@@ -30,9 +31,9 @@ class EditShape:
     """P(a session holds 1, 2, ... saves of one article)."""
     session_gap_s: float
     """A re-save within this many seconds of the article's previous save continues its session."""
-    gap_log_mu: float
-    """Gaps inside a session: lognormal(mu, sigma) truncated to (0, session_gap_s]."""
-    gap_log_sigma: float
+    gap_quantiles_s: tuple[float, ...]
+    """Gaps inside a session: their quantiles at equally spaced probabilities 0..1 (the log's
+    own within-session gaps, no family imposed); drawn by log-linear interpolation."""
     bulk_share: float
     """Share of session-starting publishes that start sessions on more than one article."""
     bulk_size_pmf: tuple[float, ...]
@@ -77,12 +78,18 @@ class EditShape:
             _check_pmf(self, name, length, bad)
         if self.bulk_share > 0 and not self.bulk_size_pmf:
             raise bad("bulk_size_pmf", "the sizes of the bulk publishes when bulk_share > 0")
-        for name in ("session_gap_s", "gap_log_sigma", "log_saves_per_day"):
+        for name in ("session_gap_s", "log_saves_per_day"):
             value = getattr(self, name)
             if not (_finite(value) and value > 0):
                 raise bad(name, "a finite number above 0")
-        if not _finite(self.gap_log_mu):
-            raise bad("gap_log_mu", "a finite number")
+        q = self.gap_quantiles_s
+        if (
+            not isinstance(q, tuple)
+            or len(q) < 2
+            or not all(_finite(v) and 0 < v <= self.session_gap_s for v in q)
+            or any(b < a for a, b in itertools.pairwise(q))
+        ):
+            raise bad("gap_quantiles_s", "2 or more increasing gaps above 0 up to session_gap_s")
         if isinstance(self.log_articles, bool) or not isinstance(self.log_articles, int):
             raise bad("log_articles", "an integer of 1 or more")
         if self.log_articles < 1:
