@@ -48,7 +48,7 @@ def _cell(table: pd.DataFrame, figure: str, arm: str) -> pd.Series | None:
 
 
 def headline_rows(table: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
-    by = moves.set_index("figure")
+    by = moves.set_index("figure") if not moves.empty else pd.DataFrame()
     rows = []
     for f in HEADLINE:
         w, c = _cell(table, f, "writeup"), _cell(table, f, "calibrated")
