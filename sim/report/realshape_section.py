@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from sim.params import SHAPE_FEATURES
 from sim.report.markdown import md, pct
-from sim.report.realshape import ABLATION, FIGURES, SHARES
+from sim.report.realshape import ABLATION, ARMS, FIGURES, SHARES
 
 HEADLINE = (
     "stale_share",
@@ -23,6 +23,16 @@ HEADLINE = (
     "cas_reject_14400s",
     "unnoticed_min",
 )
+SHORT = {
+    "stale_share": "stale at\nday end",
+    "answers_with_stale_share": "answers\nwith one",
+    "title_caught_share": "title check\ncatches",
+    "cas_reject_5s": "CAS rejected\nat 5 s",
+    "cas_reject_600s": "CAS rejected\nat 10 min",
+    "cas_reject_3600s": "CAS rejected\nat 1 h",
+    "cas_reject_14400s": "CAS rejected\nat 4 h",
+}
+LABELS = {a.name: a.label for a in ARMS}
 RELATIONS = ("calibrated", "calibrated_independent", "calibrated_clustered")
 
 
@@ -173,15 +183,16 @@ def figure(table: pd.DataFrame) -> Figure:
             lo = np.array([np.nan if c is None else c["ci_lo"] for c in cells]) * scale
             hi = np.array([np.nan if c is None else c["ci_hi"] for c in cells]) * scale
             x = np.arange(len(figs)) + (i - (len(arms) - 1) / 2) * width
-            ax.bar(x, mean, width, color=colours(i), label=arm if ax is left else None)
+            label = LABELS.get(arm, arm) if ax is left else None
+            ax.bar(x, mean, width, color=colours(i), label=label)
             ax.errorbar(x, mean, yerr=[mean - lo, hi - mean], fmt="none", ecolor="k", lw=0.7)
     left.set_xticks(np.arange(len(shares)))
-    left.set_xticklabels([FIGURES[f].replace(", ", ",\n") for f in shares], fontsize=7)
+    left.set_xticklabels([SHORT[f] for f in shares], fontsize=8)
     left.set(ylabel="%", title="Headline shares by arm (bars: mean; lines: 95 % CI)")
     right.set_xticks([0])
-    right.set_xticklabels([FIGURES["unnoticed_min"]], fontsize=7)
-    right.set(ylabel="minutes", title="Unnoticed time")
+    right.set_xticklabels(["advisor's\nchoice"], fontsize=8)
+    right.set(ylabel="minutes", title="Mean time a change goes unnoticed")
     for ax in (left, right):
         ax.grid(axis="y", alpha=0.3)
-    left.legend(fontsize=7, ncol=4)
+    left.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     return fig
