@@ -58,6 +58,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(
             f"--session-gap-h: expected hours above 0 up to a year; got {args.session_gap_h}"
         )
+    for flag, path in (("--out", args.out), ("--log-out", args.log_out)):
+        if path is not None and not path.resolve().parent.is_dir():
+            parser.error(f"{flag} {path}: its folder does not exist; create it or choose another")
     try:
         if args.git is not None:
             text = git_log_text(args.git, args.path)
@@ -114,6 +117,8 @@ def render(log: EditLog, f: Fit, bursts: pd.DataFrame, boot: int, seed: int) -> 
     b = bursts.set_index(["source", "coefficient"])
 
     def coef(source: str) -> str:
+        if not np.isfinite(b.loc[(source, "B"), "estimate"]):
+            return "n/a (no article with 10+ re-save gaps)"
         return " / ".join(
             f"{b.loc[(source, c), 'estimate']:.3f} [{b.loc[(source, c), 'ci_low']:.3f}, "
             f"{b.loc[(source, c), 'ci_high']:.3f}]"
@@ -126,8 +131,8 @@ def render(log: EditLog, f: Fit, bursts: pd.DataFrame, boot: int, seed: int) -> 
     lines = [
         f"Edit log {log.source}: {len(log):,} saves in {len(np.unique(log.publish)):,} publishes"
         f" on {log.n_articles:,} articles, {first} to {last} ({days:,.0f} days).",
-        f"Each value with its 95 % bootstrap interval ({boot} resamples of articles or of"
-        f" publishes, as noted; seed {seed}).",
+        f"Each value with its 95 % bootstrap interval ({boot} resamples of articles, publishes or"
+        f" sittings, as the fit table notes; seed {seed}).",
         f"  Volume: {v('saves per day')} saves a day.",
         f"  Edit popularity over the {round(f.shape.active_share * log.n_articles)} body-edited"
         f" articles: Zipf s = {v('zipf s')}; the 10 most edited take"
@@ -141,6 +146,9 @@ def render(log: EditLog, f: Fit, bursts: pd.DataFrame, boot: int, seed: int) -> 
         f" {pct('sessions with a re-save')} of sessions re-save; the gaps inside have median"
         f" {v('gap median in a session (s)', '.0f', 1, ' s')},"
         f" {pct('gaps in a session within 10 min')} within 10 min.",
+        f"  Sittings (session-starting publishes within {f.shape.sitting_gap_s / 3600:g} h of"
+        f" the previous one): {v('sitting: publishes (mean)')} publishes per sitting, gaps"
+        f" median {v('sitting: gap median (s)', '.0f', 1, ' s')}.",
         "  Burstiness B / memory M of re-save gaps (Goh & Barabási; mean over articles with"
         " 10+ gaps):",
         f"    log {coef('log')}; calibrated model {coef('calibrated')};"

@@ -53,15 +53,18 @@ def _article_values(article, epoch, kind, session_gap_s) -> dict[str, float]:
     }
 
 
-def _publish_values(epoch, n_rows, n_starts, kind_counts, window_s) -> dict[str, float]:
-    """From per-publish arrays: instant, rows, session-starting rows, rows of each kind."""
+def _publish_values(
+    epoch, n_rows, n_starts, kind_counts, sitting_weight, window_s
+) -> dict[str, float]:
+    """From per-publish arrays: instant, rows, session-starting rows, rows of each kind, and
+    for a sitting's first publish the sessions its sitting starts (else 0)."""
     has = n_starts > 0
-    t = epoch[has]  # session-starting publishes: the profile and bulk are theirs
+    first = sitting_weight > 0  # the profile is of sitting starts, weighted by their sessions
+    t = epoch[first]
     hour = ((t // HOUR_S) % 24).astype(int)
     day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
-    # weighted by the sessions each publish starts, so the profile is that of the saves
-    hours = np.bincount(hour, weights=n_starts[has], minlength=24) + PROFILE_PRIOR
-    days = np.bincount(day, weights=n_starts[has], minlength=7) + PROFILE_PRIOR
+    hours = np.bincount(hour, weights=sitting_weight[first], minlength=24) + PROFILE_PRIOR
+    days = np.bincount(day, weights=sitting_weight[first], minlength=7) + PROFILE_PRIOR
     mix = kind_counts.sum(axis=0) / kind_counts.sum()
     out = {
         "saves per day": n_rows.sum() / (window_s / DAY_S),
@@ -77,19 +80,30 @@ def _publish_values(epoch, n_rows, n_starts, kind_counts, window_s) -> dict[str,
     return out
 
 
-def _per_publish(log: EditLog, starts: np.ndarray):
+def _per_publish(log: EditLog, starts: np.ndarray, sitting_gap_s: float):
+    """Per-publish arrays (see _publish_values), and the sittings' sizes and inner gaps."""
     _, first, inverse = np.unique(log.publish, return_index=True, return_inverse=True)
     n_rows = np.bincount(inverse)
     n_starts = np.bincount(inverse, weights=starts).astype(int)
     kinds = np.zeros((len(first), len(KINDS)))
     np.add.at(kinds, (inverse, log.kind), 1)
-    return log.epoch_s[first], n_rows, n_starts, kinds
+    epoch = log.epoch_s[first]
+    starting = np.flatnonzero(n_starts > 0)
+    opens, sizes, gaps = sessions.split(
+        np.zeros(len(starting), int), epoch[starting], sitting_gap_s
+    )
+    order = np.argsort(epoch[starting], kind="stable")
+    sitting = np.cumsum(opens[order]) - 1
+    weight = np.zeros(len(first))
+    weight[starting[order][opens[order]]] = np.bincount(sitting, n_starts[starting][order])
+    return (epoch, n_rows, n_starts, kinds, weight), sizes, gaps
 
 
 def fit(
     log: EditLog,
     window_s: float | None = None,
     session_gap_s: float = sessions.DEFAULT_SESSION_GAP_S,
+    sitting_gap_s: float = sessions.DEFAULT_SITTING_GAP_S,
     boot: int = 200,
     gof_sims: int = 200,
     seed: int = 1,
@@ -105,7 +119,7 @@ def fit(
         raise ValueError("the log covers no time: it needs saves at two different instants")
     boot_rng, gof_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
     starts, sizes, gaps = sessions.split(log.article, log.epoch_s, session_gap_s)
-    per_pub = _per_publish(log, starts)
+    per_pub, sitting_sizes, sitting_gaps = _per_publish(log, starts, sitting_gap_s)
     counts = popfit.ranked(np.bincount(log.article[log.kind == 0]))
     if len(counts) < 2:
         raise ValueError("the log has body edits of fewer than 2 articles: no popularity to fit")
@@ -118,11 +132,14 @@ def fit(
     point = _article_values(log.article, log.epoch_s, log.kind, session_gap_s)
     point |= {"zipf-mandelbrot s": gof[1].params[0], "zipf-mandelbrot q": gof[1].params[1]}
     point |= _publish_values(*per_pub, window_s)
+    point |= _sitting_values(sitting_sizes, sitting_gaps)
     art_boot = _boot_articles(log, session_gap_s, boot, boot_rng, gof[1].params)
     pub_boot = _boot_publishes(per_pub, window_s, boot, boot_rng)
+    pub_boot |= _boot_sittings(sitting_sizes, sitting_gaps, boot, boot_rng)
     rows = []
     for name, value in point.items():
         samples, unit = (art_boot, "articles") if name in art_boot else (pub_boot, "publishes")
+        unit = "sittings" if name.startswith("sitting") else unit
         s = np.asarray(samples.get(name, []), dtype=float)
         s = s[np.isfinite(s)]
         lo, hi = np.quantile(s, [0.025, 0.975]) if len(s) else (np.nan, np.nan)
@@ -145,6 +162,9 @@ def fit(
         log_saves_per_day=float(point["saves per day"]),
         log_articles=int(log.n_articles),
         source=log.source,
+        sitting_gap_s=float(sitting_gap_s),
+        sitting_size_pmf=sessions.size_pmf(sitting_sizes),
+        sitting_gap_quantiles_s=sessions.gap_quantiles(sitting_gaps, sitting_gap_s),
     )
     return Fit(shape, table, gof)
 
@@ -165,6 +185,27 @@ def _boot_articles(
         values["zipf-mandelbrot s"], values["zipf-mandelbrot q"] = (
             popfit.fit_zipf_mandelbrot(c, zm) if len(c) > 2 else (np.nan, np.nan)
         )
+        for k, v in values.items():
+            out.setdefault(k, []).append(v)
+    return out
+
+
+def _sitting_values(sizes: np.ndarray, gaps: np.ndarray) -> dict[str, float]:
+    g = gaps[gaps > 0]
+    return {
+        "sitting: publishes (mean)": float(sizes.mean()),
+        "sitting: gap median (s)": float(np.median(g)) if len(g) else np.nan,
+    }
+
+
+def _boot_sittings(sizes: np.ndarray, gaps: np.ndarray, boot: int, rng) -> dict[str, list]:
+    """Sittings resampled whole: a sitting's publishes depend on each other."""
+    bounds = np.r_[0, np.cumsum(sizes - 1)]
+    out: dict[str, list] = {}
+    for _ in range(boot):
+        pick = rng.integers(0, len(sizes), len(sizes))
+        inner = [gaps[bounds[i] : bounds[i + 1]] for i in pick]
+        values = _sitting_values(sizes[pick], np.concatenate(inner) if inner else gaps[:0])
         for k, v in values.items():
             out.setdefault(k, []).append(v)
     return out

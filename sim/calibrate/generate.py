@@ -1,17 +1,22 @@
 """Saves drawn from a fitted edit shape, each real feature switchable to the write-up's own.
 
-The process: *session starts* arrive as a Poisson process whose rate follows the shape's
-hour-of-week profile. Each start is one publish; it starts sessions on k articles (k = 1, or
-with probability ``bulk_share`` a bulk size), drawn by edit popularity without replacement.
-Each of those articles' sessions holds n saves (``session_size_pmf``): the first in the
-starting publish, the rest as one-article publishes after gaps drawn from the session gap law.
-Every save's kind is drawn from ``mix``.
+The process: *sittings* (an editor at work) start as a Poisson process whose rate follows
+the shape's hour-of-week profile. A sitting holds m session-starting publishes
+(``sitting_size_pmf``) with gaps from ``sitting_gap_quantiles_s``. Each such publish starts
+sessions on k articles (k = 1, or with probability ``bulk_share`` a bulk size), drawn by edit
+popularity without replacement. Each of those articles' sessions holds n saves
+(``session_size_pmf``): the first in the starting publish, the rest as one-article publishes
+after gaps from ``gap_quantiles_s``. Every save's kind is drawn from ``mix``.
 
 Volume and profile: ``saves_per_day`` is the expected number of saves per 24 h averaged over
-a whole week. The hour-of-week intensity is 168 · weekday_weights[d] · hour_weights[h] times
-that mean, so a given window holds ``expected_saves(...)`` saves on average; to run an
-8-hour simulated day with 300 saves from Tuesday 09:00 use
-``saves_per_day_for(shape, 300, 8 * 3600, start_s=DAY_S + 9 * 3600)``.
+a whole week (a week holds 7 × saves_per_day on average). Sittings start at hour-of-week
+intensity 168 · weekday_weights[d] · hour_weights[h] (mean 1) times the matching rate, and
+each save comes a short delay after its sitting's start, so a window of the week holds
+``expected_saves(shape, saves_per_day, span_s, start_s)`` saves on average (the start
+profile integrated over the window shifted back by each save's delay). To run an 8-hour
+simulated day with 300 saves on average from Tuesday 09:00 UTC use
+``saves_per_day_for(shape, 300, 8 * 3600, start_s=DAY_S + 9 * 3600)``; with the profile
+off, 300 saves in 8 hours is simply saves_per_day = 900.
 
 Ranks: the popularity law is evaluated at ranks 1..n_active with n_active =
 round(active_share · n_articles) (at least 1): the log's share of never-edited articles stays
@@ -19,8 +24,8 @@ never-edited at any size of knowledge base; with the feature off, Zipf(zipf_s) o
 n_articles, as in the write-up.
 
 Switched off: popularity → Zipf(zipf_s) over n_articles; bursts → every session holds one
-save (independent Poisson saves at each article's rate); bulk → every publish has one
-article; profile → a constant rate.
+save and every sitting one publish (independent Poisson saves at each article's rate);
+bulk → every publish has one article; profile → a constant rate.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ CAL_STREAMS: tuple[str, ...] = (
     "cal_sessions",
     "cal_gaps",
     "cal_kinds",
+    "cal_sittings",
 )
 """The generator's own random streams, one per random process, in a fixed order."""
 HOUR_S = 3600.0
@@ -100,10 +106,43 @@ def expected_saves(
     start_s: float = 0.0,
     features: frozenset[str] = frozenset(FEATURES),
 ) -> float:
-    """Mean number of saves in [start_s, start_s + span_s) of the week-periodic process."""
-    edges, hours = _hour_bins(start_s, 0.0, span_s)
-    w = hour_of_week_intensity(shape, features)[hours]
-    return float(saves_per_day / DAY_S * np.sum(w * np.diff(edges)))
+    """Mean number of saves in [start_s, start_s + span_s) of the week-periodic process.
+
+    The profile sets when sittings start; a save comes a delay after its sitting's start
+    (the sitting's earlier publishes, then the session's earlier saves), so the window's
+    mean is the start intensity integrated over the window shifted back by each delay,
+    averaged over the delays' distribution.
+    """
+    delays = _save_delays(shape, "bursts" in features, "bulk" in features)
+    cum = np.r_[0.0, np.cumsum(hour_of_week_intensity(shape, features))] * HOUR_S
+
+    def integral(x: np.ndarray) -> np.ndarray:
+        weeks, rest = np.divmod(x, WEEK_S)
+        return weeks * cum[-1] + np.interp(rest, np.arange(169) * HOUR_S, cum)
+
+    inside = integral(start_s + span_s - delays) - integral(start_s - delays)
+    return float(saves_per_day / DAY_S * inside.mean())
+
+
+@functools.lru_cache(maxsize=64)
+def _save_delays(shape: EditShape, bursts: bool, bulk: bool, sittings: int = 20_000) -> np.ndarray:
+    """Delays of saves after their sitting's start, one per save of ``sittings`` sittings:
+    a fixed sample (its own seed; no stream of the model) for a numerical integral."""
+    if not bursts:
+        return np.zeros(1)
+    rng = np.random.default_rng(0)
+    sitting_pmf, session_pmf = (
+        np.asarray(shape.sitting_size_pmf),
+        np.asarray(shape.session_size_pmf),
+    )
+    sizes_pmf = _size_pmf(shape) if bulk else np.ones(1)
+    m = 1 + rng.choice(len(sitting_pmf), size=sittings, p=sitting_pmf)
+    publish_at = _offsets(m, shape.sitting_gap_quantiles_s, rng)
+    k = 1 + rng.choice(len(sizes_pmf), size=len(publish_at), p=sizes_pmf)
+    n = 1 + rng.choice(len(session_pmf), size=int(k.sum()), p=session_pmf)
+    delays = np.repeat(np.repeat(publish_at, k), n) + _offsets(n, shape.gap_quantiles_s, rng)
+    delays.setflags(write=False)
+    return delays
 
 
 def saves_per_day_for(
@@ -137,22 +176,28 @@ def generate(
         shape, n_articles, "popularity" in features, zipf_s, "bulk" in features
     )
     n_live = int(np.count_nonzero(weights))
-    session_pmf = np.asarray(shape.session_size_pmf) if "bursts" in features else np.ones(1)
-    mean_saves = _mean(sizes_pmf) * _mean(session_pmf)
-    # sessions started before time 0 still reach into the window: start them early
-    burn_s = (len(session_pmf) - 1) * shape.session_gap_s
+    bursts = "bursts" in features
+    session_pmf = np.asarray(shape.session_size_pmf) if bursts else np.ones(1)
+    sitting_pmf = np.asarray(shape.sitting_size_pmf) if bursts else np.ones(1)
+    mean_saves = _mean(sitting_pmf) * _mean(sizes_pmf) * _mean(session_pmf)
+    # sittings and sessions started before time 0 still reach into the window: start early
+    burn_s = (len(sitting_pmf) - 1) * shape.sitting_gap_s
+    burn_s += (len(session_pmf) - 1) * shape.session_gap_s
     edges, hours = _hour_bins(start_s, -burn_s, span_s)
-    mean_starts = (
+    mean_sittings = (
         saves_per_day
         / DAY_S
         / mean_saves
         * hour_of_week_intensity(shape, features)[hours]
         * np.diff(edges)
     )
-    counts = rngs["cal_starts"].poisson(mean_starts)
+    counts = rngs["cal_starts"].poisson(mean_sittings)
     lo = np.repeat(edges[:-1], counts)
     width = np.repeat(np.diff(edges), counts)
-    starts = np.sort(lo + width * rngs["cal_starts"].random(len(lo)))
+    sittings = lo + width * rngs["cal_starts"].random(len(lo))
+    m = 1 + rngs["cal_sittings"].choice(len(sitting_pmf), size=len(sittings), p=sitting_pmf)
+    offset = _offsets(m, shape.sitting_gap_quantiles_s, rngs["cal_sittings"])
+    starts = np.sort(np.repeat(sittings, m) + offset)
     k = 1 + rngs["cal_sizes"].choice(len(sizes_pmf), size=len(starts), p=sizes_pmf)
     k = np.minimum(k, n_live)
     n = 1 + rngs["cal_sessions"].choice(len(session_pmf), size=int(k.sum()), p=session_pmf)
@@ -166,11 +211,7 @@ def generate(
     rank = _draw_articles(k, weights, single, rngs["cal_articles"])
     session = np.repeat(np.arange(len(rank)), n)
     index_in = np.arange(len(session)) - np.repeat(np.cumsum(n) - n, n)
-    gaps = _session_gaps(shape, len(session), rngs["cal_gaps"])
-    gaps[index_in == 0] = 0.0
-    offset = np.cumsum(gaps)
-    offset -= np.repeat(offset[np.cumsum(n) - n], n)
-    time = starts[start_of][session] + offset
+    time = starts[start_of][session] + _offsets(n, shape.gap_quantiles_s, rngs["cal_gaps"])
     # a starting save belongs to its start's publish; every later save is its own publish
     key = np.where(index_in == 0, start_of[session], len(starts) + np.arange(len(session)))
     keep = (time >= 0) & (time < span_s)
@@ -253,10 +294,15 @@ def _single_weights(weights: np.ndarray, sizes_pmf: np.ndarray) -> np.ndarray:
     return single / single.sum() if single.sum() > 0 else weights
 
 
-def _session_gaps(shape: EditShape, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Gaps drawn from the shape's quantiles, interpolated in log-seconds."""
-    q = np.log(np.asarray(shape.gap_quantiles_s))
-    return np.exp(np.interp(rng.random(size), np.linspace(0, 1, len(q)), q))
+def _offsets(n: np.ndarray, quantiles: tuple[float, ...], rng: np.random.Generator) -> np.ndarray:
+    """Times from the start of each of len(n) runs of n[i] events to each event: gaps drawn
+    from the quantiles, interpolated in log-seconds; the first event of a run at 0."""
+    q = np.log(np.asarray(quantiles))
+    gaps = np.exp(np.interp(rng.random(int(n.sum())), np.linspace(0, 1, len(q)), q))
+    first = np.cumsum(n) - n
+    gaps[first] = 0.0
+    offset = np.cumsum(gaps)
+    return offset - np.repeat(offset[first], n)
 
 
 def _check(

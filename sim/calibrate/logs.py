@@ -49,14 +49,15 @@ class EditLog:
         return len(self.epoch_s)
 
     def window(self, lo_s: float, hi_s: float) -> EditLog:
-        """The rows with lo_s <= epoch_s < hi_s."""
+        """The rows with lo_s <= epoch_s < hi_s; its articles are those it holds, renumbered."""
         keep = (self.epoch_s >= lo_s) & (self.epoch_s < hi_s)
+        present, article = np.unique(self.article[keep], return_inverse=True)
         return EditLog(
             self.epoch_s[keep],
             self.publish[keep],
-            self.article[keep],
+            article.astype(np.int64),
             self.kind[keep],
-            self.n_articles,
+            len(present),
             self.source,
         )
 

@@ -49,7 +49,7 @@ def fit_zipf_mandelbrot(
 
     def f(theta: np.ndarray) -> float:
         s, lq = theta
-        if not 0 <= s <= 50 or lq > 12:
+        if not (0 <= s <= 50 and -12 <= lq <= 12):  # q from -1 + 6e-6 to 1.6e5
             return np.inf
         return nll(c, (s, np.exp(lq) - 1))
 

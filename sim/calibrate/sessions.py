@@ -16,6 +16,9 @@ import numpy as np
 DEFAULT_SESSION_GAP_S = 86400.0
 """A re-save within a day continues the session: the longest re-save scale the study reads
 (re-saves within 10 min, 1 h, 1 day); a parameter, not fitted."""
+DEFAULT_SITTING_GAP_S = 3600.0
+"""Session-starting publishes within an hour of the one before are one sitting: an editor's
+working session at the desk; a parameter, not fitted."""
 GAP_QUANTILES = 51
 """Quantiles kept of the within-session gaps (every 2 %)."""
 

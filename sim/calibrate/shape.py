@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
 FAMILIES = {"zipf": 1, "zipf_mandelbrot": 2}
@@ -41,15 +41,22 @@ class EditShape:
     mix: tuple[float, float, float, float]
     """Shares of saves that are body edits, title changes, unpublishes, new articles."""
     hour_weights: tuple[float, ...]
-    """24 shares of session starts (weighted by the articles each starts) by UTC hour (sum 1)."""
+    """24 shares of sitting starts, each weighted by the sessions it starts, by UTC hour."""
     weekday_weights: tuple[float, ...]
-    """7 shares of session starts (weighted likewise) by UTC weekday, Monday first (sum 1)."""
+    """7 shares of sitting starts (weighted likewise) by UTC weekday, Monday first."""
     log_saves_per_day: float
     """The log's own volume: saves per 24 h over its observation window."""
     log_articles: int
     """Articles that appear in the log."""
     source: str
     """Where the shape was fitted from (a file name or a git repository and folder)."""
+    sitting_gap_s: float = 3600.0
+    """Session-starting publishes within this many seconds of the previous one are one
+    sitting (an editor at work, touching several articles in turn)."""
+    sitting_size_pmf: tuple[float, ...] = (1.0,)
+    """P(a sitting holds 1, 2, ... session-starting publishes)."""
+    sitting_gap_quantiles_s: tuple[float, ...] = (3600.0, 3600.0)
+    """Gaps between a sitting's publishes, as quantiles (like gap_quantiles_s)."""
 
     def __post_init__(self) -> None:
         def bad(name: str, want: str) -> ValueError:
@@ -82,14 +89,21 @@ class EditShape:
             value = getattr(self, name)
             if not (_finite(value) and value > 0):
                 raise bad(name, "a finite number above 0")
-        q = self.gap_quantiles_s
-        if (
-            not isinstance(q, tuple)
-            or len(q) < 2
-            or not all(_finite(v) and 0 < v <= self.session_gap_s for v in q)
-            or any(b < a for a, b in itertools.pairwise(q))
+        _check_pmf(self, "sitting_size_pmf", None, bad)
+        for name, top in (
+            ("gap_quantiles_s", "session_gap_s"),
+            ("sitting_gap_quantiles_s", "sitting_gap_s"),
         ):
-            raise bad("gap_quantiles_s", "2 or more increasing gaps above 0 up to session_gap_s")
+            q, limit = getattr(self, name), getattr(self, top)
+            if not (_finite(limit) and limit > 0):
+                raise bad(top, "a finite number above 0")
+            if (
+                not isinstance(q, tuple)
+                or len(q) < 2
+                or not all(_finite(v) and 0 < v <= limit for v in q)
+                or any(b < a for a, b in itertools.pairwise(q))
+            ):
+                raise bad(name, f"2 or more increasing gaps above 0 up to {top}")
         if isinstance(self.log_articles, bool) or not isinstance(self.log_articles, int):
             raise bad("log_articles", "an integer of 1 or more")
         if self.log_articles < 1:
@@ -112,12 +126,13 @@ class EditShape:
         if data.pop("format", None) != FORMAT_VERSION:
             raise ValueError(f'expected "format": {FORMAT_VERSION} (an EditShape file)')
         names = [f.name for f in fields(cls)]
-        missing = [n for n in names if n not in data]
+        optional = {f.name for f in fields(cls) if f.default is not MISSING}
+        missing = [n for n in names if n not in data and n not in optional]
         extra = sorted(set(data) - set(names))
         if missing or extra:
             raise ValueError(f"fields missing: {missing}; fields not known: {extra}")
         values = {}
-        for name in names:
+        for name in (n for n in names if n in data):
             value = data[name]
             if isinstance(value, list):
                 if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):

@@ -74,9 +74,8 @@ def held_out(
     f = fit(train, window_s=split - t0, boot=0, gof_sims=gof_sims, seed=seed)
     start = week_offset(split)
     real = summary(test.saves(split)[0], start)
-    n_train = len(np.unique(train.article))
     rows = []
-    for rep in replicate(f, n_train, t1 - split + 1.0, start, reps, seed):
+    for rep in replicate(f, train.n_articles, t1 - split + 1.0, start, reps, seed):
         runs = pd.DataFrame([summary(s, start) for s in rep.runs])
         for stat in STATISTICS:
             lo, hi = runs[stat].quantile([0.025, 0.975])
@@ -181,5 +180,8 @@ def figure(log: EditLog, f: Fit, seed: int = 1) -> Figure:
         ax_gap.axvline(x, color="0.8", lw=0.8)
     ax_hour.set(xlabel="hour of day (UTC)", ylabel="share of saves", title="Hourly profile")
     ax_rank.legend()
-    fig.suptitle(f"Edit log {Path(log.source).name} against the fitted and the write-up's process")
+    fig.suptitle(
+        f"Edit log {Path(log.source).name} against one seeded run of the fitted and of the"
+        " write-up's process over its span"
+    )
     return fig
