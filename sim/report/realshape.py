@@ -94,7 +94,11 @@ def arm_params(base: Params, arm: Arm, shape: EditShape, advised: tuple[str, flo
     """An arm's day: the base day with its process, features and question relation, and
     the advisor's method watching at its interval (reads only: the day is unchanged)."""
     method, interval_s = advised
-    watch = {"push": True} if method == "push" else {"sweep_intervals_s": (interval_s,)}
+    watch: dict[str, object] = {"sweep_intervals_s": (interval_s,)}
+    if method == "push":
+        watch = {"push": True}
+    elif base.run_checker and interval_s == base.check_interval_s:
+        watch = {}  # the hourly checker's re-read and poll flag at the same instants
     if arm.process == "writeup":
         return replace(base, question_relation=arm.relation, **watch)
     return replace(
