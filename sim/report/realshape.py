@@ -127,6 +127,8 @@ def setting(base: Params, shape: EditShape, advised: tuple[str, float]) -> dict[
         "log_volume": expected_saves(shape, shape.log_saves_per_day, base.day_s, start),
         "target": ADVICE_TARGET_MIN,
         "advice": "push" if method == "push" else f"{method} every {interval_s / 60:g} min",
+        "mix": tuple(float(x) for x in shape.mix),
+        "writeup_mix": base.save_mix,
         "cluster_share": base.cluster_share,
         "cluster_delay_min": base.cluster_delay_s / 60,
     }

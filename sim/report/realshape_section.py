@@ -124,6 +124,8 @@ def section_text(
     saves = _cell(table, "saves", "calibrated")
     top = _cell(table, "top10_save_share", "calibrated")
     top_w = _cell(table, "top10_save_share", "writeup")
+    mix = " / ".join(pct(x) for x in setting["mix"])  # type: ignore[union-attr]
+    writeup_mix = " / ".join(pct(x) for x in setting["writeup_mix"])  # type: ignore[union-attr]
     return f"""The write-up's saves are independent Poisson events on Zipf({setting["zipf_s"]:g})
 articles over a uniform day. Here the day's saves come instead from the edit shape fitted to
 a real help centre's publish history (`{setting["source"]}`, `python -m sim calibrate`):
@@ -151,6 +153,11 @@ On the calibrated day {pct(top["mean"])} of the saves fall on the ten most-asked
 replaced by the write-up's counterpart (Zipf popularity, single independent saves, one
 article per publish, a flat rate); each column then switches on one real feature alone
 (in brackets: its seed-paired difference from every feature off); the last has them all.
+The log's mix of changes is not one of the switches: every calibrated arm draws body
+edits, title changes, unpublishes and new articles as {mix}, against the write-up's
+{writeup_mix} (body, title, unpublish), so the gap between the write-up's process and
+every feature off is the mix's (and the count's: exactly n_saves against n_saves on
+average).
 
 {md(ablation)}
 
