@@ -124,8 +124,8 @@ def section_text(
     saves = _cell(table, "saves", "calibrated")
     top = _cell(table, "top10_save_share", "calibrated")
     top_w = _cell(table, "top10_save_share", "writeup")
-    mix = " / ".join(pct(x) for x in setting["mix"])  # type: ignore[union-attr]
-    writeup_mix = " / ".join(pct(x) for x in setting["writeup_mix"])  # type: ignore[union-attr]
+    mix = " / ".join(pct(x) for x in setting["mix"])
+    writeup_mix = " / ".join(pct(x) for x in setting["writeup_mix"])
     return f"""The write-up's saves are independent Poisson events on Zipf({setting["zipf_s"]:g})
 articles over a uniform day. Here the day's saves come instead from the edit shape fitted to
 a real help centre's publish history (`{setting["source"]}`, `python -m sim calibrate`):
