@@ -87,7 +87,17 @@ def _what(method: str, interval_min: float) -> str:
     return f"{advise.LABELS[method]}, {when}"
 
 
-def _line(label: str, c: pd.Series | None) -> str:
+def _measured(table: pd.DataFrame, process: str) -> bool:
+    """Whether any cited article changed in the simulated days (else nothing to time)."""
+    return bool(table.loc[table["process"] == process, "sim_mean_unnoticed_min"].notna().any())
+
+
+def _line(label: str, c: pd.Series | None, measured: bool = True, seeds: int = 0) -> str:
+    if not measured:
+        return (
+            f"{label}: no cited article changed in the {seeds} simulated days, so there is "
+            "no unnoticed time to measure; run more days (--simulate N)."
+        )
     if c is None:
         return f"{label}: no periodic method meets the target in the sweep; push."
     return (
@@ -113,29 +123,45 @@ def render(
     result: dict[str, Any],
 ) -> str:
     c, p, f = result["calibrated_choice"], result["poisson_choice"], result["closed_form"]
+    measured = {k: _measured(result["table"], k) for k in ("calibrated", "poisson")}
+    if not all(measured.values()):
+        verdict = "The two simulated advices cannot be compared on these days."
+    elif _same(c, p):
+        verdict = "The two simulated advices agree."
+    else:
+        verdict = (
+            "The two simulated advices DIFFER: follow the calibrated one for this help centre."
+        )
     lines = [
-        f"Advice from the edit shape fitted to {Path(shape.source).name}: {params.n_saves:,} "
-        f"saves (on average) and {params.n_questions:,} questions in the {params.day_s / 3600:g}"
+        f"Advice from the edit shape fitted to {Path(shape.source).name}: "
+        f"{params.n_saves:,} save{'s' if params.n_saves != 1 else ''} (on average) and "
+        f"{params.n_questions:,} questions in the {params.day_s / 3600:g}"
         f"-hour weekday window the log is busiest in, {params.n_articles:,} articles; a call "
         f"costs {costs.per_call:g}, 1,000 characters {costs.per_1k_chars:g}. Target: a change "
         f"to a cited article goes unnoticed {max_unnoticed_min:g} min or less on average. By "
         f"simulation, {result['seeds']} seeded days each (the closed forms assume Poisson saves).",
-        _line("Calibrated process", c),
-        _line("Write-up's Poisson process, same volume and seeds", p),
+        _line("Calibrated process", c, measured["calibrated"], result["seeds"]),
+        _line(
+            "Write-up's Poisson process, same volume and seeds",
+            p,
+            measured["poisson"],
+            result["seeds"],
+        ),
         "Closed form (Poisson): "
         + ("push." if f is None else f"{_what(f['method'], f['interval_min'])}."),
-        "The two simulated advices agree."
-        if _same(c, p)
-        else "The two simulated advices DIFFER: follow the calibrated one for this help centre.",
+        verdict,
     ]
-    if not _same(c, p) and p is not None:
+    if verdict.startswith("The two simulated advices DIFFER") and p is not None:
         t = result["table"]
         at = t[
             (t["process"] == "calibrated")
             & (t["method"] == p["method"])
             & (t["interval_min"] == p["interval_min"])
         ]
-        if not at.empty:
+        if (
+            not at.empty
+            and at.iloc[0]["sim_mean_unnoticed_min"] == at.iloc[0]["sim_mean_unnoticed_min"]
+        ):
             lines.append(
                 "On the calibrated process the Poisson choice leaves a change unnoticed "
                 f"{at.iloc[0]['sim_mean_unnoticed_min']:.1f} min on average."

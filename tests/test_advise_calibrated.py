@@ -37,7 +37,9 @@ def test_advise_from_the_packaged_log(tmp_path: Path) -> None:
     assert lines[4] in (
         "The two simulated advices agree.",
         "The two simulated advices DIFFER: follow the calibrated one for this help centre.",
+        "The two simulated advices cannot be compared on these days.",
     )
+    assert "nan" not in r.stdout
 
 
 def test_advise_from_a_fitted_shape_as_json(tmp_path: Path) -> None:
