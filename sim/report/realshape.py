@@ -222,7 +222,7 @@ def realshape_table(rows: pd.DataFrame, arms: tuple[Arm, ...] = ARMS) -> pd.Data
             row = {
                 "figure": figure,
                 "arm": arm.name,
-                "reference": arm.reference,
+                "reference": arm.reference or "none",
                 "seeds": own.n,
                 "mean": own.mean,
                 "ci_lo": own.lo,
