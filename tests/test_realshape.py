@@ -56,7 +56,7 @@ def test_a_seed_without_a_value_is_left_out_of_that_figure() -> None:
     assert t.loc["calibrated", "diff_mean"] == pytest.approx(np.mean([0.4 - 0.5, 0.5 - 0.7]))
 
 
-def test_a_small_run_gives_every_arm_and_figure_and_the_section_renders() -> None:
+def test_a_small_run_gives_every_arm_and_figure_and_the_section_renders(tmp_path) -> None:
     shape = fit(read_log(BUNDLED), boot=0, gof_sims=10).shape
     base = Params(n_questions=12)
     arms = tuple(a for a in realshape.ARMS if a.name in ("writeup", "calibrated", "counterparts"))
@@ -64,6 +64,11 @@ def test_a_small_run_gives_every_arm_and_figure_and_the_section_renders() -> Non
     assert list(rows.columns) == ["arm", "seed", "figure", "value"]
     assert len(rows) == len(arms) * 2 * len(realshape.FIGURES)
     table = realshape.realshape_table(rows, arms)
+    # the tables come back from committed rows alone
+    path = tmp_path / "realshape_rows.csv"
+    rows.to_csv(path, index=False, float_format="%.10g")
+    again = realshape.realshape_table(pd.read_csv(path), arms)
+    pd.testing.assert_frame_equal(again, table, check_exact=False, rtol=1e-8)
     # the write-up's day holds exactly n_saves; the calibrated one n_saves on average
     saves = rows[rows["figure"] == "saves"].set_index(["arm", "seed"])["value"]
     assert (saves.loc["writeup"] == base.n_saves).all()
