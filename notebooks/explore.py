@@ -32,6 +32,10 @@ BREAK_EVEN_INTERVALS_S = (900.0, 3600.0)  # check intervals
 BREAK_EVEN_SEEDS = 3  # seeds per break-even point
 SWEEP_INTERVALS_MIN = (1, 2, 4, 8, 15, 30, 60, 120, 240)  # check intervals of the exposure sweep
 SWEEP_SEEDS = 3  # seeds of the exposure sweep (each day runs every interval and push)
+EDIT_LOG = ""  # an edit log in the shared format; "" = the packaged help-centre log
+FIT_BOOT = 200  # bootstrap resamples (and goodness-of-fit simulations) of the fit
+REAL_SEEDS = 10  # seeds per arm of the study on the real edit shape
+REAL_ARMS = ()  # arms to run (names in sim.report.realshape.ARMS); () = all
 WORKERS = None  # processes; None = all cores
 RESULTS_DIR = "../results"  # where make reproduce wrote the default day
 OUT_DIR = ""  # if set, tables and figures of sections 3 and 4 are saved there
@@ -221,4 +225,50 @@ exposure.crossings(exposure_sweep)
 # %%
 fig = exposure.figure(exposure_sweep)
 save_figure(fig, "exposure.png")
+plt.show()
+
+# %% [markdown]
+# ## 6. A real help centre's edits
+#
+# The write-up's saves are independent Poisson events on Zipf-drawn articles over a
+# uniform day. Here an edit log (`EDIT_LOG`; by default the packaged publish history of a
+# real help centre) is fitted: edit popularity, editing sessions, bulk publishes, the mix
+# of changes and the hour-of-week profile, each with a bootstrap interval (`python -m sim
+# calibrate` does the same from the command line). The figure sets the log against one
+# run of the fitted process and of the write-up's, over the log's own span.
+
+# %%
+from sim.calibrate import validate
+from sim.calibrate.fit import fit
+from sim.calibrate.logs import BUNDLED, read_log
+from sim.report import realshape, realshape_section
+
+edit_log = read_log(EDIT_LOG or BUNDLED)
+edit_fit = fit(edit_log, boot=FIT_BOOT, gof_sims=FIT_BOOT)
+edit_fit.table
+
+# %%
+fig = validate.figure(edit_log, edit_fit)
+save_figure(fig, "edit_fit.png")
+fig
+
+# %% [markdown]
+# Your day (section 2's parameters) with its saves drawn from the fitted shape at the same
+# volume, beside the write-up's process; the ablation switches on one real feature at a
+# time, and the last arms vary how questions relate to edits. REPORT.md's section "On a
+# real help centre's edits" is the same analysis on more seeds.
+
+# %%
+arms = tuple(a for a in realshape.ARMS if not REAL_ARMS or a.name in REAL_ARMS)
+real_rows = realshape.realshape_runs(
+    params, edit_fit.shape, list(range(1, REAL_SEEDS + 1)), WORKERS, False, arms
+)
+real_table = realshape.realshape_table(real_rows, arms)
+if OUT_DIR:
+    real_rows.to_csv(Path(OUT_DIR) / "realshape_rows.csv", index=False, float_format="%.10g")
+realshape_section.headline_rows(real_table, realshape.moves_table(real_table))
+
+# %%
+fig = realshape_section.figure(real_table)
+save_figure(fig, "realshape.png")
 plt.show()

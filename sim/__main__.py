@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -41,6 +42,39 @@ def _at_least_5(text: str) -> int:
     if n < 5:
         raise argparse.ArgumentTypeError(f"expected 5 or more (the write-up's seeds 1–5); got {n}")
     return n
+
+
+def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """advise --edit-log / --edit-shape: simulated advice from a real edit process."""
+    import json
+
+    from sim import advise_calibrated as ac
+    from sim.advise import Costs
+    from sim.params import Params
+
+    try:
+        shape = ac.shape_from(args.edit_log, args.edit_shape)
+        params = Params(
+            n_articles=shape.log_articles if args.articles is None else args.articles,
+            n_questions=args.questions_per_day,
+            day_s=args.day_hours * 3600,
+            zipf_s=args.zipf,
+            citations_per_answer=args.citations_per_answer,
+        )
+        if args.saves_per_day is None:
+            params = replace(params, n_saves=ac.log_volume(params, shape))
+        else:
+            params = replace(params, n_saves=args.saves_per_day)
+    except ValueError as e:  # LogError too
+        adv.error(str(e))
+    costs = Costs(args.cost_per_call, args.cost_per_1k_chars)
+    seeds = args.simulate or ac.DEFAULT_SEEDS
+    result = ac.calibrated_advice(params, shape, costs, args.max_unnoticed_min, seeds)
+    if args.json:
+        print(json.dumps(ac.as_json(result), indent=2))
+    else:
+        print(ac.render(params, shape, costs, args.max_unnoticed_min, result))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,8 +165,18 @@ def main(argv: list[str] | None = None) -> int:
         "advise",
         help="the method and check interval that keep staleness unnoticed under a target, cheapest",
     )
-    adv.add_argument("--articles", type=_bounded(int, 1, 100_000), default=400)
-    adv.add_argument("--saves-per-day", type=_bounded(int, 0, 10_000_000), default=300)
+    adv.add_argument(
+        "--articles",
+        type=_bounded(int, 1, 100_000),
+        default=None,
+        help="articles in the KB (default 400; with an edit log, the log's)",
+    )
+    adv.add_argument(
+        "--saves-per-day",
+        type=_bounded(int, 0, 10_000_000),
+        default=None,
+        help="human saves in the day (default 300; with an edit log, the log's own volume)",
+    )
     adv.add_argument("--questions-per-day", type=_bounded(int, 1, 10_000_000), default=120)
     adv.add_argument("--day-hours", type=_bounded(float, 0.1, 24), default=8.0)
     adv.add_argument("--zipf", type=_bounded(float, 0, 10), default=0.9, help="popularity skew")
@@ -151,6 +195,19 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         metavar="N",
         help="also run N seeded days and print the simulated figures beside",
+    )
+    real = adv.add_mutually_exclusive_group()
+    real.add_argument(
+        "--edit-log",
+        type=Path,
+        metavar="LOG.csv",
+        help="advise from the edit process fitted to this log (by simulation)",
+    )
+    real.add_argument(
+        "--edit-shape",
+        type=Path,
+        metavar="shape.json",
+        help="advise from this fitted edit shape (python -m sim calibrate writes one)",
     )
     adv.add_argument("--json", action="store_true", help="the full table as JSON")
     from sim.calibrate.cli import add_parser as add_calibrate
@@ -213,10 +270,12 @@ def main(argv: list[str] | None = None) -> int:
         from sim.advise import Costs, advise, as_json, render
         from sim.params import Params as AdviseParams
 
+        if args.edit_log is not None or args.edit_shape is not None:
+            return _advise_calibrated(adv, args)
         try:
             params = AdviseParams(
-                n_articles=args.articles,
-                n_saves=args.saves_per_day,
+                n_articles=400 if args.articles is None else args.articles,
+                n_saves=300 if args.saves_per_day is None else args.saves_per_day,
                 n_questions=args.questions_per_day,
                 day_s=args.day_hours * 3600,
                 zipf_s=args.zipf,

@@ -12,10 +12,20 @@ import inspect
 import itertools
 import math
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Literal
+
+from sim.calibrate.shape import EditShape, load_shape
 
 HOUR_S = 3600.0
 LADDER_S = (5.0, 600.0, 3600.0, 4 * 3600.0)
+SHAPE_FEATURES = ("popularity", "bursts", "bulk", "profile")
+"""The calibrated edit process's real features (sim.calibrate.generate.FEATURES)."""
+
+
+@lru_cache(maxsize=8)
+def _load_shape(path: str) -> EditShape:
+    return load_shape(path)
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,30 @@ class Params:
     unsubscribes; a stated choice, so that every method is costed under the same rule.
     False keeps checking every held citation at every check."""
 
+    save_process: Literal["writeup", "calibrated"] = "writeup"
+    """How human saves arrive: 'writeup', independent uniform times on Zipf-drawn articles
+    (the write-up); 'calibrated', the edit shape fitted to a real edit log (`edit_shape`),
+    mapped onto the busiest weekday working window of its profile, n_saves in the day on
+    average."""
+    edit_shape: EditShape | str = ""
+    """With save_process 'calibrated': the fitted shape (an EditShape, or the path of the JSON
+    that `python -m sim calibrate` writes)."""
+    shape_features: tuple[str, ...] = SHAPE_FEATURES
+    """The calibrated shape's real features switched on (popularity, bursts, bulk, profile);
+    each one off is replaced by the write-up's counterpart (Zipf zipf_s popularity,
+    independent saves, one article per publish, uniform time)."""
+    question_relation: Literal["same", "independent", "clustered"] = "same"
+    """How question popularity relates to edit popularity under the calibrated process: the
+    same ranking (the write-up); an independent ranking; or the same ranking with a share of
+    questions ('cluster_share') arriving shortly after a publish, on an article it touched.
+    The log says nothing about questions. With the write-up's process only 'same' (see
+    edit_follows_questions) and 'clustered' apply."""
+    cluster_share: float = 0.5
+    """With question_relation 'clustered': share of questions drawn around a publish."""
+    cluster_delay_s: float = 1800.0
+    """With question_relation 'clustered': mean seconds (exponential) from a publish to a
+    question it prompts; one that would fall after the day keeps its independent draw."""
+
     def __post_init__(self) -> None:
         def bad(name: str, allowed: str) -> ValueError:
             return ValueError(
@@ -209,6 +243,36 @@ class Params:
                 "False with agent_edits over transport 'mcp' (the agent's own writes would "
                 "notify it from inside a tool call, which the in-memory transport cannot order)",
             )
+        if self.save_process not in ("writeup", "calibrated"):
+            raise bad("save_process", "'writeup' or 'calibrated'")
+        if self.question_relation not in ("same", "independent", "clustered"):
+            raise bad("question_relation", "'same', 'independent' or 'clustered'")
+        if self.save_process == "writeup" and self.question_relation == "independent":
+            raise bad(
+                "question_relation",
+                "'same' or 'clustered' with save_process 'writeup' (its independent ranking "
+                "is edit_follows_questions=0)",
+            )
+        if not isinstance(self.shape_features, tuple) or not set(self.shape_features) <= set(
+            SHAPE_FEATURES
+        ):
+            raise bad("shape_features", f"a tuple of features among {SHAPE_FEATURES}")
+        if not 0 <= self.cluster_share <= 1:
+            raise bad("cluster_share", "a share from 0 to 1")
+        if not isinstance(self.cluster_delay_s, int | float) or not 0 < self.cluster_delay_s < (
+            math.inf
+        ):
+            raise bad("cluster_delay_s", "a finite number of seconds above 0")
+        if self.save_process == "calibrated":
+            self.shape()
+            if self.save_spread != "independent" or self.save_popularity != "zipf":
+                raise bad(
+                    "save_process",
+                    "'writeup' with save_spread or save_popularity changed (the calibrated "
+                    "shape decides how saves spread)",
+                )
+        elif self.edit_shape != "":
+            self.shape()
         if self.citations_per_answer > 20:
             raise bad("citations_per_answer", "at most 20 (search_knowledge_base's limit)")
         if self.title_check_limit > 20:
@@ -217,6 +281,23 @@ class Params:
     @property
     def n_checks(self) -> int:
         return int(self.day_s // self.check_interval_s) if self.run_checker else 0
+
+    def shape(self) -> EditShape:
+        """The calibrated edit shape, loaded once per process when given as a path."""
+        if isinstance(self.edit_shape, EditShape):
+            return self.edit_shape
+        if not isinstance(self.edit_shape, str) or not self.edit_shape:
+            raise ValueError(
+                "Params.edit_shape: expected an EditShape or the path of a fitted shape JSON "
+                f"(python -m sim calibrate LOG.csv writes one); received {self.edit_shape!r}"
+            )
+        try:
+            return _load_shape(self.edit_shape)
+        except ValueError as e:
+            raise ValueError(
+                f"Params.edit_shape: expected the path of a fitted shape JSON; {e}. Write one "
+                "with python -m sim calibrate LOG.csv."
+            ) from None
 
     def as_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -20,6 +20,8 @@ from sim.report import (
     gate,
     openchoices,
     readme,
+    realshape,
+    realshape_section,
     sensitivity,
     sizes,
     tables,
@@ -50,6 +52,7 @@ def build_tables(
     gate_edits: pd.DataFrame | None = None,
     sensitivity_runs: pd.DataFrame | None = None,
     exposure_frames: StudyFrames | None = None,
+    realshape_rows: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
     first5 = frames.seeds(WRITEUP_SEEDS)
     seeds = per_seed(frames)
@@ -65,6 +68,13 @@ def build_tables(
         extra["exposure"] = table
         extra["exposure_crossings"] = exposure.crossings(table)
         extra["exposure_theory"] = exposure.theory_check(base, table)
+    if realshape_rows is not None:
+        table = realshape.realshape_table(realshape_rows)
+        extra |= {
+            "realshape_rows": realshape_rows,
+            "realshape": table,
+            "realshape_moves": realshape.moves_table(table),
+        }
     comparison = comparison_table(seeds, base, WRITEUP_SEEDS)
     if sensitivity_runs is not None:
         extra["sensitivity"] = sensitivity.sensitivity_table(sensitivity_runs, seeds)
@@ -115,9 +125,18 @@ def write_results(
     gate_edits: pd.DataFrame,
     sensitivity_runs: pd.DataFrame,
     exposure_frames: StudyFrames,
+    realshape_rows: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
     out.mkdir(parents=True, exist_ok=True)
-    t = build_tables(base, frames, break_even_runs, gate_edits, sensitivity_runs, exposure_frames)
+    t = build_tables(
+        base,
+        frames,
+        break_even_runs,
+        gate_edits,
+        sensitivity_runs,
+        exposure_frames,
+        realshape_rows,
+    )
     for name, df in t.items():
         df.to_csv(out / f"{name}.csv", index=False, float_format=FLOAT_FORMAT)
     (out / "summary.json").write_text(
@@ -134,7 +153,12 @@ def write_results(
     figures.save(exposure.figure(t["exposure"]), out / "exposure.png")
     advice = advice_example(base, exposure_frames)
     (out / "advise.txt").write_text(advice + "\n")
-    (out / "REPORT.md").write_text(writeup.render(base, seeds, t, advice))
+    setting = None
+    if "realshape" in t:
+        figures.save(realshape_section.figure(t["realshape"]), out / "realshape.png")
+        shape = realshape.packaged_shape()
+        setting = realshape.setting(base, shape, realshape.advised_choice(base))
+    (out / "REPORT.md").write_text(writeup.render(base, seeds, t, advice, setting))
     return t
 
 
@@ -187,6 +211,7 @@ def reproduce(
         "gate": gate.SEEDS,
         "sensitivity": min(sensitivity.SEEDS, staleness_seeds, cas_seeds),
         "exposure": exposure.SEEDS,
+        "realshape": realshape.SEEDS,
     }
     be_runs = breakeven.break_even_runs(
         base, breakeven.AXES, list(range(1, BREAK_EVEN_SEEDS + 1)), workers, progress
@@ -196,7 +221,16 @@ def reproduce(
     exposure_frames = exposure.exposure_runs(
         base, list(range(1, exposure.SEEDS + 1)), workers, progress
     )
-    t = write_results(out, base, frames, seeds, be_runs, gate_edits, sens_runs, exposure_frames)
+    rs_rows = realshape.realshape_runs(
+        base,
+        realshape.packaged_shape(),
+        list(range(1, realshape.SEEDS + 1)),
+        workers,
+        progress,
+    )
+    t = write_results(
+        out, base, frames, seeds, be_runs, gate_edits, sens_runs, exposure_frames, rs_rows
+    )
     if readme_path is not None:
         readme.update(readme_path, "advise", readme.advise_block((out / "advise.txt").read_text()))
         readme.update(readme_path, "results", readme.results_block(t["comparison"]))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.calibrate.generate import CAL_STREAMS
+
 STREAMS = (
     "corpus",
     "question_ranking",
@@ -28,6 +30,9 @@ STREAMS = (
     "late_save_targets",
     "late_save_kinds",
     "late_save_text",
+    "calibrated_save_text",
+    "question_clusters",
+    *CAL_STREAMS,
 )
 
 

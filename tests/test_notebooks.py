@@ -21,6 +21,9 @@ SMALL = {
         "BREAK_EVEN_SEEDS": 1,
         "SWEEP_INTERVALS_MIN": (15, 60),
         "SWEEP_SEEDS": 1,
+        "FIT_BOOT": 5,
+        "REAL_SEEDS": 1,
+        "REAL_ARMS": ("writeup", "calibrated", "counterparts", "+bursts"),
         "WORKERS": 1,
     },
 }
@@ -40,6 +43,7 @@ def test_notebook_runs_on_small_parameters(name: str, tmp_path: Path) -> None:
     saved = {p.name for p in tmp_path.iterdir()}
     assert {"sensitivity.csv", "break_even.csv", "sensitivity.png", "break_even.png"} <= saved
     assert {"exposure.csv", "exposure.png"} <= saved
+    assert {"edit_fit.png", "realshape_rows.csv", "realshape.png"} <= saved
 
 
 def test_every_notebook_has_small_parameters() -> None:

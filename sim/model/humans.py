@@ -44,6 +44,9 @@ def human_editors(
         spec = specs[target]
         current = store.article_state(kb_id, spec.article_id)
         drawn = SAVE_KINDS[kind]
+        if drawn == "new":  # a created article: nothing cited changes (sim.model.calibrated)
+            out.append(SaveRecord(seed, popularity, float(t), spec.article_id, drawn, "new", False))
+            continue
         if not current.published and unpublished_save == "redraw" and redraws is not None:
             hidden = set(store.unpublished_among(kb_id, [a.article_id for a in specs]))
             published = [i for i, a in enumerate(specs) if a.article_id not in hidden]

@@ -154,9 +154,10 @@ class SaveRecord:
     t_s: float
     article_id: str
     drawn: str
-    """'body', 'title' or 'unpublish': what the mix drew."""
+    """'body', 'title', 'unpublish' (or 'new', calibrated process): what was drawn."""
     effect: str
-    """What it did: 'body', 'title', 'unpublish', or 'draft' (an edit of an unpublished article)."""
+    """What it did: 'body', 'title', 'unpublish', 'draft' (an edit of an unpublished article),
+    or 'new' (an article created: not written, sim.model.calibrated)."""
     republished: bool = False
     """It published an unpublished article again first (unpublished_save='republish')."""
 

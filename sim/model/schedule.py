@@ -7,15 +7,17 @@ does (staleness run, CAS run) see exactly the same questions and saves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from sim.corpus import EDIT_UNIFORMS
+from sim.model import calibrated
 from sim.params import Params
 from sim.popularity import article_weights, save_weights
 
-SAVE_KINDS = ("body", "title", "unpublish")
+SAVE_KINDS = ("body", "title", "unpublish", "new")
+"""What a save does; the write-up's process draws the first three, a calibrated one all four."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,8 @@ class DaySchedule:
     """EDIT_UNIFORMS uniforms per save for the edit's text."""
     day_saves: int
     """Saves inside the day; any after them come after the day ends (humans_after_day_end)."""
+    save_publish: np.ndarray | None = None
+    """Publish id of each save (saves of one bulk publish share it); None: one each."""
 
 
 def _count(mean: int, params: Params, rng: np.random.Generator) -> int:
@@ -77,7 +81,7 @@ def _save_times(count: int, params: Params, rng: np.random.Generator) -> np.ndar
 
 def _late_saves(params: Params, rngs: dict[str, np.random.Generator], save_w: np.ndarray) -> dict:
     """Saves after the day, while the agent's late edits land (humans_after_day_end)."""
-    late_s = max(params.edit_delays_s) if params.agent_edits and params.humans_after_day_end else 0
+    late_s = _late_s(params)
     n = round(params.n_saves * late_s / params.day_s)
     return {
         "s": params.day_s + np.sort(rngs["late_save_times"].uniform(0.0, late_s, size=n)),
@@ -87,10 +91,69 @@ def _late_saves(params: Params, rngs: dict[str, np.random.Generator], save_w: np
     }
 
 
+def _late_s(params: Params) -> float:
+    return max(params.edit_delays_s) if params.agent_edits and params.humans_after_day_end else 0
+
+
+def _calibrated_schedule(
+    params: Params,
+    rngs: dict[str, np.random.Generator],
+    base: DaySchedule,
+    independent_rank: np.ndarray,
+) -> DaySchedule:
+    saves = calibrated.draw_saves(
+        params, rngs, base.question_rank, independent_rank, _late_s(params)
+    )
+    return replace(
+        base,
+        save_w=saves.weights,
+        save_s=saves.s,
+        save_targets=saves.targets,
+        save_kinds=saves.kinds,
+        save_uniforms=saves.uniforms,
+        day_saves=int((saves.s < params.day_s).sum()),
+        save_publish=saves.publish,
+    )
+
+
+def _clustered(params: Params, rngs: dict[str, np.random.Generator], s: DaySchedule) -> DaySchedule:
+    publish = s.save_publish if s.save_publish is not None else np.arange(len(s.save_s))
+    times, targets = calibrated.cluster_questions(
+        params,
+        s.question_s,
+        s.question_targets,
+        s.save_s,
+        s.save_targets,
+        publish,
+        rngs["question_clusters"],
+    )
+    return replace(s, question_s=times, question_targets=targets)
+
+
 def draw_schedule(params: Params, rngs: dict[str, np.random.Generator]) -> DaySchedule:
+    """The write-up's draws; then, if asked, the calibrated process's saves in place of its
+    saves, and questions moved next to the publishes (each from its own appended stream)."""
     n = params.n_articles
     question_rank = rngs["question_ranking"].permutation(n)
     independent_rank = rngs["edit_ranking"].permutation(n)
+    if params.save_process == "calibrated":
+        writeup = replace(params, save_process="writeup", question_relation="same", n_saves=0)
+        s = _writeup_schedule(writeup, rngs, question_rank, independent_rank)
+        s = _calibrated_schedule(params, rngs, s, independent_rank)
+    else:
+        s = _writeup_schedule(params, rngs, question_rank, independent_rank)
+    if params.question_relation == "clustered":
+        s = _clustered(params, rngs, s)
+    return s
+
+
+def _writeup_schedule(
+    params: Params,
+    rngs: dict[str, np.random.Generator],
+    question_rank: np.ndarray,
+    independent_rank: np.ndarray,
+) -> DaySchedule:
+    n = params.n_articles
     question_w = article_weights(question_rank, params.zipf_s)
     save_w = save_weights(
         question_w,

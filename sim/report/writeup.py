@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from sim.params import Params, param_docs
+from sim.report import realshape_section
 from sim.report.exposure import section_text
 from sim.report.gate import recommendation
 from sim.report.ladders import ladder_text
@@ -243,8 +244,22 @@ def exposure_section(
     )
 
 
+def realshape_text(
+    t: dict[str, pd.DataFrame], seeds: dict[str, int], setting: dict[str, object] | None
+) -> str:
+    if "realshape" not in t or setting is None:
+        return ""
+    return "## On a real help centre's edits\n\n" + realshape_section.section_text(
+        t["realshape"], t["realshape_moves"], seeds["realshape"], setting
+    )
+
+
 def render(
-    base: Params, seeds: dict[str, int], t: dict[str, pd.DataFrame], advice: str = ""
+    base: Params,
+    seeds: dict[str, int],
+    t: dict[str, pd.DataFrame],
+    advice: str = "",
+    realshape_setting: dict[str, object] | None = None,
 ) -> str:
     comparison, staleness, cost = t["comparison"], t["staleness"], t["check_cost"]
     cas = t["cas_by_delay"]
@@ -398,6 +413,8 @@ over all seeds and in closed form (`sim/theory.py`). The whole curve is in
 ## 6. How long staleness goes unnoticed
 
 {exposure_section(base, t, seeds, advice)}
+
+{realshape_text(t, seeds, realshape_setting)}
 
 ## How many seeds
 

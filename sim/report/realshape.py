@@ -1,0 +1,258 @@
+"""The study on a real help centre's edit shape: runs, per-seed rows, tables.
+
+Three separate, pure steps: ``realshape_runs`` runs every arm (the write-up's process,
+the calibrated shape, the ablation that switches on one real feature at a time, and the
+question relations) on the same seeds; ``per_seed_rows`` turns the runs' frames into tidy
+rows, one per seed × arm × figure; ``realshape_table`` builds the table from those rows
+alone, so it can be recomputed from committed rows. Arms of a seed share its opening and
+its questions; the figures compare like with like by pairing seeds.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.calibrate.fit import fit
+from sim.calibrate.generate import expected_saves
+from sim.calibrate.logs import BUNDLED, read_log
+from sim.calibrate.shape import EditShape
+from sim.experiments import StudyFrames, run_points
+from sim.metrics import per_seed
+from sim.model.calibrated import day_window
+from sim.params import LADDER_S, SHAPE_FEATURES, Params
+from sim.report.stats import interval
+
+SEEDS = 30
+"""Seeds per arm: every arm runs the staleness and CAS days of seeds 1..SEEDS."""
+ADVICE_TARGET_MIN = 30.0
+"""The advisor's target (mean minutes a change goes unnoticed), as in the report's example."""
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    label: str
+    reference: str
+    """The arm this one is compared with, seed by seed ('' for none)."""
+    process: str
+    features: tuple[str, ...] = SHAPE_FEATURES
+    relation: str = "same"
+
+
+ARMS = (
+    Arm("writeup", "write-up's process", "", "writeup"),
+    Arm("calibrated", "calibrated shape", "writeup", "calibrated"),
+    Arm("counterparts", "calibrated, every feature off", "writeup", "calibrated", ()),
+    *(Arm(f"+{f}", f"+ real {f}", "counterparts", "calibrated", (f,)) for f in SHAPE_FEATURES),
+    Arm(
+        "calibrated_independent",
+        "calibrated, questions independent",
+        "calibrated",
+        "calibrated",
+        relation="independent",
+    ),
+    Arm(
+        "calibrated_clustered",
+        "calibrated, questions clustered",
+        "calibrated",
+        "calibrated",
+        relation="clustered",
+    ),
+    Arm(
+        "writeup_clustered",
+        "write-up's, questions clustered",
+        "writeup",
+        "writeup",
+        (),
+        "clustered",
+    ),
+)
+ABLATION = tuple(f"+{f}" for f in SHAPE_FEATURES)
+
+FIGURES = {
+    "stale_share": "citations stale or gone at day end",
+    "answers_with_stale_share": "answers holding a stale citation",
+    "title_caught_share": "stale citations the title-only check catches",
+    "reread_calls": "re-read: calls a day (hourly)",
+    "poll_calls": "poll: calls a day (hourly)",
+    "poll_over_reread_calls": "poll ÷ re-read, calls",
+    "poll_over_reread_chars": "poll ÷ re-read, characters",
+    **{f"cas_reject_{int(d)}s": f"CAS rejected, edit {d:g} s after the read" for d in LADDER_S},
+    "unnoticed_min": "mean minutes unnoticed, advisor's choice",
+    "saves": "human saves in the day",
+    "top10_save_share": "saves on the 10 most-asked articles",
+}
+SHARES = {k for k in FIGURES if k.endswith("share") or k.startswith("cas_reject")}
+
+
+def arm_params(base: Params, arm: Arm, shape: EditShape, advised: tuple[str, float]) -> Params:
+    """An arm's day: the base day with its process, features and question relation, and
+    the advisor's method watching at its interval (reads only: the day is unchanged)."""
+    method, interval_s = advised
+    watch: dict[str, object] = {"sweep_intervals_s": (interval_s,)}
+    if method == "push":
+        watch = {"push": True}
+    elif base.run_checker and interval_s == base.check_interval_s:
+        watch = {}  # the hourly checker's re-read and poll flag at the same instants
+    if arm.process == "writeup":
+        return replace(base, question_relation=arm.relation, **watch)
+    return replace(
+        base,
+        save_process="calibrated",
+        edit_shape=shape,
+        shape_features=arm.features,
+        question_relation=arm.relation,
+        **watch,
+    )
+
+
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def setting(base: Params, shape: EditShape, advised: tuple[str, float]) -> dict[str, object]:
+    """What the section says was run: the shape's source, the day's window, the volumes."""
+    start = day_window(replace(base, save_process="calibrated", edit_shape=shape))
+    day, hour = divmod(round(start / 3600), 24)
+    method, interval_s = advised
+    return {
+        "source": Path(shape.source).name,
+        "zipf_s": base.zipf_s,
+        "window": f"{WEEKDAY_NAMES[day]} {hour:02d}:00–{hour + base.day_s / 3600:02.0f}:00",
+        "n_saves": base.n_saves,
+        "log_volume": expected_saves(shape, shape.log_saves_per_day, base.day_s, start),
+        "target": ADVICE_TARGET_MIN,
+        "advice": "push" if method == "push" else f"{method} every {interval_s / 60:g} min",
+        "mix": tuple(float(x) for x in shape.mix),
+        "writeup_mix": base.save_mix,
+        "cluster_share": base.cluster_share,
+        "cluster_delay_min": base.cluster_delay_s / 60,
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def packaged_shape() -> EditShape:
+    """The shape fitted to the packaged log (point estimates; no bootstrap needed here)."""
+    return fit(read_log(BUNDLED), boot=0).shape
+
+
+def advised_choice(base: Params) -> tuple[str, float]:
+    """The advisor's choice (closed form, Poisson saves) for the base day at the target."""
+    from sim import advise
+
+    choice = advise.advise(base, advise.Costs(), ADVICE_TARGET_MIN)["choice"]
+    if choice is None:
+        return "push", 0.0
+    return str(choice["method"]), 60.0 * float(choice["interval_min"])
+
+
+def realshape_runs(
+    base: Params,
+    shape: EditShape,
+    seeds: list[int],
+    workers: int | None = None,
+    progress: bool = True,
+    arms: tuple[Arm, ...] = ARMS,
+) -> pd.DataFrame:
+    """Run every arm's staleness and CAS days; return the tidy per-seed rows."""
+    advised = advised_choice(base)
+    points = [arm_params(base, a, shape, advised) for a in arms]
+    runs = run_points(points, seeds, ("staleness", "cas"), workers, progress)
+    return per_seed_rows(dict(zip((a.name for a in arms), runs, strict=True)), advised, base)
+
+
+def _unnoticed(frames: StudyFrames, advised: tuple[str, float], day_s: float) -> pd.Series:
+    """Per seed: mean minutes from a cited article's first change to the advised method's
+    flag (or the day's end), over the staleness day's changed citations."""
+    method, interval_s = advised
+    d = frames.detections
+    d = d[(d["experiment"] == "staleness") & (d["method"] == method)]
+    d = d[np.isclose(d["interval_s"], interval_s)]
+    changed = d[d["changed_s"].notna()]
+    gap = (changed["detected_s"].fillna(day_s) - changed["changed_s"]).clip(lower=0.0)
+    return (gap / 60).groupby(changed["seed"]).mean()
+
+
+def per_seed_rows(
+    runs: dict[str, StudyFrames], advised: tuple[str, float], base: Params
+) -> pd.DataFrame:
+    """One row per seed × arm × figure (columns arm, seed, figure, value)."""
+    parts = []
+    for arm, frames in runs.items():
+        s = per_seed(frames).set_index("seed")
+        values = pd.DataFrame(
+            {
+                "stale_share": s["zipf_stale_share"],
+                "answers_with_stale_share": s["zipf_answers_with_stale_share"],
+                "title_caught_share": s["title_caught_share"],
+                "reread_calls": s["reread_calls"],
+                "poll_calls": s["poll_method_calls"],
+                "poll_over_reread_calls": s["poll_method_calls"] / s["reread_calls"],
+                "poll_over_reread_chars": s["poll_method_chars"] / s["reread_chars"],
+                **{f"cas_reject_{int(d)}s": s[f"cas_reject_share_{int(d)}s"] for d in LADDER_S},
+                "unnoticed_min": _unnoticed(frames, advised, base.day_s),
+                "saves": s["saves"],
+                "top10_save_share": s["top10_save_share"],
+            }
+        )
+        long = values.reset_index().melt(id_vars="seed", var_name="figure", value_name="value")
+        parts.append(long.assign(arm=arm))
+    rows = pd.concat(parts, ignore_index=True)[["arm", "seed", "figure", "value"]]
+    return rows.assign(value=rows["value"].astype(float))
+
+
+def realshape_table(rows: pd.DataFrame, arms: tuple[Arm, ...] = ARMS) -> pd.DataFrame:
+    """Per arm and figure: mean and 95 % CI over seeds, and the seed-paired difference from
+    the arm's reference with its CI (NaN per seed, e.g. a seed with no stale citation for
+    the title check's share, is left out of that figure)."""
+    wide = rows.pivot_table(index=["figure", "seed"], columns="arm", values="value", dropna=False)
+    out = []
+    for figure in FIGURES:
+        if figure not in wide.index.get_level_values("figure"):
+            continue
+        f = wide.xs(figure, level="figure")
+        for arm in arms:
+            if arm.name not in f:
+                continue
+            own = interval(f[arm.name].dropna().to_numpy())
+            row = {
+                "figure": figure,
+                "arm": arm.name,
+                "reference": arm.reference or "none",
+                "seeds": own.n,
+                "mean": own.mean,
+                "ci_lo": own.lo,
+                "ci_hi": own.hi,
+            }
+            if arm.reference and arm.reference in f:
+                diff = interval((f[arm.name] - f[arm.reference]).dropna().to_numpy())
+                row |= {"diff_mean": diff.mean, "diff_ci_lo": diff.lo, "diff_ci_hi": diff.hi}
+            out.append(row)
+    return pd.DataFrame(out)
+
+
+def moves_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Per figure: the real feature whose switching on moves it most (largest |difference|
+    from the every-feature-off arm), and whether that move's CI excludes zero."""
+    ab = table[table["arm"].isin(ABLATION)].copy()
+    ab["size"] = ab["diff_mean"].abs()
+    rows = []
+    for figure, g in ab.groupby("figure", sort=False):
+        if g["size"].isna().all():
+            continue
+        top = g.loc[g["size"].idxmax()]
+        rows.append(
+            {
+                "figure": figure,
+                "moved_most_by": top["arm"].lstrip("+"),
+                "diff_mean": top["diff_mean"],
+                "diff_ci_lo": top["diff_ci_lo"],
+                "diff_ci_hi": top["diff_ci_hi"],
+                "significant": bool(top["diff_ci_lo"] > 0 or top["diff_ci_hi"] < 0),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,205 @@
+"""REPORT.md's section "On a real help centre's edits", and its figure, from realshape's tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from sim.params import SHAPE_FEATURES
+from sim.report.markdown import md, pct
+from sim.report.realshape import ABLATION, ARMS, FIGURES, SHARES
+
+HEADLINE = (
+    "stale_share",
+    "answers_with_stale_share",
+    "title_caught_share",
+    "reread_calls",
+    "poll_calls",
+    "poll_over_reread_chars",
+    "cas_reject_5s",
+    "cas_reject_600s",
+    "cas_reject_3600s",
+    "cas_reject_14400s",
+    "unnoticed_min",
+)
+SHORT = {
+    "stale_share": "stale at\nday end",
+    "answers_with_stale_share": "answers\nwith one",
+    "title_caught_share": "title check\ncatches",
+    "cas_reject_5s": "CAS rejected\nat 5 s",
+    "cas_reject_600s": "CAS rejected\nat 10 min",
+    "cas_reject_3600s": "CAS rejected\nat 1 h",
+    "cas_reject_14400s": "CAS rejected\nat 4 h",
+}
+LABELS = {a.name: a.label for a in ARMS}
+RELATIONS = ("calibrated", "calibrated_independent", "calibrated_clustered")
+
+
+def _num(figure: str, x: float, signed: bool = False) -> str:
+    if pd.isna(x):
+        return "–"
+    if figure in SHARES:
+        return f"{100 * x:+.1f} pt" if signed else pct(x)
+    if figure.startswith("poll_over"):
+        return f"{x:+.3f}" if signed else f"{x:.3f}"
+    return f"{x:+,.1f}" if signed else f"{x:,.1f}"
+
+
+def _ci(r: pd.Series, figure: str, prefix: str = "") -> str:
+    signed = bool(prefix)
+    mean, lo, hi = (r[f"{prefix}{k}"] for k in ("mean", "ci_lo", "ci_hi"))
+    return f"{_num(figure, mean, signed)} ({_num(figure, lo, signed)} – {_num(figure, hi, signed)})"
+
+
+def _cell(table: pd.DataFrame, figure: str, arm: str) -> pd.Series | None:
+    hit = table[(table["figure"] == figure) & (table["arm"] == arm)]
+    return None if hit.empty else hit.iloc[0]
+
+
+def headline_rows(table: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
+    by = moves.set_index("figure") if not moves.empty else pd.DataFrame()
+    rows = []
+    for f in HEADLINE:
+        w, c = _cell(table, f, "writeup"), _cell(table, f, "calibrated")
+        if w is None or c is None:
+            continue
+        m = by.loc[f] if f in by.index else None
+        most = "–"
+        if m is not None:
+            most = f"{m['moved_most_by']} ({_num(f, m['diff_mean'], True)}"
+            most += ", CI excludes 0)" if m["significant"] else ", CI includes 0)"
+        rows.append(
+            {
+                "figure": FIGURES[f],
+                "write-up's process": _ci(w, f),
+                "calibrated shape": _ci(c, f),
+                "calibrated − write-up": _ci(c, f, "diff_"),
+                "real feature that moves it most": most,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _grid(table: pd.DataFrame, arms: tuple[str, ...], labels: tuple[str, ...]) -> pd.DataFrame:
+    rows = []
+    for f in HEADLINE:
+        row = {"figure": FIGURES[f]}
+        for arm, label in zip(arms, labels, strict=True):
+            r = _cell(table, f, arm)
+            if r is None:
+                row[label] = "–"
+            elif arm in ABLATION or r["reference"] == "calibrated":
+                row[label] = f"{_num(f, r['mean'])} ({_num(f, r['diff_mean'], True)})"
+            else:
+                row[label] = _num(f, r["mean"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def section_text(
+    table: pd.DataFrame,
+    moves: pd.DataFrame,
+    seeds: int,
+    setting: dict[str, object],
+) -> str:
+    """The section; `setting` says what was run: shape source, window, volumes, advice."""
+    n = int(table["seeds"].max())
+    ablation = _grid(
+        table,
+        ("counterparts", *ABLATION, "calibrated"),
+        ("every feature off", *(f"+ {f}" for f in SHAPE_FEATURES), "all (calibrated)"),
+    )
+    relations = _grid(
+        table,
+        ("writeup", "writeup_clustered", *RELATIONS),
+        (
+            "write-up, same ranking",
+            "write-up, clustered",
+            "calibrated, same ranking",
+            "calibrated, independent",
+            "calibrated, clustered",
+        ),
+    )
+    saves = _cell(table, "saves", "calibrated")
+    top = _cell(table, "top10_save_share", "calibrated")
+    top_w = _cell(table, "top10_save_share", "writeup")
+    mix = " / ".join(pct(x) for x in setting["mix"])
+    writeup_mix = " / ".join(pct(x) for x in setting["writeup_mix"])
+    return f"""The write-up's saves are independent Poisson events on Zipf({setting["zipf_s"]:g})
+articles over a uniform day. Here the day's saves come instead from the edit shape fitted to
+a real help centre's publish history (`{setting["source"]}`, `python -m sim calibrate`):
+its edit popularity, editing sessions (bursts of re-saves), bulk publishes, kinds of change
+and hour-of-week profile (`save_process='calibrated'`). The 8-hour day is placed on the
+weekday window the log's profile is busiest in ({setting["window"]} UTC) and holds
+{setting["n_saves"]} saves on average, the write-up's volume (this run: {
+        _num("saves", saves["mean"])
+    } a day); at the log's own volume the same window would hold
+{setting["log_volume"]:.2f} saves. A new-article save creates an article no question asks
+about and no citation cites, so it is recorded and not written (`sim/model/calibrated.py`).
+Questions keep the write-up's popularity. Seeds 1–{seeds} per arm ({n} with a value for
+each figure), paired by seed: every arm of a seed opens on the same corpus and, where the
+question relation is the same, the same questions; intervals are 95 % over seeds. The
+advisor's choice is the closed-form advice for the write-up's day at a {setting["target"]:g}
+min target: {setting["advice"]}. Per-seed rows: `realshape_rows.csv`; table:
+`realshape.csv`.
+
+{md(headline_rows(table, moves))}
+
+On the calibrated day {pct(top["mean"])} of the saves fall on the ten most-asked articles
+(under the write-up's process {pct(top_w["mean"])}).
+
+**Ablation: one real feature at a time.** Every feature off runs the generator with each
+replaced by the write-up's counterpart (Zipf popularity, single independent saves, one
+article per publish, a flat rate); each column then switches on one real feature alone
+(in brackets: its seed-paired difference from every feature off); the last has them all.
+The log's mix of changes is not one of the switches: every calibrated arm draws body
+edits, title changes, unpublishes and new articles as {mix}, against the write-up's
+{writeup_mix} (body, title, unpublish), so the gap between the write-up's process and
+every feature off is the mix's (and the count's: exactly n_saves against n_saves on
+average).
+
+{md(ablation)}
+
+**How questions relate to edits.** The log says nothing about questions. *Same ranking*
+(the write-up): the most-edited articles are the most-asked. *Independent*: edit popularity
+is an independent ranking of the articles. *Clustered*: the same ranking, and
+{pct(setting["cluster_share"])} of the questions arrive an exponential
+{setting["cluster_delay_min"]:g} min (mean) after one of the day's publishes, on an article it
+touched, as customers would after a release. Calibrated columns carry their difference from
+the same ranking in brackets.
+
+{md(relations)}
+
+![the study on a real edit shape](realshape.png)"""
+
+
+def figure(table: pd.DataFrame) -> Figure:
+    """Headline shares and the unnoticed time per arm, with 95 % CIs."""
+    import matplotlib.pyplot as plt
+
+    arms = ("writeup", "counterparts", *ABLATION, "calibrated", "calibrated_clustered")
+    shares = [f for f in HEADLINE if f in SHARES]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [4, 1]})
+    width = 0.8 / len(arms)
+    colours = plt.get_cmap("tab10")
+    for i, arm in enumerate(arms):
+        for ax, figs, scale in ((left, shares, 100.0), (right, ["unnoticed_min"], 1.0)):
+            cells = [_cell(table, f, arm) for f in figs]
+            mean = np.array([np.nan if c is None else c["mean"] for c in cells]) * scale
+            lo = np.array([np.nan if c is None else c["ci_lo"] for c in cells]) * scale
+            hi = np.array([np.nan if c is None else c["ci_hi"] for c in cells]) * scale
+            x = np.arange(len(figs)) + (i - (len(arms) - 1) / 2) * width
+            label = LABELS.get(arm, arm) if ax is left else None
+            ax.bar(x, mean, width, color=colours(i), label=label)
+            ax.errorbar(x, mean, yerr=[mean - lo, hi - mean], fmt="none", ecolor="k", lw=0.7)
+    left.set_xticks(np.arange(len(shares)))
+    left.set_xticklabels([SHORT[f] for f in shares], fontsize=8)
+    left.set(ylabel="%", title="Headline shares by arm (bars: mean; lines: 95 % CI)")
+    right.set_xticks([0])
+    right.set_xticklabels(["advisor's\nchoice"], fontsize=8)
+    right.set(ylabel="minutes", title="Mean time a change goes unnoticed")
+    for ax in (left, right):
+        ax.grid(axis="y", alpha=0.3)
+    left.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+    return fig

@@ -1,0 +1,69 @@
+"""advise --edit-log / --edit-shape: run as a user would, outside the repository, on the
+packaged log; bad input is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from sim.calibrate.fit import fit
+from sim.calibrate.logs import BUNDLED, read_log
+
+SMALL = ["--questions-per-day", "10", "--simulate", "1"]
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _advise(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sim", "advise", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},  # this checkout's sim, run from elsewhere
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_advise_from_the_packaged_log(tmp_path: Path) -> None:
+    r = _advise(tmp_path, "--edit-log", str(BUNDLED), *SMALL)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("Advice from the edit shape fitted to help-centre-edits.csv")
+    assert lines[1].startswith("Calibrated process: ")
+    assert lines[2].startswith("Write-up's Poisson process, same volume and seeds: ")
+    assert lines[4] in (
+        "The two simulated advices agree.",
+        "The two simulated advices DIFFER: follow the calibrated one for this help centre.",
+        "The two simulated advices cannot be compared on these days.",
+    )
+    assert "nan" not in r.stdout
+
+
+def test_advise_from_a_fitted_shape_as_json(tmp_path: Path) -> None:
+    path = tmp_path / "shape.json"
+    path.write_text(fit(read_log(BUNDLED), boot=0, gof_sims=10).shape.to_json())
+    r = _advise(tmp_path, "--edit-shape", str(path), "--saves-per-day", "300", *SMALL, "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    processes = {row["process"] for row in out["rows"]}
+    assert processes == {"calibrated", "poisson"}
+    choice = out["calibrated_choice"]
+    assert choice is None or choice["sim_mean_unnoticed_min"] <= 30.0
+
+
+def test_bad_edit_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("time,publish\n2020-01-01T00:00:00Z,0\n")
+    for args in (
+        ("--edit-log", str(tmp_path / "missing.csv")),
+        ("--edit-log", str(bad)),
+        ("--edit-shape", str(bad)),
+        ("--edit-log", str(bad), "--edit-shape", str(bad)),
+    ):
+        r = _advise(tmp_path, *args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "Traceback" not in r.stderr
