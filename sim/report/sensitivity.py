@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.experiments import StudyFrames, run_points
+from sim.experiments import run_points
 from sim.metrics import per_seed
 from sim.params import Params
 from sim.report.comparison import REPORTED, pooled
@@ -113,28 +113,41 @@ def sensitivity_points(base: Params) -> list[tuple[Choice, object, Params]]:
     ]
 
 
-def sensitivity_runs(
-    base: Params, default: StudyFrames, workers: int | None, progress: bool
+def sensitivity_rows(
+    base: Params, seeds: list[int], workers: int | None, progress: bool
 ) -> pd.DataFrame:
-    """Per-seed headline quantities of every reading, seeds 1..SEEDS; the default reading
-    comes from the study's own runs of those seeds."""
-    seeds = list(range(1, SEEDS + 1))
-    default_seeds = per_seed(default.seeds(seeds))
-    rows = [default_seeds.assign(choice="default", reading="default")]
+    """Per reading and seed, the figures its runs produce (the readings' own per-seed rows;
+    the default reading is the study's own runs of those seeds)."""
+    keys = [f.key for f in FIGURES]
+    rows = []
     for runs in dict.fromkeys(c.runs for c in CHOICES):
         points = [(c, r, p) for c, r, p in sensitivity_points(base) if c.runs == runs]
         results = run_points([p for *_, p in points], seeds, runs, workers, progress)
         for (c, r, _), frames in zip(points, results, strict=True):
-            reading = _with_default(per_seed(frames), default_seeds)
-            rows.append(reading.assign(choice=c.field, reading=str(r)))
+            own = per_seed(frames)
+            own = own[["seed", *(k for k in keys if k in own)]]
+            rows.append(own.assign(choice=c.field, reading=str(r)))
+    out = pd.concat(rows, ignore_index=True)
+    return out[["choice", "reading", *(c for c in out.columns if c not in ("choice", "reading"))]]
+
+
+def sensitivity_runs(rows: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
+    """Per-seed headline quantities of every reading on the readings' seeds: the default
+    reading from the study's per-seed rows, each reading's own figures over it, and the one
+    counting reading."""
+    default_seeds = default[default["seed"].isin(rows["seed"])].reset_index(drop=True)
+    out = [default_seeds.assign(choice="default", reading="default")]
+    for (choice, reading), own in rows.groupby(["choice", "reading"], sort=False):
+        own = own.drop(columns=["choice", "reading"]).dropna(axis=1, how="all")
+        out.append(_with_default(own, default_seeds).assign(choice=choice, reading=reading))
     counted = default_seeds.assign(
         cas_reject_share=(default_seeds["cas_conflicts"] + default_seeds["cas_gone"])
         / default_seeds["cas_edits"],
         choice=COUNTING,
         reading="True",
     )
-    rows.append(counted)
-    return pd.concat(rows, ignore_index=True)
+    out.append(counted)
+    return pd.concat(out, ignore_index=True)
 
 
 def _with_default(mine: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
