@@ -122,10 +122,12 @@ TABLES: tuple[Table, ...] = (
 """Every committed table, in the order they are built (a table may read those before it)."""
 
 
-def build_tables(base: Params, rows: Rows) -> Tables:
+def build_tables(base: Params, rows: Rows, names: tuple[str, ...] | None = None) -> Tables:
+    """Every table (or those named, with what they read) from the per-seed rows."""
     t: Tables = {}
     for table in TABLES:
-        t[table.name] = table.make(base, rows, t)
+        if names is None or table.name in names:
+            t[table.name] = table.make(base, rows, t)
     return t
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sim.report import sensitivity
 from sim.report.markdown import md, pct
 from sim.report.sensitivity import CHOICES, COUNTING
 from sim.report.verdicts import holm, p_value
@@ -106,7 +105,7 @@ def open_choices_text(table: pd.DataFrame) -> str:
         table,
         ("cas_reject_share_5s", "cas_reject_share_3600s", "cas_reject_share", "cas_gone_share"),
     )
-    n = sensitivity.SEEDS
+    n = int(table["seeds"].max())
     return f"""Every choice the write-up leaves open is a parameter whose default follows its
 text; each other reading is rerun on seeds 1–{n} for the runs it can change and set
 beside the default on the same seeds (`sensitivity.csv`; 95 % CI half-widths up to

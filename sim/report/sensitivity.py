@@ -190,12 +190,13 @@ def robustness(table: pd.DataFrame, comparison: pd.DataFrame) -> dict[str, str]:
     readings', naming those that flip it. An infeasible figure stays infeasible whatever
     the model; how the figure fares alone is said beside it."""
     main = comparison.set_index("key")["verdict"]
+    seeds = int(table["seeds"].max())
     out = {}
     for key, g in table.groupby("figure", sort=False):
         default = g.loc[g["choice"] == "default", "verdict"].iloc[0]
         flips = g[g["verdict"] != default]
         named = "; ".join(f"{r.choice} = {r.reading}" for r in flips.itertuples())
-        alone = f"seeds 1–{SEEDS}: {default} under {len(g) - len(flips)} of {len(g)} readings" + (
+        alone = f"seeds 1–{seeds}: {default} under {len(g) - len(flips)} of {len(g)} readings" + (
             f", {flips['verdict'].iloc[0]} under {named}" if named else ""
         )
         out[key] = alone if main[key] != "infeasible as reported" else f"alone: {alone}"
