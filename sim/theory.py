@@ -242,11 +242,31 @@ def push_counts(params: Params, maps: int = 64, steps: int = 2000) -> dict[str, 
             neighbour = (np.arange(n) + draws.integers(1, n, n)) % n if n > 1 else np.zeros(1, int)
             rate[m] += np.bincount(neighbour, weights=q, minlength=n)
     r = params.n_questions * rate / d
-    # The chain is linear with constant rates, so one RK4 step is a fixed matrix
-    # M = Σₖ₌₀⁴ (hA)ᵏ/k! and the day is M^steps, taken by repeated squaring. With
-    # state (unsubscribed, subscribed | subscribes, notifications), A = [[B, 0], [G, 0]],
-    # so M = [[P, 0], [Q, I]]: P = Σₖ (hB)ᵏ/k!, Q = G·Σₖ₌₁⁴ hᵏBᵏ⁻¹/k!, G = diag(r, λ).
-    h = d / steps
+    counts = np.empty((2, *r.shape))
+    flat_r, flat_lam = r.reshape(-1), np.ascontiguousarray(lam).reshape(-1)
+    flat = counts.reshape(2, -1)
+    for lo in range(0, flat_r.size, _CHUNK):  # elementwise: chunks that stay in cache
+        part = slice(lo, lo + _CHUNK)
+        flat[:, part] = _day_counts(flat_r[part], flat_lam[part], u, d / steps, steps)
+    return {
+        "subscribes": float(counts[0].sum(axis=1).mean()),
+        "notifications": float(counts[1].sum(axis=1).mean()),
+    }
+
+
+_CHUNK = 4096
+"""Chains per chunk of push_counts: its ~500 elementwise steps then run in cache."""
+
+
+def _day_counts(
+    r: np.ndarray, lam: np.ndarray, u: float, h: float, steps: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Expected subscribes and notifications over `steps` RK4 steps of length h, per chain.
+
+    The chain is linear with constant rates, so one RK4 step is a fixed matrix
+    M = Σₖ₌₀⁴ (hA)ᵏ/k! and the day is M^steps, taken by repeated squaring. With state
+    (unsubscribed, subscribed | subscribes, notifications), A = [[B, 0], [G, 0]], so
+    M = [[P, 0], [Q, I]]: P = Σₖ (hB)ᵏ/k!, Q = G·Σₖ₌₁⁴ hᵏBᵏ⁻¹/k!, G = diag(r, λ)."""
     b = ((-r - u * lam, (1 - u) * lam), (r, -lam))
     eye = ((1.0, 0.0), (0.0, 1.0))
     power, p, series = eye, eye, _scaled(eye, 0.0)
@@ -256,10 +276,7 @@ def push_counts(params: Params, maps: int = 64, steps: int = 2000) -> dict[str, 
         p = _added(p, _scaled(power, h**k / math.factorial(k)))
     q = ((r * series[0][0], r * series[0][1]), (lam * series[1][0], lam * series[1][1]))
     (_, q_day) = _chain_power((p, q), steps)
-    return {
-        "subscribes": float(q_day[0][0].sum(axis=1).mean()),
-        "notifications": float(q_day[1][0].sum(axis=1).mean()),
-    }
+    return q_day[0][0], q_day[1][0]
 
 
 _Matrix = tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
