@@ -126,16 +126,17 @@ def expected_check_calls(params: Params) -> list[dict[str, float]]:
     dt = params.check_interval_s
     events = params.n_saves * dt / params.day_s
     pages = max(1.0, float(np.ceil(events / 100)))
+    uncited, changed = 1.0 - q, p_changed(lam, dt)  # the same at every check
     rows = []
     for k in range(1, params.n_checks + 1):
         answered = params.n_questions * min(1.0, k * dt / params.day_s)
-        target = 1.0 - (1.0 - q) ** answered
+        target = 1.0 - uncited**answered
         cited = 1.0 - (1.0 - target) * np.exp(-target.mean())
         rows.append(
             {
                 "check": k,
                 "reread_calls": float(cited.sum()),
-                "poll_calls": pages + float(cited @ p_changed(lam, dt)),
+                "poll_calls": pages + float(cited @ changed),
                 "poll_pages": pages,
                 "poll_events": events,
             }
