@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from sim.experiments import run_points
 from sim.metrics import per_seed
 from sim.params import Params
-from sim.report.comparison import REPORTED, pooled
+from sim.report.comparison import RATIOS, REPORTED, pooled
 from sim.report.verdicts import judge
 
 FIGURES = tuple(
@@ -116,9 +116,10 @@ def sensitivity_points(base: Params) -> list[tuple[Choice, object, Params]]:
 def sensitivity_rows(
     base: Params, seeds: list[int], workers: int | None, progress: bool
 ) -> pd.DataFrame:
-    """Per reading and seed, the figures its runs produce (the readings' own per-seed rows;
-    the default reading is the study's own runs of those seeds)."""
-    keys = [f.key for f in FIGURES]
+    """Per reading and seed, the figures its runs produce and the counts their seeds 1–5
+    values are pooled from (the readings' own per-seed rows; the default reading is the
+    study's own runs of those seeds)."""
+    keys = list(dict.fromkeys(k for f in FIGURES for k in (f.key, *RATIOS.get(f.key, ()))))
     rows = []
     for runs in dict.fromkeys(c.runs for c in CHOICES):
         points = [(c, r, p) for c, r, p in sensitivity_points(base) if c.runs == runs]
