@@ -98,7 +98,8 @@ def _failures(baseline: Path, sample_seed: str, select: str) -> set[str]:
         cwd=ROOT, env=env, capture_output=True, text=True,
     )  # fmt: skip
     return {
-        line.split()[1].split("::", 1)[1]
+        line.split(" - ")[0].split("::", 1)[1]
+        + (f" ({line.split(' - ', 1)[1][:160]})" if " - " in line else "")
         for line in done.stdout.splitlines()
         if line.startswith(("FAILED ", "ERROR "))
     }
