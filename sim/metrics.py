@@ -146,3 +146,26 @@ def per_seed(f: StudyFrames) -> pd.DataFrame:
     out = pd.concat(parts, axis=1)
     out.index.name = "seed"
     return out.reset_index()
+
+
+DAY_COLUMNS = [
+    "questions",
+    "questions_top10",
+    "saves",
+    "saves_top10",
+    "top10_question_share",
+    "top10_save_share",
+]
+
+
+def joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """per_seed of several sets of runs (each with its own seeds) as per_seed of all their
+    records: columns in the parts' order, the day columns last, taken from the first part
+    that has the seed (the day is the same in every run but the control)."""
+    indexed = [p.set_index("seed") for p in parts]
+    days = indexed[0][DAY_COLUMNS]
+    for p in indexed[1:]:
+        days = days.combine_first(p[DAY_COLUMNS])[DAY_COLUMNS]
+    out = pd.concat([p.drop(columns=DAY_COLUMNS) for p in indexed] + [days], axis=1)
+    out.index.name = "seed"
+    return out.reset_index()

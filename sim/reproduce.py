@@ -1,16 +1,23 @@
-"""`make reproduce`: run the study and write every table, figure and the report."""
+"""`make reproduce`: run the study, commit its per-seed rows (results/seeds/), and build
+every table, figure and the report from those rows alone."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from sim import advise
-from sim.experiments import WRITEUP_SEEDS, StudyFrames, run_study
-from sim.metrics import per_seed
+from sim import advise, seedrows
+from sim.calibrate.fit import fit
+from sim.calibrate.logs import BUNDLED, read_log
+from sim.calibrate.shape import EditShape
+from sim.calibrate.validate import figure as calibration_figure
+from sim.experiments import WRITEUP_SEEDS
+from sim.metrics import joined
 from sim.params import Params
 from sim.popularity import top_share
 from sim.report import (
@@ -28,13 +35,12 @@ from sim.report import (
     writeup,
 )
 from sim.report.comparison import comparison_table
+from sim.seedrows import CAS_SEEDS, STALENESS_SEEDS, Rows
 
-STALENESS_SEEDS = 150
-"""Seeds of the staleness runs (Zipf and control): each takes about 0.5 s."""
-CAS_SEEDS = 300
-BREAK_EVEN_SEEDS = 3
-"""Seeds of the CAS runs: cheaper, and the 1 h rejection share varies more from seed to seed."""
+__all__ = ["CAS_SEEDS", "STALENESS_SEEDS", "build_tables", "reproduce", "write_tables"]
+
 FLOAT_FORMAT = "%.10g"
+SEEDS_DIR = "seeds"
 
 
 def _json_ready(value: object) -> object:
@@ -45,60 +51,106 @@ def _json_ready(value: object) -> object:
     return value
 
 
-def build_tables(
-    base: Params,
-    frames: StudyFrames,
-    break_even_runs: pd.DataFrame | None = None,
-    gate_edits: pd.DataFrame | None = None,
-    sensitivity_runs: pd.DataFrame | None = None,
-    exposure_frames: StudyFrames | None = None,
-    realshape_rows: pd.DataFrame | None = None,
-) -> dict[str, pd.DataFrame]:
-    first5 = frames.seeds(WRITEUP_SEEDS)
-    seeds = per_seed(frames)
-    extra = {}
-    if break_even_runs is not None:
-        table = breakeven.break_even_table(break_even_runs)
-        extra = {"break_even": table, "break_even_crossings": breakeven.crossings(table)}
-    if gate_edits is not None:
-        extra["gate"] = gate.gate_table(base, gate_edits)
-        extra["gate_conditions"] = gate.conditions_table(gate_edits)
-    if exposure_frames is not None:
-        table = exposure.exposure_table(base, exposure_frames)
-        extra["exposure"] = table
-        extra["exposure_crossings"] = exposure.crossings(table)
-        extra["exposure_theory"] = exposure.theory_check(base, table)
-    if realshape_rows is not None:
-        table = realshape.realshape_table(realshape_rows)
-        extra |= {
-            "realshape_rows": realshape_rows,
-            "realshape": table,
-            "realshape_moves": realshape.moves_table(table),
-        }
-    comparison = comparison_table(seeds, base, WRITEUP_SEEDS)
-    if sensitivity_runs is not None:
-        extra["sensitivity"] = sensitivity.sensitivity_table(sensitivity_runs, seeds)
-        comparison["readings"] = (
-            comparison["key"]
-            .map(sensitivity.robustness(extra["sensitivity"], comparison))
-            .fillna("")
-        )
-    return {
-        "per_seed": seeds,
-        "comparison": comparison,
-        "staleness": tables.staleness_table(first5),
-        "check_cost": tables.check_cost_table(first5),
-        "cas_by_delay": tables.cas_table(base, frames, first5, "cas"),
-        "cas_curve": tables.cas_table(base, frames, first5, "cas_curve"),
-        "stale_over_day": tables.stale_over_day_table(frames),
-        "check_calls_by_check": tables.check_calls_by_check_table(base, frames),
-        "tool_calls": tables.tool_calls_table(first5),
-        "response_sizes": sizes.sizes_table(),
-        **extra,
-    }
+Tables = dict[str, pd.DataFrame]
 
 
-def summary(base: Params, t: dict[str, pd.DataFrame], seeds: dict[str, int]) -> dict[str, object]:
+@dataclass(frozen=True)
+class Table:
+    """A committed table (results/<name>.csv): a pure function of the per-seed rows and the
+    tables before it."""
+
+    name: str
+    make: Callable[[Params, Rows, Tables], pd.DataFrame]
+
+
+def _headline(rows: Rows) -> pd.DataFrame:
+    return joined([rows["staleness_headline"], rows["cas_headline"]])
+
+
+def _calls(rows: Rows) -> pd.DataFrame:
+    return pd.concat([rows["staleness_calls"], rows["cas_calls"]], ignore_index=True)
+
+
+def _exposure_rows(rows: Rows) -> exposure.ExposureRows:
+    return exposure.ExposureRows(rows["exposure"], rows["exposure_p95"])
+
+
+def _checks5(rows: Rows) -> pd.DataFrame:
+    c = rows["staleness_checks"]
+    return c[c["seed"].isin(WRITEUP_SEEDS)]
+
+
+def _comparison(base: Params, rows: Rows, t: Tables) -> pd.DataFrame:
+    comparison = comparison_table(t["per_seed"], base, WRITEUP_SEEDS)
+    comparison["readings"] = (
+        comparison["key"].map(sensitivity.robustness(t["sensitivity"], comparison)).fillna("")
+    )
+    return comparison
+
+
+TABLES: tuple[Table, ...] = (
+    Table("per_seed", lambda base, rows, t: _headline(rows)),
+    Table(
+        "sensitivity",
+        lambda base, rows, t: sensitivity.sensitivity_table(
+            sensitivity.sensitivity_runs(rows["sensitivity"], t["per_seed"]), t["per_seed"]
+        ),
+    ),
+    Table("comparison", _comparison),
+    Table(
+        "staleness",
+        lambda base, rows, t: tables.staleness_table(
+            rows["staleness_by_run"][rows["staleness_by_run"]["seed"].isin(WRITEUP_SEEDS)]
+        ),
+    ),
+    Table("check_cost", lambda base, rows, t: tables.check_cost_table(_checks5(rows))),
+    Table("cas_by_delay", lambda base, rows, t: tables.cas_table(base, rows["cas_edits"], "cas")),
+    Table(
+        "cas_curve", lambda base, rows, t: tables.cas_table(base, rows["cas_edits"], "cas_curve")
+    ),
+    Table(
+        "stale_over_day",
+        lambda base, rows, t: tables.stale_over_day_table(rows["staleness_checks"]),
+    ),
+    Table(
+        "check_calls_by_check",
+        lambda base, rows, t: tables.check_calls_by_check_table(base, rows["staleness_checks"]),
+    ),
+    Table("tool_calls", lambda base, rows, t: tables.tool_calls_table(_calls(rows))),
+    Table("response_sizes", lambda base, rows, t: sizes.sizes_table()),
+    Table("break_even", lambda base, rows, t: breakeven.break_even_table(rows["break_even"])),
+    Table("break_even_crossings", lambda base, rows, t: breakeven.crossings(t["break_even"])),
+    Table("gate", lambda base, rows, t: gate.gate_table(base, rows["gate"], rows["gate_medians"])),
+    Table(
+        "gate_conditions",
+        lambda base, rows, t: gate.conditions_table(
+            rows["gate"], rows["gate_medians"], rows["gate_pairs"]
+        ),
+    ),
+    Table("exposure", lambda base, rows, t: exposure.exposure_table(base, _exposure_rows(rows))),
+    Table("exposure_crossings", lambda base, rows, t: exposure.crossings(t["exposure"])),
+    Table("exposure_theory", lambda base, rows, t: exposure.theory_check(base, t["exposure"])),
+    Table("realshape", lambda base, rows, t: realshape.realshape_table(rows["realshape"])),
+    Table("realshape_moves", lambda base, rows, t: realshape.moves_table(t["realshape"])),
+    *(
+        Table(part, lambda base, rows, t, part=part: rows[part])
+        for part in seedrows.CALIBRATION_PARTS
+        if part != "calibration_shape"
+    ),
+)
+"""Every committed table, in the order they are built (a table may read those before it)."""
+
+
+def build_tables(base: Params, rows: Rows, names: tuple[str, ...] | None = None) -> Tables:
+    """Every table (or those named, with what they read) from the per-seed rows."""
+    t: Tables = {}
+    for table in TABLES:
+        if names is None or table.name in names:
+            t[table.name] = table.make(base, rows, t)
+    return t
+
+
+def summary(base: Params, t: Tables, seeds: dict[str, int]) -> dict[str, object]:
     comparison = t["comparison"].set_index("key")
     return {
         "seeds": seeds,
@@ -116,32 +168,55 @@ def summary(base: Params, t: dict[str, pd.DataFrame], seeds: dict[str, int]) -> 
     }
 
 
-def write_results(
-    out: Path,
-    base: Params,
-    frames: StudyFrames,
-    seeds: dict[str, int],
-    break_even_runs: pd.DataFrame,
-    gate_edits: pd.DataFrame,
-    sensitivity_runs: pd.DataFrame,
-    exposure_frames: StudyFrames,
-    realshape_rows: pd.DataFrame | None = None,
-) -> dict[str, pd.DataFrame]:
+ADVICE_TARGET_MIN = 30.0
+ADVICE_SEEDS = 3
+
+
+def advice_example(base: Params, rows: exposure.ExposureRows) -> str:
+    """`python -m sim advise --simulate 3` on the write-up's day, as the README shows it;
+    its simulated columns are the exposure runs' first seeds (the same days)."""
+    costs = advise.Costs()
+    result = advise.advise(base, costs, ADVICE_TARGET_MIN, ADVICE_SEEDS, frames=rows)
+    return advise.render(base, costs, ADVICE_TARGET_MIN, result)
+
+
+def texts(base: Params, rows: Rows, t: Tables) -> dict[str, str]:
+    """summary.json, advise.txt and REPORT.md: from the tables and the rows."""
+    seeds = seedrows.seed_counts(rows)
+    advice = advice_example(base, _exposure_rows(rows))
+    shape = EditShape.from_json(rows["calibration_shape"]["shape_json"].iloc[0])
+    setting = realshape.setting(base, shape, realshape.advised_choice(base))
+    return {
+        "summary.json": json.dumps(summary(base, t, seeds), indent=2, ensure_ascii=False) + "\n",
+        "advise.txt": advice + "\n",
+        "REPORT.md": writeup.render(base, seeds, t, advice, setting),
+    }
+
+
+def readme_blocks(out: Path, t: Tables) -> dict[str, str]:
+    """The README's generated blocks, by name."""
+    return {
+        "advise": readme.advise_block((out / "advise.txt").read_text()),
+        "results": readme.results_block(t["comparison"]),
+        "sizes": sizes.readme_block(t["response_sizes"]),
+    }
+
+
+def write_tables(out: Path, base: Params, rows: Rows, with_figures: bool = True) -> Tables:
+    """Every table, summary.json, advise.txt, REPORT.md (and the figures) into out/, from
+    the per-seed rows alone."""
     out.mkdir(parents=True, exist_ok=True)
-    t = build_tables(
-        base,
-        frames,
-        break_even_runs,
-        gate_edits,
-        sensitivity_runs,
-        exposure_frames,
-        realshape_rows,
-    )
+    t = build_tables(base, rows)
     for name, df in t.items():
         df.to_csv(out / f"{name}.csv", index=False, float_format=FLOAT_FORMAT)
-    (out / "summary.json").write_text(
-        json.dumps(summary(base, t, seeds), indent=2, ensure_ascii=False) + "\n"
-    )
+    for name, text in texts(base, rows, t).items():
+        (out / name).write_text(text)
+    if with_figures:
+        write_figures(out, t)
+    return t
+
+
+def write_figures(out: Path, t: Tables) -> None:
     figures.save(figures.stale_over_day(t["stale_over_day"]), out / "stale_over_day.png")
     figures.save(figures.check_cost(t["check_calls_by_check"]), out / "check_cost.png")
     figures.save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), out / "cas_by_delay.png")
@@ -151,27 +226,9 @@ def write_results(
         sensitivity.tornado(t["sensitivity"], list(openchoices.HEADLINE)), out / "sensitivity.png"
     )
     figures.save(exposure.figure(t["exposure"]), out / "exposure.png")
-    advice = advice_example(base, exposure_frames)
-    (out / "advise.txt").write_text(advice + "\n")
-    setting = None
-    if "realshape" in t:
-        figures.save(realshape_section.figure(t["realshape"]), out / "realshape.png")
-        shape = realshape.packaged_shape()
-        setting = realshape.setting(base, shape, realshape.advised_choice(base))
-    (out / "REPORT.md").write_text(writeup.render(base, seeds, t, advice, setting))
-    return t
-
-
-ADVICE_TARGET_MIN = 30.0
-ADVICE_SEEDS = 3
-
-
-def advice_example(base: Params, exposure_frames: StudyFrames) -> str:
-    """`python -m sim advise --simulate 3` on the write-up's day, as the README shows it;
-    its simulated columns are the exposure runs' first seeds (the same days)."""
-    costs = advise.Costs()
-    result = advise.advise(base, costs, ADVICE_TARGET_MIN, ADVICE_SEEDS, frames=exposure_frames)
-    return advise.render(base, costs, ADVICE_TARGET_MIN, result)
+    figures.save(realshape_section.figure(t["realshape"]), out / "realshape.png")
+    log = read_log(BUNDLED)
+    figures.save(calibration_figure(log, fit(log, boot=0)), out / "calibration.png")
 
 
 def reproduce(
@@ -182,57 +239,16 @@ def reproduce(
     progress: bool = True,
     base: Params | None = None,
     readme_path: Path | None = None,
-) -> dict[str, pd.DataFrame]:
-    """Run the staleness runs on seeds 1..staleness_seeds and the CAS runs on 1..cas_seeds,
-    write out/, and refresh the README's results block if given."""
+) -> Tables:
+    """Run every experiment (the staleness runs on seeds 1..staleness_seeds, the CAS runs on
+    1..cas_seeds), write their per-seed rows to out/seeds/, then every table and the report
+    from the rows as read back, and refresh the README's blocks if given."""
     base = base or Params()
-    frames = StudyFrames.concat(
-        [
-            run_study(
-                base,
-                list(range(1, staleness_seeds + 1)),
-                ("staleness", "control"),
-                workers=workers,
-                progress=progress,
-            ),
-            run_study(
-                base,
-                list(range(1, cas_seeds + 1)),
-                ("cas", "cas_curve"),
-                workers=workers,
-                progress=progress,
-            ),
-        ]
-    )
-    seeds = {
-        "staleness": staleness_seeds,
-        "cas": cas_seeds,
-        "break_even": BREAK_EVEN_SEEDS,
-        "gate": gate.SEEDS,
-        "sensitivity": min(sensitivity.SEEDS, staleness_seeds, cas_seeds),
-        "exposure": exposure.SEEDS,
-        "realshape": realshape.SEEDS,
-    }
-    be_runs = breakeven.break_even_runs(
-        base, breakeven.AXES, list(range(1, BREAK_EVEN_SEEDS + 1)), workers, progress
-    )
-    gate_edits = gate.gate_runs(base, list(range(1, gate.SEEDS + 1)), workers, progress)
-    sens_runs = sensitivity.sensitivity_runs(base, frames, workers, progress, seeds["sensitivity"])
-    exposure_frames = exposure.exposure_runs(
-        base, list(range(1, exposure.SEEDS + 1)), workers, progress
-    )
-    rs_rows = realshape.realshape_runs(
-        base,
-        realshape.packaged_shape(),
-        list(range(1, realshape.SEEDS + 1)),
-        workers,
-        progress,
-    )
-    t = write_results(
-        out, base, frames, seeds, be_runs, gate_edits, sens_runs, exposure_frames, rs_rows
-    )
+    seeds = {"staleness": staleness_seeds, "cas": cas_seeds}
+    seedrows.write(out / SEEDS_DIR, seedrows.run(base, seeds, workers, progress))
+    rows = seedrows.read(out / SEEDS_DIR)
+    t = write_tables(out, base, rows)
     if readme_path is not None:
-        readme.update(readme_path, "advise", readme.advise_block((out / "advise.txt").read_text()))
-        readme.update(readme_path, "results", readme.results_block(t["comparison"]))
-        readme.update(readme_path, "sizes", sizes.readme_block(t["response_sizes"]))
+        for name, block in readme_blocks(out, t).items():
+            readme.update(readme_path, name, block)
     return t

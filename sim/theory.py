@@ -152,16 +152,17 @@ def expected_check_calls(params: Params) -> list[dict[str, float]]:
     dt = params.check_interval_s
     events = params.n_saves * dt / params.day_s
     pages = max(1.0, float(np.ceil(events / 100)))
+    uncited, changed = 1.0 - q, p_changed(lam, dt)  # the same at every check
     rows = []
     for k in range(1, params.n_checks + 1):
         answered = params.n_questions * min(1.0, k * dt / params.day_s)
-        target = 1.0 - (1.0 - q) ** answered
+        target = 1.0 - uncited**answered
         cited = 1.0 - (1.0 - target) * np.exp(-target.mean())
         rows.append(
             {
                 "check": k,
                 "reread_calls": float(cited.sum()),
-                "poll_calls": pages + float(cited @ p_changed(lam, dt)),
+                "poll_calls": pages + float(cited @ changed),
                 "poll_pages": pages,
                 "poll_events": events,
             }
@@ -176,6 +177,29 @@ def _citation_mixture(params: Params) -> np.ndarray:
     return (zipf_weights(n, params.zipf_s) + (k - 1) / n) / k
 
 
+_BLOCK = 100
+"""Grid points per block of the change-time density: exp(−λc) at a point is the block's
+anchor exp(−λa) times exp(−λo) for its offset o, so the sum over articles is one matrix
+product instead of an exponential per article and grid point."""
+
+
+@functools.lru_cache(maxsize=16)
+def _change_density(params: Params, grid: int) -> tuple[np.ndarray, np.ndarray]:
+    """Grid midpoints c over the day and the density of a citation's first change at c,
+    Σᵢ mᵢ (1 − e^{−λᵢc}) / D (mᵢ article i's share of citations); shared by every
+    interval (it does not depend on the checks)."""
+    d = params.day_s
+    step = d / grid
+    blocks = -(-grid // _BLOCK)
+    anchors = np.arange(blocks) * _BLOCK * step + step / 2
+    offsets = np.arange(_BLOCK) * step
+    lam = save_rates_per_s(params)[:, None]
+    mix = _citation_mixture(params)
+    kept = (np.exp(-lam * anchors[None, :]) * mix[:, None]).T @ np.exp(-lam * offsets[None, :])
+    c = (np.arange(grid) + 0.5) * d / grid
+    return c, (mix.sum() - kept.reshape(-1)[:grid]) / d
+
+
 def unnoticed_time(params: Params, interval_s: float, grid: int = 20_000) -> dict[str, float]:
     """How long a citation stays stale before a periodic check at this interval notices.
 
@@ -188,9 +212,7 @@ def unnoticed_time(params: Params, interval_s: float, grid: int = 20_000) -> dic
     that were stale and unnoticed (expected unnoticed time over the mean holding time
     D/2; Cho & Garcia-Molina's age, as a share)."""
     d = params.day_s
-    c = (np.arange(grid) + 0.5) * d / grid
-    lam = save_rates_per_s(params)
-    density = _citation_mixture(params) @ (1.0 - np.exp(-lam[:, None] * c[None, :])) / d
+    c, density = _change_density(params, grid)
     last = (d // interval_s) * interval_s
     noticed = np.ceil(c / interval_s) * interval_s
     wait = np.where(noticed <= last, noticed - c, d - c)
@@ -247,24 +269,15 @@ def push_counts(params: Params, maps: int = 64, steps: int = 2000) -> dict[str, 
             neighbour = (np.arange(n) + draws.integers(1, n, n)) % n if n > 1 else np.zeros(1, int)
             rate[m] += np.bincount(neighbour, weights=q, minlength=n)
     r = params.n_questions * rate / d
-
-    def flows(state: np.ndarray) -> np.ndarray:
-        """d/dt of (P(unsubscribed), P(subscribed), subscribes, notifications)."""
-        unsub, sub = state[0], state[1]
-        cite, change = r * unsub, lam * sub
-        return np.stack([-cite - u * lam * unsub + (1 - u) * change, cite - change, cite, change])
-
-    state = np.stack([np.ones((maps, n)), np.zeros((maps, n)), *np.zeros((2, maps, n))])
-    h = d / steps
-    for _ in range(steps):
-        k1 = flows(state)
-        k2 = flows(state + h / 2 * k1)
-        k3 = flows(state + h / 2 * k2)
-        k4 = flows(state + h * k3)
-        state = state + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    counts = np.empty((2, *r.shape))
+    flat_r, flat_lam = r.reshape(-1), np.ascontiguousarray(lam).reshape(-1)
+    flat = counts.reshape(2, -1)
+    for lo in range(0, flat_r.size, _CHUNK):  # elementwise: chunks that stay in cache
+        part = slice(lo, lo + _CHUNK)
+        flat[:, part] = _day_counts(flat_r[part], flat_lam[part], u, d / steps, steps)
     return {
-        "subscribes": float(state[2].sum(axis=1).mean()),
-        "notifications": float(state[3].sum(axis=1).mean()),
+        "subscribes": float(counts[0].sum(axis=1).mean()),
+        "notifications": float(counts[1].sum(axis=1).mean()),
     }
 
 
@@ -366,3 +379,61 @@ def stopped_check_calls(
             t += step
         k += 1
     return {"reread_reads": reread, "poll_reads": poll}
+
+
+_CHUNK = 4096
+"""Chains per chunk of push_counts: its ~500 elementwise steps then run in cache."""
+
+
+def _day_counts(
+    r: np.ndarray, lam: np.ndarray, u: float, h: float, steps: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Expected subscribes and notifications over `steps` RK4 steps of length h, per chain.
+
+    The chain is linear with constant rates, so one RK4 step is a fixed matrix
+    M = Σₖ₌₀⁴ (hA)ᵏ/k! and the day is M^steps, taken by repeated squaring. With state
+    (unsubscribed, subscribed | subscribes, notifications), A = [[B, 0], [G, 0]], so
+    M = [[P, 0], [Q, I]]: P = Σₖ (hB)ᵏ/k!, Q = G·Σₖ₌₁⁴ hᵏBᵏ⁻¹/k!, G = diag(r, λ)."""
+    b = ((-r - u * lam, (1 - u) * lam), (r, -lam))
+    eye = ((1.0, 0.0), (0.0, 1.0))
+    power, p, series = eye, eye, _scaled(eye, 0.0)
+    for k in range(1, 5):
+        series = _added(series, _scaled(power, h**k / math.factorial(k)))  # Σ hᵏBᵏ⁻¹/k!
+        power = _product(power, b)
+        p = _added(p, _scaled(power, h**k / math.factorial(k)))
+    q = ((r * series[0][0], r * series[0][1]), (lam * series[1][0], lam * series[1][1]))
+    (_, q_day) = _chain_power((p, q), steps)
+    return q_day[0][0], q_day[1][0]
+
+
+_Matrix = tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def _product(x: _Matrix, y: _Matrix) -> _Matrix:
+    """2 × 2 matrix product, each entry an array (one matrix per map and article)."""
+    return tuple(tuple(x[i][0] * y[0][j] + x[i][1] * y[1][j] for j in range(2)) for i in range(2))  # type: ignore[return-value]
+
+
+def _added(x: _Matrix, y: _Matrix) -> _Matrix:
+    return tuple(tuple(x[i][j] + y[i][j] for j in range(2)) for i in range(2))  # type: ignore[return-value]
+
+
+def _scaled(x: _Matrix, s: float) -> _Matrix:
+    return tuple(tuple(x[i][j] * s for j in range(2)) for i in range(2))  # type: ignore[return-value]
+
+
+def _chain_power(m: tuple[_Matrix, _Matrix], k: int) -> tuple[_Matrix, _Matrix]:
+    """[[P, 0], [Q, I]]^k by repeated squaring, as (P, Q): the product of two such matrices
+    [[P₁, 0], [Q₁, I]]·[[P₂, 0], [Q₂, I]] is [[P₁P₂, 0], [Q₁P₂ + Q₂, I]]."""
+
+    def times(x: tuple[_Matrix, _Matrix], y: tuple[_Matrix, _Matrix]) -> tuple[_Matrix, _Matrix]:
+        return _product(x[0], y[0]), _added(_product(x[1], y[0]), y[1])
+
+    result = None
+    while k:
+        if k & 1:
+            result = m if result is None else times(result, m)
+        k >>= 1
+        if k:
+            m = times(m, m)
+    return result

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import random
 from dataclasses import dataclass
 
 import pytest
@@ -83,3 +85,16 @@ def edit_args(article_id: str, version: str, key: str, content: str = "new body"
         "idempotency_key": key,
         **extra,
     }
+
+
+REGRESSION_SAMPLE_SEED = int(
+    os.environ.get("REGRESSION_SAMPLE_SEED") or random.SystemRandom().randrange(1_000_000)
+)
+"""Draws the seeds the regression test reruns: new on each run unless set."""
+
+
+def pytest_report_header() -> str:
+    return (
+        f"regression sample seed: {REGRESSION_SAMPLE_SEED} "
+        f"(rerun it: REGRESSION_SAMPLE_SEED={REGRESSION_SAMPLE_SEED} make test)"
+    )

@@ -1,103 +1,98 @@
-"""Regression: committed results/ equal a fresh `make reproduce`, and the reported
-percentages of seeds 1–5 are rerun and compared value by value.
+"""Regression: every committed figure is rebuilt from the committed per-seed rows and must
+equal the committed file byte for byte; a sample of seeds of every experiment, drawn
+afresh on each run, is simulated again and must give its committed rows exactly.
 
-Counts must match exactly; values derived from floating point within REL_TOL.
+The sample's seed is printed in pytest's header; rerun a failing sample with
+REGRESSION_SAMPLE_SEED=<seed> make test. The pooled rows (percentiles, medians) and the
+figures are checked by `make check`, the full fresh rerun.
 """
 
 from __future__ import annotations
 
 import json
-import math
+import os
+import random
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from sim.experiments import WRITEUP_SEEDS, run_study
-from sim.metrics import per_seed
+from sim import seedrows
 from sim.params import Params
-from sim.report import readme, sizes
-from sim.report.comparison import REPORTED, pooled
-from sim.reproduce import reproduce
+from sim.report import readme
+from sim.reproduce import TABLES, readme_blocks, write_tables
+from sim.seedrows import EXPERIMENTS, Experiment
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "results"
-REL_TOL = 1e-9
-TABLES = [
-    "comparison",
-    "per_seed",
-    "staleness",
-    "check_cost",
-    "cas_by_delay",
-    "cas_curve",
-    "stale_over_day",
-    "tool_calls",
-    "response_sizes",
-    "gate",
-    "sensitivity",
-    "exposure",
-    "exposure_crossings",
-    "exposure_theory",
-]
+RESULTS = Path(os.environ.get("REGRESSION_RESULTS") or ROOT / "results")
+"""The committed results; another folder only to test the test (tests/mutations/run.py)."""
+ROWS = seedrows.read(RESULTS / "seeds")
 SUMMARY = json.loads((RESULTS / "summary.json").read_text())
 
 
-def _close(a: object, b: object) -> bool:
-    if isinstance(a, float) or isinstance(b, float):
-        return (a is None and b is None) or math.isclose(a, b, rel_tol=REL_TOL, abs_tol=1e-12)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
-    return a == b
+def sample_seed() -> int:
+    from tests.conftest import REGRESSION_SAMPLE_SEED
+
+    return REGRESSION_SAMPLE_SEED
 
 
-@pytest.fixture(scope="session")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("results")
-    seeds = SUMMARY["seeds"]
-    reproduce(out, seeds["staleness"], seeds["cas"], progress=False)
-    return out
+@pytest.fixture(scope="module")
+def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, pd.DataFrame]]:
+    out = tmp_path_factory.mktemp("rebuilt")
+    return out, write_tables(out, Params(), ROWS, with_figures=False)
 
 
-def test_seeds_1_to_5_rerun_gives_every_reported_value() -> None:
-    frames = run_study(
-        Params(), WRITEUP_SEEDS, ("staleness", "control", "cas"), workers=1, progress=False
-    )
-    first5 = per_seed(frames)
-    for r in REPORTED:
-        assert _close(pooled(first5, r.key), SUMMARY["seeds_1_5"][r.key]), r.key
+@pytest.mark.parametrize("name", [f"{t.name}.csv" for t in TABLES])
+def test_committed_table_is_rebuilt_from_the_committed_rows(
+    rebuilt: tuple[Path, dict], name: str
+) -> None:
+    assert (rebuilt[0] / name).read_text() == (RESULTS / name).read_text(), name
 
 
-@pytest.mark.parametrize("name", TABLES)
-def test_committed_table_equals_a_fresh_run(fresh: Path, name: str) -> None:
-    committed = pd.read_csv(RESULTS / f"{name}.csv")
-    again = pd.read_csv(fresh / f"{name}.csv")
-    pd.testing.assert_frame_equal(committed, again, check_exact=False, rtol=REL_TOL)
+@pytest.mark.parametrize("name", ["summary.json", "advise.txt", "REPORT.md"])
+def test_committed_text_is_rebuilt_from_the_committed_rows(
+    rebuilt: tuple[Path, dict], name: str
+) -> None:
+    assert (rebuilt[0] / name).read_text() == (RESULTS / name).read_text(), name
 
 
-def test_committed_summary_and_report_equal_a_fresh_run(fresh: Path) -> None:
-    assert _close(SUMMARY, json.loads((fresh / "summary.json").read_text()))
-    assert (RESULTS / "REPORT.md").read_text() == (fresh / "REPORT.md").read_text()
-    assert (RESULTS / "advise.txt").read_text() == (fresh / "advise.txt").read_text()
-    for png in (
-        "stale_over_day.png",
-        "check_cost.png",
-        "cas_by_delay.png",
-        "gate.png",
-        "sensitivity.png",
-        "exposure.png",
-    ):
-        assert (RESULTS / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        assert (fresh / png).exists()
-
-
-def test_readme_shows_the_committed_results() -> None:
+def test_readme_shows_the_figures_of_the_committed_rows(rebuilt: tuple[Path, dict]) -> None:
     text = (ROOT / "README.md").read_text()
-    block = readme.results_block(pd.read_csv(RESULTS / "comparison.csv"))
-    assert readme.replace_block(text, "results", block) == text
-    block = sizes.readme_block(pd.read_csv(RESULTS / "response_sizes.csv"))
-    assert readme.replace_block(text, "sizes", block) == text
-    block = readme.advise_block((RESULTS / "advise.txt").read_text())
-    assert readme.replace_block(text, "advise", block) == text
+    for name, block in readme_blocks(rebuilt[0], rebuilt[1]).items():
+        assert readme.replace_block(text, name, block) == text, name
+
+
+def _sample(experiment: Experiment) -> list[int]:
+    committed = sorted(ROWS[experiment.parts[0]]["seed"].unique())
+    rng = random.Random(f"{sample_seed()}:{experiment.name}")
+    return sorted(rng.sample(committed, experiment.sample))
+
+
+@pytest.mark.parametrize("experiment", EXPERIMENTS, ids=[e.name for e in EXPERIMENTS])
+def test_sampled_seeds_simulated_again_give_their_committed_rows(experiment: Experiment) -> None:
+    seeds = _sample(experiment)
+    fresh = experiment.run(Params(), seeds, 1, False)
+    rerun = f"seeds {seeds}; rerun with REGRESSION_SAMPLE_SEED={sample_seed()}"
+    for part in experiment.parts:
+        if part in experiment.pooled:
+            continue
+        got = seedrows.read_csv(seedrows.to_csv(fresh[part]))
+        committed = ROWS[part]
+        want = committed[committed["seed"].isin(seeds)].reset_index(drop=True)
+        assert list(got.columns) == list(want.columns), f"{part}: {rerun}"
+        pd.testing.assert_frame_equal(
+            got, want, check_exact=True, check_dtype=False, obj=f"{part} ({rerun})"
+        )
+
+
+def test_every_part_is_committed_and_every_seed_counted() -> None:
+    assert SUMMARY["seeds"] == seedrows.seed_counts(ROWS)
+    for e in EXPERIMENTS:
+        for part in e.parts:
+            assert (RESULTS / "seeds" / f"{part}.csv").exists(), part
+        if not e.pooled:
+            continue
+        assert set(e.pooled) < set(e.parts), e.name
 
 
 def test_search_and_poll_texts_are_at_most_half_their_former_size() -> None:

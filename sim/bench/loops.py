@@ -1,5 +1,8 @@
-"""The loops a user waits for: `make reproduce` (the study, then the notebook) and `make
-test` (lint, then pytest), each timed end to end in its own processes, as a user runs it.
+"""The loops a user waits for: `make reproduce` (the study, then the notebook), `make
+test` (lint, then pytest), `make check` (a full fresh rerun compared with results/) and
+`python -m sim advise`, each timed end to end in its own processes, as a user runs it:
+wall seconds, and the CPU seconds (user + system) of the processes it ran, which a busy
+machine inflates less.
 
 The reproduction writes to a scratch folder, so results/ is untouched; the test run is
 the repository's own suite, its regression test included.
@@ -7,6 +10,7 @@ the repository's own suite, its regression test included.
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 import tempfile
@@ -17,15 +21,26 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _run(steps: list[tuple[str, list[str]]]) -> dict[str, Any]:
     """Wall seconds of the (name, command) steps in order, run from the repository, and
     whether all passed; the first to fail stops the timing."""
     started = time.perf_counter()
     timed = []
     for name, command in steps:
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), _children_cpu_s()
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-        timed.append({"step": name, "wall_s": time.perf_counter() - t})
+        timed.append(
+            {
+                "step": name,
+                "wall_s": time.perf_counter() - t,
+                "cpu_s": _children_cpu_s() - cpu,
+            }
+        )
         if done.returncode != 0:
             return {
                 "wall_s": time.perf_counter() - started,
@@ -58,3 +73,18 @@ def test_wall() -> dict[str, Any]:
             ("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"]),
         ]
     )
+
+
+def check_wall() -> dict[str, Any]:
+    """`make check`: the full fresh rerun (study, notebook) compared with results/."""
+    return _run([("check", [sys.executable, "-m", "sim.check"])])
+
+
+ADVISE_ARGS = ["--saves-per-day", "2000", "--max-unnoticed-min", "10"]
+"""Issue 23's advisor command, at 5,000 and at 50,000 articles."""
+
+
+def advise_wall(articles: int) -> dict[str, Any]:
+    """`python -m sim advise --articles N --saves-per-day 2000 --max-unnoticed-min 10`."""
+    command = [sys.executable, "-m", "sim", "advise", "--articles", str(articles), *ADVISE_ARGS]
+    return _run([("advise", command)])

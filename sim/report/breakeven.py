@@ -19,6 +19,22 @@ from sim.sweep import grid, sweep
 AXES: dict[str, list] = {"n_saves": [300, 1000, 3000, 12000], "n_questions": [10, 40, 120]}
 
 
+ROW_COLUMNS = [
+    "n_saves",
+    "n_questions",
+    "check_interval_s",
+    "seed",
+    "saves",
+    "checks",
+    "zipf_citations",
+    "reread_calls",
+    "reread_chars",
+    "poll_method_calls",
+    "poll_method_chars",
+]
+"""What the table reads of a sweep run: the point, the seed and its costs."""
+
+
 def break_even_runs(
     base: Params,
     axes: dict[str, list],
@@ -26,7 +42,8 @@ def break_even_runs(
     workers: int | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    return sweep(grid(base, axes), seeds, ("staleness",), workers=workers, progress=progress)
+    runs = sweep(grid(base, axes), seeds, ("staleness",), workers=workers, progress=progress)
+    return runs[ROW_COLUMNS]
 
 
 def break_even_table(runs: pd.DataFrame) -> pd.DataFrame:

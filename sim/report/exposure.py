@@ -10,6 +10,8 @@ unnoticed time; costs are the methods' calls and characters from the call log.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -70,34 +72,66 @@ def _costs(frames: StudyFrames) -> pd.DataFrame:
     return pd.concat([cadence[cols], title[cols], push[cols]], ignore_index=True)
 
 
-def exposure_table(base: Params, frames: StudyFrames) -> pd.DataFrame:
+GROUP = ["method", "interval_s"]
+COST_COLUMNS = ["checks", "calls", "poll_calls", "notifications", "result_chars"]
+
+
+@dataclass(frozen=True)
+class ExposureRows:
+    """The exposure runs as per-seed rows: per seed × method × interval its costs and the
+    sums over changed citations (count, unnoticed seconds, never noticed) with the seed's
+    citation-seconds held; and the pooled 95th percentiles, which no per-seed sum gives
+    (None when a subset of seeds is taken: its percentiles are not known)."""
+
+    rows: pd.DataFrame
+    p95: pd.DataFrame | None = None
+
+    def seeds(self, seeds: list[int]) -> ExposureRows:
+        return ExposureRows(self.rows[self.rows["seed"].isin(seeds)].reset_index(drop=True))
+
+
+def exposure_rows(base: Params, frames: StudyFrames) -> ExposureRows:
     day_s = base.day_s
     d = frames.detections
-    held_s = (day_s - frames.citations["read_s"]).sum()
     changed = d[d["changed_s"].notna()]
     # change times come from the store's microsecond clock, detections from SimPy's float
     # clock: push, noticing at the same instant, would read a few hundred ns below zero
     unnoticed = (changed["detected_s"].fillna(day_s) - changed["changed_s"]).clip(lower=0.0)
-    changed = changed.assign(unnoticed_s=unnoticed, never=changed["detected_s"].isna())
-    n_seeds = d["seed"].nunique()
-    exposure = changed.groupby(["method", "interval_s"]).agg(
-        changed_citations_per_day=("seed", lambda s: len(s) / n_seeds),
-        mean_unnoticed_min=("unnoticed_s", lambda s: s.mean() / 60),
-        p95_unnoticed_min=("unnoticed_s", lambda s: s.quantile(0.95) / 60),
-        never_noticed_share=("never", "mean"),
-        stale_unknown_share=("unnoticed_s", lambda s: s.sum() / held_s),
+    changed = changed.assign(unnoticed_s=unnoticed, never=changed["detected_s"].isna(), changed=1)
+    sums = changed.groupby(["seed", *GROUP])[["changed", "unnoticed_s", "never"]].sum()
+    costs = _costs(frames).set_index(["seed", *GROUP])
+    rows = costs.join(sums).reset_index().sort_values(["seed", *GROUP], kind="stable")
+    held = (day_s - frames.citations["read_s"]).groupby(frames.citations["seed"]).sum()
+    rows["held_s"] = rows["seed"].map(held)
+    p95 = changed.groupby(GROUP)["unnoticed_s"].quantile(0.95) / 60
+    return ExposureRows(rows.reset_index(drop=True), p95.rename("p95_unnoticed_min").reset_index())
+
+
+def exposure_table(base: Params, data: StudyFrames | ExposureRows) -> pd.DataFrame:
+    if isinstance(data, StudyFrames):
+        data = exposure_rows(base, data)
+    r = data.rows
+    n_seeds = r["seed"].nunique()
+    held_s = r.drop_duplicates("seed")["held_s"].sum()
+    s = r.groupby(GROUP)[["changed", "unnoticed_s", "never"]].sum()
+    exposure = pd.DataFrame(
+        {
+            "changed_citations_per_day": s["changed"] / n_seeds,
+            "mean_unnoticed_min": s["unnoticed_s"] / s["changed"] / 60,
+            "p95_unnoticed_min": np.nan
+            if data.p95 is None
+            else data.p95.set_index(GROUP)["p95_unnoticed_min"],
+            "never_noticed_share": s["never"] / s["changed"],
+            "stale_unknown_share": s["unnoticed_s"] / held_s,
+        }
     )
-    cost = (
-        _costs(frames)
-        .groupby(["method", "interval_s"])
-        .agg(
-            seeds=("seed", "nunique"),
-            checks_per_day=("checks", "mean"),
-            calls_per_day=("calls", "mean"),
-            poll_calls_per_day=("poll_calls", "mean"),
-            notifications_per_day=("notifications", "mean"),
-            chars_per_day=("result_chars", "mean"),
-        )
+    cost = r.groupby(GROUP).agg(
+        seeds=("seed", "nunique"),
+        checks_per_day=("checks", "mean"),
+        calls_per_day=("calls", "mean"),
+        poll_calls_per_day=("poll_calls", "mean"),
+        notifications_per_day=("notifications", "mean"),
+        chars_per_day=("result_chars", "mean"),
     )
     table = cost.join(exposure).reset_index()
     table["messages_per_day"] = table["calls_per_day"] + table["notifications_per_day"]

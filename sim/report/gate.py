@@ -76,50 +76,152 @@ def gate_runs(base: Params, seeds: list[int], workers: int | None, progress: boo
     )
 
 
-def _summary(g: pd.DataFrame) -> pd.Series:
-    ok = g["final_outcome"] == "ok"
-    cause = g["first_grant_cause"]
-    sent = cause != "not_sent"
-    return pd.Series(
-        {
-            "edits": len(g),
-            "first_writes_sent": int(sent.sum()),
-            "human_conflict_share_of_sent": (cause == "human").sum() / sent.sum(),
-            "agent_conflict_share_of_sent": (cause == "agent").sum() / sent.sum(),
-            "gone_share_of_sent": (cause == "gone").sum() / sent.sum(),
-            "human_conflict_share_of_edits": (cause == "human").mean(),
-            "first_try_rejected_share": (g["first_outcome"] == "conflict").mean(),
-            "second_approval_share": (g["approvals"] >= 2).mean(),
-            "approvals_per_edit": g["approvals"].mean(),
-            "agent_calls_per_edit": g["agent_calls"].mean(),
-            "agent_chars_per_edit": g["agent_chars"].mean(),
-            "declined_share": g["declined"].mean(),
-            "succeeded_share": ok.mean(),
-            "gave_up_share": (g["final_outcome"] == "gave_up").mean(),
-            "approval_wait_min_per_edit": g["approval_wait_s"].mean() / 60,
-            "end_to_end_min_median": g.loc[ok, "end_to_end_s"].median() / 60,
-            "seeds": g["seed"].nunique(),
-        }
+ROW_KEYS = ["tool_latency_s", "approval_reviewer", *KEYS]
+COUNTS = [
+    "edits",
+    "first_writes_sent",
+    "human_conflicts",
+    "agent_conflicts",
+    "gone_at_first_write",
+    "rejected",
+    "second_approvals",
+    "approvals",
+    "agent_calls",
+    "agent_chars",
+    "declined",
+    "succeeded",
+    "gave_up",
+    "approval_wait_s",
+]
+
+
+def gate_rows(edits: pd.DataFrame) -> pd.DataFrame:
+    """Per condition × strategy × approval latency × edit delay × seed: the sums the
+    tables' shares are made of."""
+    cause = edits["first_grant_cause"]
+    e = edits.assign(
+        edits=1,
+        first_writes_sent=cause != "not_sent",
+        human_conflicts=cause == "human",
+        agent_conflicts=cause == "agent",
+        gone_at_first_write=cause == "gone",
+        rejected=edits["first_outcome"] == "conflict",
+        second_approvals=edits["approvals"] >= 2,
+        succeeded=edits["final_outcome"] == "ok",
+        gave_up=edits["final_outcome"] == "gave_up",
     )
+    return e.groupby([*ROW_KEYS, "seed"], as_index=False)[COUNTS].sum()
 
 
-def _main_grid(edits: pd.DataFrame) -> pd.DataFrame:
-    return edits[(edits["tool_latency_s"] == 0) & (edits["approval_reviewer"] == "independent")]
+def gate_medians(edits: pd.DataFrame) -> pd.DataFrame:
+    """The median end-to-end time of the edits that succeeded, pooled over seeds, per
+    condition × strategy × approval latency × delay (delay_s NaN: pooled over the ladder;
+    scope 'conditions': the conditions table's, on the conditions' seeds only). A pooled
+    median is no function of per-seed sums, so these rows are pooled ones: `make check`
+    tests them against a fresh run, the sampled rerun cannot."""
+    ok = edits[edits["final_outcome"] == "ok"]
+    by_delay = ok.groupby(ROW_KEYS)["end_to_end_s"].median()
+    pooled = ok.groupby(ROW_KEYS[:-1])["end_to_end_s"].median()
+    pooled = pooled.to_frame().assign(delay_s=np.nan).set_index("delay_s", append=True)
+    seeds = ok.loc[ok["tool_latency_s"] > 0, "seed"].unique()
+    cond = ok[ok["seed"].isin(seeds)].groupby(ROW_KEYS[:-1])["end_to_end_s"].median()
+    cond = cond.to_frame().assign(delay_s=np.nan).set_index("delay_s", append=True)
+    out = pd.concat(
+        [
+            by_delay.to_frame().assign(scope="all_seeds"),
+            pooled[["end_to_end_s"]].assign(scope="all_seeds"),
+            cond[["end_to_end_s"]].assign(scope="conditions"),
+        ]
+    )
+    out["end_to_end_min_median"] = out.pop("end_to_end_s") / 60
+    return out.reset_index()
 
 
-def gate_table(base: Params, edits: pd.DataFrame) -> pd.DataFrame:
+def gate_pairs(edits: pd.DataFrame) -> pd.DataFrame:
+    """Per condition × seed at the default median: the edits matched by answer across the
+    two strategies, how many differ in outcome, approvals, declines or wait, and each
+    strategy's successes among them."""
+    e = edits[edits["approval_median_s"] == 120.0]
+    cols = ["final_outcome", "approvals", "declined"]
+    records = []
+    for (lat, rev, seed), g in e.groupby(["tool_latency_s", "approval_reviewer", "seed"]):
+        a = g[g["strategy"] == STRATEGIES[0]].set_index("answer")
+        b = g[g["strategy"] == STRATEGIES[1]].set_index("answer")
+        a, b = a.align(b, join="inner", axis=0)
+        if not len(a):
+            continue
+        same = (a[cols] == b[cols]).all(axis=1) & np.isclose(
+            a["approval_wait_s"], b["approval_wait_s"]
+        )
+        records.append(
+            {
+                "tool_latency_s": lat,
+                "approval_reviewer": rev,
+                "seed": seed,
+                "matched": len(a),
+                "differing": int((~same).sum()),
+                "succeeded_a": int((a["final_outcome"] == "ok").sum()),
+                "succeeded_b": int((b["final_outcome"] == "ok").sum()),
+            }
+        )
+    return pd.DataFrame(records)
+
+
+def _summary(g: pd.DataFrame, median: float | None) -> dict[str, float]:
+    n = g["edits"].sum()
+    sent = g["first_writes_sent"].sum()
+    return {
+        "edits": n,
+        "first_writes_sent": sent,
+        "human_conflict_share_of_sent": g["human_conflicts"].sum() / sent,
+        "agent_conflict_share_of_sent": g["agent_conflicts"].sum() / sent,
+        "gone_share_of_sent": g["gone_at_first_write"].sum() / sent,
+        "human_conflict_share_of_edits": g["human_conflicts"].sum() / n,
+        "first_try_rejected_share": g["rejected"].sum() / n,
+        "second_approval_share": g["second_approvals"].sum() / n,
+        "approvals_per_edit": g["approvals"].sum() / n,
+        "agent_calls_per_edit": g["agent_calls"].sum() / n,
+        "agent_chars_per_edit": g["agent_chars"].sum() / n,
+        "declined_share": g["declined"].sum() / n,
+        "succeeded_share": g["succeeded"].sum() / n,
+        "gave_up_share": g["gave_up"].sum() / n,
+        "approval_wait_min_per_edit": g["approval_wait_s"].sum() / n / 60,
+        "end_to_end_min_median": median,
+        "seeds": g["seed"].nunique(),
+    }
+
+
+def _medians(medians: pd.DataFrame, scope: str = "all_seeds") -> dict[tuple[object, ...], float]:
+    m = medians[medians["scope"] == scope]
+    return {
+        (*k[:-1], "all" if np.isnan(k[-1]) else k[-1]): v
+        for *k, v in m[[*ROW_KEYS, "end_to_end_min_median"]].itertuples(index=False)
+    }
+
+
+def gate_table(base: Params, rows: pd.DataFrame, medians: pd.DataFrame) -> pd.DataFrame:
     """Per strategy × approval latency × edit delay, and pooled over the ladder ('all'),
-    with the closed forms for a human save (article still published) and an unpublish in
-    the read-to-write window: shares of first writes sent."""
-    edits = _main_grid(edits)
-    by_delay = edits.groupby(KEYS).apply(_summary, include_groups=False).reset_index()
-    pooled = (
-        edits.groupby(KEYS[:2])
-        .apply(_summary, include_groups=False)
-        .reset_index()
-        .assign(delay_s="all")
-    )
-    table = pd.concat([by_delay.astype({"delay_s": object}), pooled], ignore_index=True)
+    on the main grid (tools that take no time, a reviewer free for every request), with the
+    closed forms for a human save (article still published) and an unpublish in the
+    read-to-write window: shares of first writes sent."""
+    main = (0.0, "independent")
+    rows = rows[(rows["tool_latency_s"] == 0) & (rows["approval_reviewer"] == "independent")]
+    med = _medians(medians)
+    records = [
+        {
+            "strategy": s,
+            "approval_median_s": m,
+            "delay_s": d,
+            **_summary(g, med.get((*main, s, m, d))),
+        }
+        for (s, m, d), g in rows.groupby(KEYS)
+    ] + [
+        {"strategy": s, "approval_median_s": m, **_summary(g, med.get((*main, s, m, "all")))}
+        for (s, m), g in rows.groupby(KEYS[:2])
+    ]
+    table = pd.DataFrame(records)
+    table["delay_s"] = table["delay_s"].astype(object).where(table["delay_s"].notna(), "all")
+    table = table[[*KEYS, *(c for c in table.columns if c not in KEYS)]]
     theory: dict[tuple[float, object], dict[str, float]] = {}
     for median in MEDIANS_S:
         p = replace(base, approval_median_s=median)
@@ -134,51 +236,45 @@ def gate_table(base: Params, edits: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def _differs(edits: pd.DataFrame) -> pd.Series:
-    """Per condition: the share of edits (matched by seed and answer) whose outcome,
-    approvals or wait differ between the two strategies."""
-    cols = ["final_outcome", "approvals", "declined"]
-    a = edits[edits["strategy"] == STRATEGIES[0]].set_index(["seed", "answer"])
-    b = edits[edits["strategy"] == STRATEGIES[1]].set_index(["seed", "answer"])
-    a, b = a.align(b, join="inner", axis=0)
-    same = (a[cols] == b[cols]).all(axis=1) & np.isclose(a["approval_wait_s"], b["approval_wait_s"])
-    ok = lambda e: (e["final_outcome"] == "ok").groupby(level="seed").mean()  # noqa: E731
-    gap = ok(b) - ok(a)  # per seed: re-read after approval's successes minus the other's
+def _differs(p: pd.DataFrame) -> dict[str, float]:
+    """The share of matched edits that differ, and the paired gap in successes (re-read
+    after approval minus approve then write) over seeds with its 95 % CI half-width."""
+    gap = (p["succeeded_b"] - p["succeeded_a"]) / p["matched"]
     half = 1.96 * gap.std(ddof=1) / np.sqrt(len(gap)) if len(gap) > 1 else np.nan
-    return pd.Series(
-        {
-            "edits_differing_share": float(1 - same.mean()),
-            "success_gap": float(gap.mean()),
-            "success_gap_ci_half": float(half),
-        }
-    )
+    return {
+        "edits_differing_share": float(p["differing"].sum() / p["matched"].sum()),
+        "success_gap": float(gap.mean()),
+        "success_gap_ci_half": float(half),
+    }
 
 
-def conditions_table(edits: pd.DataFrame) -> pd.DataFrame:
+def conditions_table(
+    rows: pd.DataFrame, medians: pd.DataFrame, pairs: pd.DataFrame
+) -> pd.DataFrame:
     """Both strategies at the default median under each condition, pooled over the ladder,
     on the conditions' seeds; with the share of matched edits that differ between them."""
-    seeds = sorted(edits.loc[edits["tool_latency_s"] > 0, "seed"].unique())
-    e = edits[edits["seed"].isin(seeds) & (edits["approval_median_s"] == 120.0)]
-    e = e[
-        [
-            (lat, rev) in CONDITIONS
-            for lat, rev in zip(e["tool_latency_s"], e["approval_reviewer"], strict=True)
-        ]
-    ]
-    table = e.groupby(CONDITION_KEYS).apply(_summary, include_groups=False).reset_index()
-    differs = e.groupby(CONDITION_KEYS[:2]).apply(_differs, include_groups=False).reset_index()
-    order = {c: i for i, c in enumerate(CONDITIONS)}
-    table = table.merge(differs, on=CONDITION_KEYS[:2])
-    key = [
-        order[(lat, rev)]
-        for lat, rev in zip(table["tool_latency_s"], table["approval_reviewer"], strict=True)
-    ]
-    return (
-        table.assign(_k=key)
-        .sort_values(["_k", "strategy"])
-        .drop(columns="_k")
-        .reset_index(drop=True)
-    )
+    seeds = sorted(rows.loc[rows["tool_latency_s"] > 0, "seed"].unique())
+    r = rows[rows["seed"].isin(seeds) & (rows["approval_median_s"] == 120.0)]
+    pairs = pairs[pairs["seed"].isin(seeds)]
+    med = _medians(medians, "conditions")
+    records = []
+    for lat, rev in CONDITIONS:
+        c = r[(r["tool_latency_s"] == lat) & (r["approval_reviewer"] == rev)]
+        p = pairs[(pairs["tool_latency_s"] == lat) & (pairs["approval_reviewer"] == rev)]
+        differs = _differs(p)
+        for s in STRATEGIES:
+            g = c[c["strategy"] == s]
+            median = med.get((lat, rev, s, 120.0, "all"))
+            records.append(
+                {
+                    "tool_latency_s": lat,
+                    "approval_reviewer": rev,
+                    "strategy": s,
+                    **_summary(g, median),
+                    **differs,
+                }
+            )
+    return pd.DataFrame(records)
 
 
 def figure(table: pd.DataFrame) -> Figure:

@@ -20,10 +20,16 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.experiments import StudyFrames, run_points
+from sim.experiments import run_points
 from sim.metrics import per_seed
 from sim.params import Params
-from sim.report.comparison import REPORTED, Reported, gone_counted_as_rejection, pooled
+from sim.report.comparison import (
+    RATIOS,
+    REPORTED,
+    Reported,
+    gone_counted_as_rejection,
+    pooled,
+)
 from sim.report.ladders import ladder_family, ladder_label
 from sim.report.stats import Z95, interval
 from sim.report.verdicts import judge, judge_estimate
@@ -155,20 +161,37 @@ def sensitivity_points(base: Params) -> list[tuple[Choice, object, Params]]:
     ]
 
 
-def sensitivity_runs(
-    base: Params, default: StudyFrames, workers: int | None, progress: bool, n_seeds: int = SEEDS
+def sensitivity_rows(
+    base: Params, seeds: list[int], workers: int | None, progress: bool
 ) -> pd.DataFrame:
-    """Per-seed headline quantities of every reading, seeds 1..n_seeds; the default reading
-    comes from the study's own runs of those seeds (every run must hold them)."""
-    seeds = list(range(1, n_seeds + 1))
-    default_seeds = per_seed(default.seeds(seeds))
-    rows = [default_seeds.assign(choice="default", reading="default", label="default")]
+    """Per reading and seed, the figures its runs produce and the counts their seeds 1–5
+    values are pooled from (the readings' own per-seed rows; the default reading is the
+    study's own runs of those seeds)."""
+    keys = list(dict.fromkeys(k for f in FIGURES for k in (f.key, *RATIOS.get(f.key, ()))))
+    rows = []
     for runs in dict.fromkeys(c.runs for c in CHOICES):
         points = [(c, r, p) for c, r, p in sensitivity_points(base) if c.runs == runs]
         results = run_points([p for *_, p in points], seeds, runs, workers, progress)
         for (c, r, _), frames in zip(points, results, strict=True):
-            reading = _with_default(per_seed(frames), default_seeds)
-            rows.append(reading.assign(choice=c.field, reading=str(r), label=c.label(r)))
+            own = per_seed(frames)
+            own = own[["seed", *(k for k in keys if k in own)]]
+            rows.append(own.assign(choice=c.field, reading=str(r), label=c.label(r)))
+    out = pd.concat(rows, ignore_index=True)
+    first = ("choice", "reading", "label")
+    return out[[*first, *(c for c in out.columns if c not in first)]]
+
+
+def sensitivity_runs(rows: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
+    """Per-seed headline quantities of every reading on the readings' seeds: the default
+    reading from the study's per-seed rows, each reading's own figures over it, and the one
+    counting reading."""
+    default_seeds = default[default["seed"].isin(rows["seed"])].reset_index(drop=True)
+    out = [default_seeds.assign(choice="default", reading="default", label="default")]
+    for (choice, reading, label), own in rows.groupby(["choice", "reading", "label"], sort=False):
+        own = own.drop(columns=["choice", "reading", "label"]).dropna(axis=1, how="all")
+        out.append(
+            _with_default(own, default_seeds).assign(choice=choice, reading=reading, label=label)
+        )
     counted = default_seeds.assign(
         **{
             COUNTED_FIGURE: (default_seeds["cas_conflicts"] + default_seeds["cas_gone"])
@@ -178,8 +201,8 @@ def sensitivity_runs(
         reading="True",
         label="True",
     )
-    rows.append(counted)
-    return pd.concat(rows, ignore_index=True)
+    out.append(counted)
+    return pd.concat(out, ignore_index=True)
 
 
 def _with_default(mine: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:

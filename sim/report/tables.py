@@ -32,14 +32,85 @@ def _pooled(per_seed: pd.DataFrame, label: str) -> pd.DataFrame:
     return total
 
 
-def staleness_table(f: StudyFrames) -> pd.DataFrame:
+CHECK_COLUMNS = [
+    "experiment",
+    "seed",
+    "check",
+    "t_s",
+    "method",
+    "citations",
+    "flagged",
+    "caught",
+    "missed",
+    "false_alarms",
+    "calls",
+    "poll_calls",
+    "articles_reread",
+    "result_chars",
+]
+"""The check records' columns the tables read: each is one seed's check of one method."""
+EDIT_KEYS = ["experiment", "delay_s", "seed"]
+
+
+def by_run_rows(f: StudyFrames) -> pd.DataFrame:
+    """Per seed and run (Zipf, control): stale citations by kind and what title-only caught."""
+    parts = []
+    for experiment in POPULARITY:
+        s = staleness_by_seed(f.citations[f.citations["experiment"] == experiment])
+        c = checks_by_seed(f.checks[f.checks["experiment"] == experiment])[_TITLE_COLUMNS]
+        part = s.join(c).reset_index()
+        part.insert(1, "experiment", experiment)
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def check_rows(f: StudyFrames) -> pd.DataFrame:
+    return f.checks[CHECK_COLUMNS].reset_index(drop=True)
+
+
+def edit_rows(f: StudyFrames) -> pd.DataFrame:
+    """Per run, delay and seed: the counts of the CAS tables."""
+    e = f.edits
+    return (
+        e.assign(
+            edits=1,
+            first_try_ok=e["first_outcome"] == "ok",
+            rejected=e["first_outcome"] == "conflict",
+            rejected_by_human_save=e["conflict_cause"] == "human",
+            rejected_by_agent_edit=e["conflict_cause"] == "agent",
+            gone=e["first_outcome"] == "gone",
+            succeeded=e["final_outcome"] == "ok",
+            gave_up=e["final_outcome"] == "gave_up",
+        )
+        .groupby(EDIT_KEYS, as_index=False)[
+            [
+                "edits",
+                "first_try_ok",
+                "rejected",
+                "rejected_by_human_save",
+                "rejected_by_agent_edit",
+                "gone",
+                "attempts",
+                "succeeded",
+                "gave_up",
+                "replay_matched",
+                "replay_new_events",
+                "human_save_in_window",
+            ]
+        ]
+        .sum()
+        .rename(columns={"replay_matched": "replays_matched"})
+    )
+
+
+def staleness_table(by_run: pd.DataFrame) -> pd.DataFrame:
     """Per seed and pooled: stale citations by kind, answers with one, what title-only caught."""
     parts = []
     for experiment, popularity in POPULARITY.items():
-        s = staleness_by_seed(f.citations[f.citations["experiment"] == experiment])
-        c = checks_by_seed(f.checks[f.checks["experiment"] == experiment])[_TITLE_COLUMNS]
-        per_seed = s.join(c).drop(columns=["stale_share", "answers_with_stale_share"])
-        per_seed = per_seed.reset_index().astype({"seed": str})
+        per_seed = by_run[by_run["experiment"] == experiment].drop(
+            columns=["experiment", "stale_share", "answers_with_stale_share"]
+        )
+        per_seed = per_seed.reset_index(drop=True).astype({"seed": str})
         table = pd.concat([per_seed, _pooled(per_seed.drop(columns="seed"), "pooled")])
         table.insert(0, "save_popularity", popularity)
         parts.append(table)
@@ -53,10 +124,10 @@ def staleness_table(f: StudyFrames) -> pd.DataFrame:
     return t
 
 
-def check_cost_table(f: StudyFrames) -> pd.DataFrame:
+def check_cost_table(checks: pd.DataFrame) -> pd.DataFrame:
     """Cost of each check method over all hourly checks, from the call log; what it caught
     and missed at the day's last check."""
-    c = f.checks[f.checks["method"] != "truth"]
+    c = checks[checks["method"] != "truth"]
     last = c[c["check"] == c["check"].max()]
     g = c.groupby(["experiment", "method"], sort=False)
     out = pd.DataFrame(
@@ -79,31 +150,36 @@ def check_cost_table(f: StudyFrames) -> pd.DataFrame:
 
 
 def _cas_counts(e: pd.DataFrame) -> pd.DataFrame:
-    g = e.groupby("delay_s")
-    out = pd.DataFrame(
-        {
-            "edits": g.size(),
-            "first_try_ok": g["first_outcome"].apply(lambda s: (s == "ok").sum()),
-            "rejected": g["first_outcome"].apply(lambda s: (s == "conflict").sum()),
-            "rejected_by_human_save": g["conflict_cause"].apply(lambda s: (s == "human").sum()),
-            "rejected_by_agent_edit": g["conflict_cause"].apply(lambda s: (s == "agent").sum()),
-            "gone": g["first_outcome"].apply(lambda s: (s == "gone").sum()),
-            "retries": (g["attempts"].sum() - g.size()),
-            "succeeded": g["final_outcome"].apply(lambda s: (s == "ok").sum()),
-            "gave_up": g["final_outcome"].apply(lambda s: (s == "gave_up").sum()),
-            "replays_matched": g["replay_matched"].sum(),
-            "replay_new_events": g["replay_new_events"].sum(),
-            "human_save_in_window": g["human_save_in_window"].sum(),
-        }
-    )
+    out = e.groupby("delay_s")[
+        [
+            "edits",
+            "first_try_ok",
+            "rejected",
+            "rejected_by_human_save",
+            "rejected_by_agent_edit",
+            "gone",
+            "attempts",
+            "succeeded",
+            "gave_up",
+            "replays_matched",
+            "replay_new_events",
+            "human_save_in_window",
+        ]
+    ].sum()
+    out.insert(6, "retries", out.pop("attempts") - out["edits"])
     out["rejected_share"] = out["rejected"] / out["edits"]
     return out
 
 
-def _share_interval(e: pd.DataFrame, column: str, prefix: str) -> pd.DataFrame:
-    per_seed = e.groupby(["delay_s", "seed"])[column].mean()
-    rows = {d: interval(v.to_numpy()) for d, v in per_seed.groupby("delay_s")}
-    return pd.DataFrame(
+def cas_table(base: Params, edits: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    """Per delay: counts pooled over seeds 1–5, rejected share over all seeds with its
+    interval, and the closed form for 'a human saved between read and edit'."""
+    e_all = edits[edits["experiment"] == experiment].sort_values(["delay_s", "seed"])
+    counts = _cas_counts(e_all[e_all["seed"].isin(WRITEUP_SEEDS)])
+    per_seed = e_all["rejected"] / e_all["edits"]
+    rows = {d: interval(v.to_numpy()) for d, v in per_seed.groupby(e_all["delay_s"])}
+    prefix = "rejected_share_all_seeds"
+    spread = pd.DataFrame(
         {
             f"{prefix}_mean": {d: i.mean for d, i in rows.items()},
             f"{prefix}_ci_lo": {d: i.lo for d, i in rows.items()},
@@ -111,30 +187,18 @@ def _share_interval(e: pd.DataFrame, column: str, prefix: str) -> pd.DataFrame:
             "seeds": {d: i.n for d, i in rows.items()},
         }
     )
-
-
-def cas_table(
-    base: Params, all_seeds: StudyFrames, first5: StudyFrames, experiment: str
-) -> pd.DataFrame:
-    """Per delay: counts pooled over seeds 1–5, rejected share over all seeds with its
-    interval, and the closed form for 'a human saved between read and edit'."""
-    e_all = all_seeds.edits[all_seeds.edits["experiment"] == experiment]
-    e_all = e_all.assign(rejected=e_all["first_outcome"] == "conflict")
-    counts = _cas_counts(first5.edits[first5.edits["experiment"] == experiment])
-    spread = _share_interval(e_all, "rejected", "rejected_share_all_seeds")
-    human = (
-        e_all.groupby("delay_s")["human_save_in_window"]
-        .mean()
-        .rename("human_save_in_window_share_all_seeds")
+    totals = e_all.groupby("delay_s")[["human_save_in_window", "edits"]].sum()
+    human = (totals["human_save_in_window"] / totals["edits"]).rename(
+        "human_save_in_window_share_all_seeds"
     )
     out = counts.add_suffix("_seeds_1_5").join(spread).join(human)
     out["human_save_in_window_theory"] = [p_human_save_before_edit(base, d) for d in out.index]
     return out.reset_index()
 
 
-def stale_over_day_table(all_seeds: StudyFrames) -> pd.DataFrame:
+def stale_over_day_table(checks: pd.DataFrame) -> pd.DataFrame:
     """Stale-or-gone share of citations held at each hourly check."""
-    t = all_seeds.checks[all_seeds.checks["method"] == "truth"]
+    t = checks[checks["method"] == "truth"]
     t = t.assign(share=t["flagged"] / t["citations"].where(t["citations"] > 0))
     rows = []
     for (experiment, check), g in t.groupby(["experiment", "check"]):
@@ -156,9 +220,10 @@ def stale_over_day_table(all_seeds: StudyFrames) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def tool_calls_table(first5: StudyFrames) -> pd.DataFrame:
+def tool_calls_table(calls: pd.DataFrame) -> pd.DataFrame:
     """Every tool call of seeds 1–5, counted by run, client, tool and outcome."""
-    return first5.calls.groupby(["experiment", "client_id", "tool", "outcome"], as_index=False)[
+    first5 = calls[calls["seed"].isin(WRITEUP_SEEDS)]
+    return first5.groupby(["experiment", "client_id", "tool", "outcome"], as_index=False)[
         ["calls", "result_chars"]
     ].sum()
 
@@ -199,12 +264,10 @@ def result_sizes(base: Params, seed: int = 1) -> dict[str, float]:
     }
 
 
-def check_calls_by_check_table(base: Params, all_seeds: StudyFrames) -> pd.DataFrame:
+def check_calls_by_check_table(base: Params, checks: pd.DataFrame) -> pd.DataFrame:
     """Mean calls and characters per method at each check of the Zipf day, over all seeds,
     beside the closed-form expected calls and characters of re-read and poll."""
-    c = all_seeds.checks[
-        (all_seeds.checks["experiment"] == "staleness") & (all_seeds.checks["method"] != "truth")
-    ]
+    c = checks[(checks["experiment"] == "staleness") & (checks["method"] != "truth")]
     theory = {r["check"]: r for r in expected_check_calls(base)}
     size = result_sizes(base)
 

@@ -1,0 +1,69 @@
+"""`make check`: a full fresh `make reproduce` into a scratch folder, compared with results/.
+
+Every table, text and per-seed rows file must be equal byte for byte; a figure (PNG) must
+exist in both and be a PNG (matplotlib's output is not byte-stable across versions). The
+README's generated blocks must be those of the fresh run. Run it before committing
+anything that touches sim/ or results/; CI runs it after `make test`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from sim.report import readme
+from sim.reproduce import readme_blocks, reproduce
+
+ROOT = Path(__file__).resolve().parents[1]
+PNG = b"\x89PNG\r\n\x1a\n"
+NOT_REPRODUCED = {"bench.json"}
+"""Written by `make bench`, not by `make reproduce`."""
+
+
+def differences(committed: Path, fresh: Path) -> list[str]:
+    """What differs between two results folders, one line each (empty: they agree)."""
+    names = {
+        p.relative_to(root).as_posix()
+        for root in (committed, fresh)
+        for p in root.rglob("*")
+        if p.is_file()
+    } - NOT_REPRODUCED
+    out = []
+    for name in sorted(names):
+        a, b = committed / name, fresh / name
+        if not a.exists() or not b.exists():
+            out.append(f"{name}: {'only in the fresh run' if b.exists() else 'not reproduced'}")
+        elif name.endswith(".png"):
+            if a.read_bytes()[:8] != PNG or b.read_bytes()[:8] != PNG:
+                out.append(f"{name}: not a PNG")
+        elif a.read_bytes() != b.read_bytes():
+            out.append(f"{name}: differs")
+    return out
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp) / "results"
+        t = reproduce(fresh, progress=False)
+        notebook = [sys.executable, "-m", "sim", "notebook", "--out", str(fresh / "notebook")]
+        subprocess.run(notebook, cwd=ROOT, check=True, capture_output=True)
+        found = differences(ROOT / "results", fresh)
+        text = (ROOT / "README.md").read_text()
+        for name, block in readme_blocks(fresh, t).items():
+            if readme.replace_block(text, name, block) != text:
+                found.append(f"README.md: block {name!r} differs")
+    for line in found:
+        print(line, file=sys.stderr)
+    print(
+        f"make check: {len(found)} difference(s) from a fresh run"
+        if found
+        else "make check: results/ and README equal a fresh `make reproduce`",
+        file=sys.stderr,
+    )
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

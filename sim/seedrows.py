@@ -1,0 +1,217 @@
+"""Per-seed rows: the commit point between the simulation and the report.
+
+Every experiment turns its runs into tidy rows, one per seed × point (× reading, method,
+delay...), holding the sums and counts its tables need; `make reproduce` writes them to
+results/seeds/<part>.csv and builds every table, summary.json, REPORT.md, advise.txt and
+the README blocks from those files alone (``reproduce.build_tables``). So the regression
+test can rebuild every reported figure from the committed rows, and rerun a few seeds of
+each experiment to see that they still give their rows.
+
+A few parts are pooled over seeds (a pooled median or percentile is no function of
+per-seed sums): they are listed in ``Experiment.pooled``; `make check` covers them.
+
+To add an experiment: write a ``run(base, seeds, workers, progress)`` returning
+{part: DataFrame} (each frame with a ``seed`` column, its rows a pure function of the
+seed), append an ``Experiment`` to EXPERIMENTS, and add the tables made from its parts to
+``reproduce.TABLES``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from sim.calibrate.validate import calibration_outputs
+from sim.experiments import run_study
+from sim.metrics import per_seed
+from sim.params import Params
+from sim.report import breakeven, exposure, gate, realshape, sensitivity, tables
+
+Rows = dict[str, pd.DataFrame]
+Run = Callable[[Params, list[int], "int | None", bool], Rows]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    """Its key in summary.json's seed counts."""
+    seeds: int
+    """Seeds 1..seeds in `make reproduce`."""
+    run: Run
+    parts: tuple[str, ...]
+    """The rows files it writes, the first one per-seed (its seeds are counted)."""
+    pooled: tuple[str, ...] = ()
+    """Parts pooled over seeds: not per-seed, so not compared by the sampled rerun."""
+    sample: int = 1
+    """Seeds the regression test reruns."""
+
+
+def _staleness(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
+    f = run_study(base, seeds, ("staleness", "control"), workers, progress)
+    return {
+        "staleness_headline": per_seed(f),
+        "staleness_by_run": tables.by_run_rows(f),
+        "staleness_checks": tables.check_rows(f),
+        "staleness_calls": f.calls,
+    }
+
+
+def _cas(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
+    f = run_study(base, seeds, ("cas", "cas_curve"), workers, progress)
+    return {"cas_headline": per_seed(f), "cas_edits": tables.edit_rows(f), "cas_calls": f.calls}
+
+
+def _break_even(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
+    return {"break_even": breakeven.break_even_runs(base, breakeven.AXES, seeds, workers, progress)}
+
+
+def _gate(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
+    edits = gate.gate_runs(base, seeds, workers, progress)
+    return {
+        "gate": gate.gate_rows(edits),
+        "gate_medians": gate.gate_medians(edits),
+        "gate_pairs": gate.gate_pairs(edits),
+    }
+
+
+def _sensitivity(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
+    return {"sensitivity": sensitivity.sensitivity_rows(base, seeds, workers, progress)}
+
+
+def _exposure(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
+    rows = exposure.exposure_rows(base, exposure.exposure_runs(base, seeds, workers, progress))
+    return {"exposure": rows.rows, "exposure_p95": rows.p95}
+
+
+def _realshape(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
+    shape = realshape.packaged_shape()
+    return {"realshape": realshape.realshape_runs(base, shape, seeds, workers, progress)}
+
+
+def _calibration(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
+    """The fit of the packaged help-centre log and its held-out validation: seeded, but not
+    per seed (one bootstrap and one set of replicate runs), so every part is pooled."""
+    tables, _figure = calibration_outputs()
+    shape = pd.DataFrame({"shape_json": [realshape.packaged_shape().to_json()]})
+    return {f"calibration_{name}": frame for name, frame in tables.items()} | {
+        "calibration_shape": shape
+    }
+
+
+CALIBRATION_PARTS = (
+    "calibration_fit",
+    "calibration_gof",
+    "calibration_burstiness",
+    "calibration_validation",
+    "calibration_shape",
+)
+
+STALENESS_SEEDS = 150
+"""Seeds of the staleness runs (Zipf and control): each takes about 0.5 s."""
+CAS_SEEDS = 300
+"""Seeds of the CAS runs: cheaper, and the 1 h rejection share varies more from seed to seed."""
+
+EXPERIMENTS = (
+    Experiment(
+        "staleness",
+        STALENESS_SEEDS,
+        _staleness,
+        ("staleness_headline", "staleness_by_run", "staleness_checks", "staleness_calls"),
+    ),
+    Experiment("cas", CAS_SEEDS, _cas, ("cas_headline", "cas_edits", "cas_calls"), sample=2),
+    Experiment("break_even", 3, _break_even, ("break_even",)),
+    Experiment(
+        "gate",
+        gate.SEEDS,
+        _gate,
+        ("gate", "gate_medians", "gate_pairs"),
+        pooled=("gate_medians",),
+    ),
+    Experiment("sensitivity", sensitivity.SEEDS, _sensitivity, ("sensitivity",)),
+    Experiment(
+        "exposure",
+        exposure.SEEDS,
+        _exposure,
+        ("exposure", "exposure_p95"),
+        pooled=("exposure_p95",),
+    ),
+    Experiment("realshape", realshape.SEEDS, _realshape, ("realshape",)),
+    Experiment("calibration", 0, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS),
+)
+BY_NAME = {e.name: e for e in EXPERIMENTS}
+
+_TEXT_COLUMNS = {
+    c: str
+    for c in (
+        "choice",
+        "reading",
+        "label",
+        "strategy",
+        "method",
+        "approval_reviewer",
+        "scope",
+        "arm",
+        "figure",
+        # the calibration's tables
+        "quantity",
+        "resampled",
+        "family",
+        "params",
+        "source",
+        "coefficient",
+        "statistic",
+        "process",
+        "shape_json",
+    )
+}
+
+
+def run(
+    base: Params, seeds: dict[str, int], workers: int | None = None, progress: bool = True
+) -> Rows:
+    """Every experiment on seeds 1..seeds[name] (its default where not given)."""
+    rows: Rows = {}
+    for e in EXPERIMENTS:
+        rows |= e.run(base, list(range(1, seeds.get(e.name, e.seeds) + 1)), workers, progress)
+    return rows
+
+
+def seed_counts(rows: Rows) -> dict[str, int]:
+    """Seeds of every seeded experiment (the calibration's parts have no seed column)."""
+    return {
+        e.name: int(rows[e.parts[0]]["seed"].nunique())
+        for e in EXPERIMENTS
+        if "seed" in rows[e.parts[0]]
+    }
+
+
+def to_csv(frame: pd.DataFrame) -> str:
+    """Full precision: the rows read back are the rows written, bit for bit."""
+    return frame.to_csv(index=False)
+
+
+def write(folder: Path, rows: Rows) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, frame in rows.items():
+        (folder / f"{name}.csv").write_text(to_csv(frame))
+
+
+def read_csv(source: Path | str) -> pd.DataFrame:
+    """A rows file (or its text) as written: text columns kept as text, floats exact."""
+    text = source.read_text() if isinstance(source, Path) else source
+    head = pd.read_csv(io.StringIO(text), nrows=0).columns
+    return pd.read_csv(
+        io.StringIO(text),
+        float_precision="round_trip",
+        dtype={c: t for c, t in _TEXT_COLUMNS.items() if c in head},
+        keep_default_na=False,
+        na_values=[""],
+    )
+
+
+def read(folder: Path) -> Rows:
+    return {p: read_csv(folder / f"{p}.csv") for e in EXPERIMENTS for p in e.parts}
