@@ -141,7 +141,7 @@ Questions keep the write-up's popularity. Seeds 1–{seeds} per arm ({n} with a 
 each figure), paired by seed: every arm of a seed opens on the same corpus and, where the
 question relation is the same, the same questions; intervals are 95 % over seeds. The
 advisor's choice is the closed-form advice for the write-up's day at a {setting["target"]:g}
-min target: {setting["advice"]}. Per-seed rows: `realshape_rows.csv`; table:
+min target: {setting["advice"]}. Per-seed rows: `seeds/realshape.csv`; table:
 `realshape.csv`.
 
 {md(headline_rows(table, moves))}

@@ -6,6 +6,7 @@ import pandas as pd
 
 from sim.params import Params, param_docs
 from sim.report import realshape_section
+from sim.report.calibration import calibration_text
 from sim.report.exposure import section_text
 from sim.report.gate import recommendation
 from sim.report.ladders import ladder_text
@@ -249,8 +250,13 @@ def realshape_text(
 ) -> str:
     if "realshape" not in t or setting is None:
         return ""
-    return "## On a real help centre's edits\n\n" + realshape_section.section_text(
-        t["realshape"], t["realshape_moves"], seeds["realshape"], setting
+    return (
+        "## On a real help centre's edits\n\n"
+        + realshape_section.section_text(
+            t["realshape"], t["realshape_moves"], seeds["realshape"], setting
+        )
+        + "\n\n"
+        + calibration_text(t)
     )
 
 
