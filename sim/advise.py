@@ -23,7 +23,7 @@ import pandas as pd
 from sim import theory
 from sim.experiments import SWEEP_INTERVALS_S, StudyFrames, run_study
 from sim.kb.store import KBStore
-from sim.model.opening import DAY_START_US, KB_ID, open_kb
+from sim.model.opening import DAY_START_US, KB_ID, Opening
 from sim.params import Params
 from sim.server import resources
 from sim.server.tools import KBServer, structured_json
@@ -54,7 +54,8 @@ class Sizes:
 
 
 def measured_sizes(params: Params, seed: int = 1) -> Sizes:
-    """Start-of-day sizes from real calls; the changed-article read from one day's push."""
+    """Start-of-day sizes from real calls; the changed-article read from one day's push,
+    both on one opening of the seed's corpus (the calls on a copy of it)."""
     from sim.model.day import run_day  # the day's model: only when advising
 
     n_articles = params.n_articles
@@ -64,8 +65,8 @@ def measured_sizes(params: Params, seed: int = 1) -> Sizes:
         clock[0] += 1_000
         return clock[0]
 
-    store = KBStore(tick)
-    specs = open_kb(store, seed, n_articles)
+    opening = Opening.build(seed, n_articles)  # one corpus load: the day copies it too
+    store, specs = KBStore.copy_of(opening.store, tick), opening.specs
     session = KBServer(store, tick).connect("advisor", [KB_ID])
     sample = [s.article_id for s in specs[: min(50, n_articles)]]
     reads = [
@@ -80,7 +81,7 @@ def measured_sizes(params: Params, seed: int = 1) -> Sizes:
         store.save(KB_ID, a, store.article_state(KB_ID, a).content + " Edited.")
     full = session.call("poll_resource_events", poll).chars
     quiet = replace(params, push=True, run_checker=False, agent_edits=False, sweep_intervals_s=())
-    day = run_day(quiet, seed)
+    day = run_day(quiet, seed, opening)
     changed = [
         c.result_chars
         for c in day.calls
