@@ -100,16 +100,16 @@ def closed_form(params: Params, sizes: Sizes, costs: Costs) -> pd.DataFrame:
     rows = []
     for interval in SWEEP_INTERVALS_S:
         p = replace(params, check_interval_s=interval, run_checker=True)
-        checks = theory.expected_check_calls(p)
         unnoticed = theory.unnoticed_time(params, interval)
         pages = theory.poll_pages_per_day(params, interval)
         if params.stop_checking_known_stale:  # as the simulation: push's stopping rule
             stopped = theory.stopped_check_calls(params, interval)
             reread, poll_reads = stopped["reread_reads"], stopped["poll_reads"]
         else:
+            checks = theory.expected_check_calls(p)
             reread = sum(c["reread_calls"] for c in checks)
             poll_reads = sum(c["poll_calls"] - c["poll_pages"] for c in checks)
-        events = params.n_saves * (len(checks) * interval / params.day_s)
+        events = params.n_saves * (p.n_checks * interval / params.day_s)
         common = {"interval_min": interval / 60, "notifications": 0.0}
         common |= {
             "mean_unnoticed_min": unnoticed["mean_s"] / 60,
