@@ -53,6 +53,11 @@ class Sizes:
     articles are the edited, longer ones): what poll and push re-read."""
 
 
+SIZE_DAY_MAX_QUESTIONS = 10_000
+"""Questions at most on the day that measures a just-changed article's read: the read's
+size is the article's, so more questions add only time (10 million took minutes)."""
+
+
 def measured_sizes(params: Params, seed: int = 1) -> Sizes:
     """Start-of-day sizes from real calls; the changed-article read from one day's push,
     both on one opening of the seed's corpus (the calls on a copy of it)."""
@@ -80,7 +85,14 @@ def measured_sizes(params: Params, seed: int = 1) -> Sizes:
         a = specs[i % len(specs)].article_id
         store.save(KB_ID, a, store.article_state(KB_ID, a).content + " Edited.")
     full = session.call("poll_resource_events", poll).chars
-    quiet = replace(params, push=True, run_checker=False, agent_edits=False, sweep_intervals_s=())
+    quiet = replace(
+        params,
+        n_questions=min(params.n_questions, SIZE_DAY_MAX_QUESTIONS),
+        push=True,
+        run_checker=False,
+        agent_edits=False,
+        sweep_intervals_s=(),
+    )
     day = run_day(quiet, seed, opening)
     changed = [
         c.result_chars
@@ -360,13 +372,19 @@ def _unranked(result: dict[str, Any]) -> str:
         return ""
     names = ", ".join(LABELS[m] for m in missing)
     return (
-        f"Not ranked: {names}: its closed form could not be computed at these rates "
+        f"Not ranked, their closed forms overflowing at these rates (neither recommended nor "
+        f"ruled out): {names}."
+        if len(missing) > 1
+        else f"Not ranked: {names}: its closed form could not be computed at these rates "
         "(numeric overflow), so it is neither recommended nor ruled out."
     )
 
 
 def _no_choice(result: dict[str, Any]) -> str:
-    push = "" if "push" in result.get("not_computed", []) else "; push notices at once"
+    missing = result.get("not_computed", [])
+    if set(LABELS) <= set(missing):
+        return "No method can be ranked at these rates: every closed form overflowed."
+    push = "" if "push" in missing else "; push notices at once"
     return f"No method meets the target within 1 min – 4 h checks{push}."
 
 
