@@ -115,8 +115,8 @@ Edit popularity: a discrete Zipf law fitted by maximum likelihood has s = {_num(
 uses the {chosen["family"].replace("_", "–")} law
 (AIC {chosen["aic"]:,.0f} against Zipf's {zipf["aic"]:,.0f}; KS p = {chosen["p_value"]:.3f}),
 `calibration_gof.csv`{"; " + law_verdict if law_verdict else ""}. Burstiness B and memory M
-(Goh and Barabási) of an article's re-save gaps, in the log and in runs of each process over the log's span
-(`calibration_burstiness.csv`):
+(Goh and Barabási) of an article's re-save gaps, in the log and in runs of each process over
+the log's span (`calibration_burstiness.csv`):
 
 {md(burst_rows)}
 
