@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         help="advise from this fitted edit shape (python -m sim calibrate writes one)",
     )
     adv.add_argument("--json", action="store_true", help="the full table as JSON")
-    from sim.calibrate.cli import add_parser as add_calibrate
+    from sim.calibrate.flags import add_parser as add_calibrate
 
     cal = add_calibrate(sub)
     args = parser.parse_args(argv)

@@ -23,7 +23,7 @@ import pandas as pd
 from sim import theory
 from sim.experiments import SWEEP_INTERVALS_S, StudyFrames, run_study
 from sim.kb.store import KBStore
-from sim.model.opening import DAY_START_US, KB_ID, open_kb
+from sim.model.opening import DAY_START_US, KB_ID, Opening
 from sim.params import Params
 from sim.server import resources
 from sim.server.tools import KBServer, structured_json
@@ -53,8 +53,14 @@ class Sizes:
     articles are the edited, longer ones): what poll and push re-read."""
 
 
+SIZE_DAY_MAX_QUESTIONS = 10_000
+"""Questions at most on the day that measures a just-changed article's read: the read's
+size is the article's, so more questions add only time (10 million took minutes)."""
+
+
 def measured_sizes(params: Params, seed: int = 1) -> Sizes:
-    """Start-of-day sizes from real calls; the changed-article read from one day's push."""
+    """Start-of-day sizes from real calls; the changed-article read from one day's push,
+    both on one opening of the seed's corpus (the calls on a copy of it)."""
     from sim.model.day import run_day  # the day's model: only when advising
 
     n_articles = params.n_articles
@@ -64,8 +70,8 @@ def measured_sizes(params: Params, seed: int = 1) -> Sizes:
         clock[0] += 1_000
         return clock[0]
 
-    store = KBStore(tick)
-    specs = open_kb(store, seed, n_articles)
+    opening = Opening.build(seed, n_articles)  # one corpus load: the day copies it too
+    store, specs = KBStore.copy_of(opening.store, tick), opening.specs
     session = KBServer(store, tick).connect("advisor", [KB_ID])
     sample = [s.article_id for s in specs[: min(50, n_articles)]]
     reads = [
@@ -79,8 +85,15 @@ def measured_sizes(params: Params, seed: int = 1) -> Sizes:
         a = specs[i % len(specs)].article_id
         store.save(KB_ID, a, store.article_state(KB_ID, a).content + " Edited.")
     full = session.call("poll_resource_events", poll).chars
-    quiet = replace(params, push=True, run_checker=False, agent_edits=False, sweep_intervals_s=())
-    day = run_day(quiet, seed)
+    quiet = replace(
+        params,
+        n_questions=min(params.n_questions, SIZE_DAY_MAX_QUESTIONS),
+        push=True,
+        run_checker=False,
+        agent_edits=False,
+        sweep_intervals_s=(),
+    )
+    day = run_day(quiet, seed, opening)
     changed = [
         c.result_chars
         for c in day.calls
@@ -99,16 +112,16 @@ def closed_form(params: Params, sizes: Sizes, costs: Costs) -> pd.DataFrame:
     rows = []
     for interval in SWEEP_INTERVALS_S:
         p = replace(params, check_interval_s=interval, run_checker=True)
-        checks = theory.expected_check_calls(p)
         unnoticed = theory.unnoticed_time(params, interval)
         pages = theory.poll_pages_per_day(params, interval)
         if params.stop_checking_known_stale:  # as the simulation: push's stopping rule
             stopped = theory.stopped_check_calls(params, interval)
             reread, poll_reads = stopped["reread_reads"], stopped["poll_reads"]
         else:
+            checks = theory.expected_check_calls(p)
             reread = sum(c["reread_calls"] for c in checks)
             poll_reads = sum(c["poll_calls"] - c["poll_pages"] for c in checks)
-        events = params.n_saves * (len(checks) * interval / params.day_s)
+        events = params.n_saves * (p.n_checks * interval / params.day_s)
         common = {"interval_min": interval / 60, "notifications": 0.0}
         common |= {
             "mean_unnoticed_min": unnoticed["mean_s"] / 60,
@@ -359,13 +372,19 @@ def _unranked(result: dict[str, Any]) -> str:
         return ""
     names = ", ".join(LABELS[m] for m in missing)
     return (
-        f"Not ranked: {names}: its closed form could not be computed at these rates "
+        f"Not ranked, their closed forms overflowing at these rates (neither recommended nor "
+        f"ruled out): {names}."
+        if len(missing) > 1
+        else f"Not ranked: {names}: its closed form could not be computed at these rates "
         "(numeric overflow), so it is neither recommended nor ruled out."
     )
 
 
 def _no_choice(result: dict[str, Any]) -> str:
-    push = "" if "push" in result.get("not_computed", []) else "; push notices at once"
+    missing = result.get("not_computed", [])
+    if set(LABELS) <= set(missing):
+        return "No method can be ranked at these rates: every closed form overflowed."
+    push = "" if "push" in missing else "; push notices at once"
     return f"No method meets the target within 1 min – 4 h checks{push}."
 
 

@@ -169,11 +169,12 @@ def summary(base: Params, t: Tables, seeds: dict[str, int]) -> dict[str, object]
 
 
 ADVICE_TARGET_MIN = 30.0
-ADVICE_SEEDS = 3
+ADVICE_SEEDS = exposure.SEEDS
+"""The advice example checks its pick on every exposure seed, as §6's table does."""
 
 
 def advice_example(base: Params, rows: exposure.ExposureRows) -> str:
-    """`python -m sim advise --simulate 3` on the write-up's day, as the README shows it;
+    """`python -m sim advise --simulate 10` on the write-up's day, as the README shows it;
     its simulated columns are the exposure runs' first seeds (the same days)."""
     costs = advise.Costs()
     result = advise.advise(base, costs, ADVICE_TARGET_MIN, ADVICE_SEEDS, frames=rows)

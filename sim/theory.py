@@ -333,10 +333,12 @@ def stale_unknown_share(params: Params, interval_s: float, grid: int = 20_000) -
     }
 
 
+@functools.lru_cache(maxsize=8)
 def _citation_rates(params: Params, maps: int) -> np.ndarray:
     """Citations per second of each article (columns) under `maps` random neighbour maps
     (rows): its question rate as a first citation, plus the summed question rates of the
-    articles it is the nearest neighbour of, the same article each time (fixed draws)."""
+    articles it is the nearest neighbour of, the same article each time (fixed draws);
+    shared by every interval."""
     n = params.n_articles
     q = zipf_weights(n, params.zipf_s)
     draws = np.random.default_rng(0)
@@ -345,7 +347,9 @@ def _citation_rates(params: Params, maps: int) -> np.ndarray:
         for _slot in range(params.citations_per_answer - 1):
             neighbour = (np.arange(n) + draws.integers(1, n, n)) % n if n > 1 else np.zeros(1, int)
             rate[m] += np.bincount(neighbour, weights=q, minlength=n)
-    return params.n_questions * rate / params.day_s
+    rate = params.n_questions * rate / params.day_s
+    rate.flags.writeable = False
+    return rate
 
 
 def stopped_check_calls(
@@ -358,27 +362,71 @@ def stopped_check_calls(
     checked at a check if it was watched at the previous one or cited since. Re-read reads
     each such article; poll only those that changed in the interval (citing and changing
     taken as independent). Averaged over neighbour maps as push_counts is; Euler steps of
-    day_s / steps. Poll pages are not included (poll_pages_per_day)."""
+    day_s / steps, cut at each check. Poll pages are not included (poll_pages_per_day).
+
+    The chain is linear with constant rates, so the Euler steps from one check to the next
+    are one fixed matrix M (the same cut steps every interval) and the state at check k is
+    Mᵏ⁻¹(1, 0): the sum over the day's K checks is Σₖ₌₀ᴷ⁻¹ Mᵏ (1, 0), taken by repeated
+    squaring as push_counts takes its day."""
     d, u = params.day_s, params.save_mix[2]
-    lam = save_rates_per_s(params)[None, :]
+    checks = 0
+    while (checks + 1) * interval_s <= d + 1e-9:
+        checks += 1
+    if checks == 0:
+        return {"reread_reads": 0.0, "poll_reads": 0.0}
+    lam = np.broadcast_to(save_rates_per_s(params), (maps, params.n_articles))
     r = _citation_rates(params, maps)
     cited_in, changed_in = 1 - np.exp(-r * interval_s), p_changed(lam, interval_s)
-    unwatched, watched = np.ones_like(r), np.zeros_like(r)
-    h = d / steps
-    reread = poll = 0.0
-    t, k = 0.0, 1
-    while k * interval_s <= d + 1e-9:
-        checked = watched + unwatched * cited_in
-        reread += float(checked.sum(axis=1).mean())
-        poll += float(((watched + unwatched * cited_in) * changed_in).sum(axis=1).mean())
-        while t < k * interval_s - 1e-9:  # the chain on to this check, for the next one
-            step = min(h, k * interval_s - t)
-            du = -(r + u * lam) * unwatched + (1 - u) * lam * watched
-            dw = r * unwatched - lam * watched
-            unwatched, watched = unwatched + step * du, watched + step * dw
-            t += step
-        k += 1
-    return {"reread_reads": reread, "poll_reads": poll}
+    cut = _euler_steps(d / steps, interval_s)
+    held = np.empty((2, *r.shape))  # Σ over checks of P(unwatched), P(watched) before it
+    flat_r, flat_lam = r.reshape(-1), np.ascontiguousarray(lam).reshape(-1)
+    flat = held.reshape(2, -1)
+    for lo in range(0, flat_r.size, _CHUNK):
+        part = slice(lo, lo + _CHUNK)
+        flat[:, part] = _held_at_checks(flat_r[part], flat_lam[part], u, cut, checks)
+    checked = held[1] + held[0] * cited_in
+    return {
+        "reread_reads": float(checked.sum(axis=1).mean()),
+        "poll_reads": float((checked * changed_in).sum(axis=1).mean()),
+    }
+
+
+def _euler_steps(h: float, interval_s: float) -> dict[float, int]:
+    """The Euler steps from one check to the next, {length: how many}: steps of h, the last
+    one cut at the check."""
+    cut: dict[float, int] = {}
+    t = 0.0
+    while t < interval_s - 1e-9:
+        step = min(h, interval_s - t)
+        cut[step] = cut.get(step, 0) + 1
+        t += step
+    return cut
+
+
+def _held_at_checks(
+    r: np.ndarray, lam: np.ndarray, u: float, cut: dict[float, int], checks: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Σₖ₌₀ᴷ⁻¹ Mᵏ (1, 0) per chain, M = Πⱼ (I + sⱼB)^nⱼ over the cut steps {sⱼ: nⱼ} and
+    B = [[−r − uλ, (1 − u)λ], [r, −λ]] (state: unwatched, watched)."""
+    b = ((-r - u * lam, (1 - u) * lam), (r, -lam))
+    eye = ((np.ones_like(r), np.zeros_like(r)), (np.zeros_like(r), np.ones_like(r)))
+    m = eye
+    for s, count in cut.items():
+        m = _product(m, _power(_added(eye, _scaled(b, s)), count))
+    (_, total) = _chain_power((m, eye), checks)
+    return total[0][0], total[1][0]
+
+
+def _power(m: _Matrix, k: int) -> _Matrix:
+    """mᵏ (k ≥ 1) by repeated squaring."""
+    result = None
+    while k:
+        if k & 1:
+            result = m if result is None else _product(result, m)
+        k >>= 1
+        if k:
+            m = _product(m, m)
+    return result
 
 
 _CHUNK = 4096

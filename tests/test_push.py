@@ -392,3 +392,48 @@ def test_the_server_fans_a_save_out_to_every_subscribed_session() -> None:
     rows = fanout((0, 3), per_session=4, saves=8, repeats=1)
     assert [r["notifications_per_save"] for r in rows] == [0.0, 3.0]
     assert rows[1]["subscriptions_held"] == 12
+
+
+def test_advise_sizes_from_one_opening_equal_those_of_two_corpus_loads() -> None:
+    """measured_sizes loads the corpus once for its calls and the push day; a store of its
+    own with a ticking clock and a day that loads its own corpus measure the same sizes."""
+    import itertools
+    import statistics
+
+    from sim.advise import measured_sizes
+    from sim.model.opening import DAY_START_US
+    from sim.server.tools import structured_json
+
+    for params in (Params(n_articles=30, n_saves=300), Params(n_articles=60, n_saves=900)):
+        tick = itertools.count(DAY_START_US + 1_000, 1_000).__next__
+        store = KBStore(tick)
+        specs = open_kb(store, 1, params.n_articles)
+        session = KBServer(store, tick).connect("advisor", [KB_ID])
+        sample = [s.article_id for s in specs[:50]]
+        args = [{"knowledge_base_id": KB_ID, "article_id": a} for a in sample]
+        reads = [session.call("read_knowledge_article", a).chars for a in args]
+        poll = {
+            "resource_type": "knowledge_base",
+            "resource_id": KB_ID,
+            "after_sequence": store.head_sequence(KB_ID),
+        }
+        empty = session.call("poll_resource_events", poll).chars
+        for i in range(100):
+            a = specs[i % len(specs)].article_id
+            store.save(KB_ID, a, store.article_state(KB_ID, a).content + " Edited.")
+        full = session.call("poll_resource_events", poll).chars
+        quiet = replace(params, push=True, run_checker=False, agent_edits=False)
+        day = run_day(replace(quiet, sweep_intervals_s=()), 1)
+        changed = [
+            c.result_chars
+            for c in day.calls
+            if c.client_id == "push" and c.tool == "read_knowledge_article"
+        ]
+        assert changed
+        assert vars(measured_sizes(params)) == {
+            "read": statistics.median(reads),
+            "page": empty,
+            "event": (full - empty) / 100,
+            "notification": len(structured_json({"uri": resources.uri(KB_ID, sample[0])})),
+            "read_changed": statistics.mean(changed),
+        }

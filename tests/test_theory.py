@@ -183,3 +183,45 @@ def test_checks_under_the_stopping_rule_match_their_closed_form() -> None:
         for method, key in (("reread", "reread_reads"), ("poll", "poll_reads")):
             simulated = c.loc[(method, t), "articles_reread"]
             assert abs(simulated - form[key]) <= STOPPED_RELATIVE * form[key], (method, t)
+
+
+def _stopped_check_calls_stepwise(
+    params: Params, interval_s: float, maps: int = 16, steps: int = 2000
+) -> dict[str, float]:
+    """stopped_check_calls as first written: the Euler steps one by one, every check."""
+    d, u = params.day_s, params.save_mix[2]
+    lam = theory.save_rates_per_s(params)[None, :]
+    r = theory._citation_rates(params, maps)
+    cited_in, changed_in = 1 - np.exp(-r * interval_s), p_changed(lam, interval_s)
+    unwatched, watched = np.ones_like(r), np.zeros_like(r)
+    h = d / steps
+    reread = poll = 0.0
+    t, k = 0.0, 1
+    while k * interval_s <= d + 1e-9:
+        checked = watched + unwatched * cited_in
+        reread += float(checked.sum(axis=1).mean())
+        poll += float((checked * changed_in).sum(axis=1).mean())
+        while t < k * interval_s - 1e-9:
+            step = min(h, k * interval_s - t)
+            du = -(r + u * lam) * unwatched + (1 - u) * lam * watched
+            dw = r * unwatched - lam * watched
+            unwatched, watched = unwatched + step * du, watched + step * dw
+            t += step
+        k += 1
+    return {"reread_reads": reread, "poll_reads": poll}
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        Params(n_articles=60, n_saves=400),
+        Params(n_articles=60, n_saves=5000, n_questions=900, save_mix=(0.5, 0.2, 0.3)),
+        Params(n_articles=40, day_s=1000.0, citations_per_answer=3, save_popularity="even"),
+    ],
+)
+def test_stopped_check_calls_by_matrix_powers_equal_the_stepwise_chain(params: Params) -> None:
+    for interval in (60.0, 90.0, 100.0, 480.0, 900.0, 3600.0, 14400.0, 28800.0, 40000.0):
+        fast = theory.stopped_check_calls(params, interval)
+        slow = _stopped_check_calls_stepwise(params, interval)
+        for key in ("reread_reads", "poll_reads"):
+            assert fast[key] == pytest.approx(slow[key], rel=1e-9, abs=1e-12), (interval, key)

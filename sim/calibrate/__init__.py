@@ -4,5 +4,5 @@ Modules: ``logs`` (read and validate the shared CSV format), ``gitlog`` (extract
 git repository of markdown articles), ``popfit`` (edit popularity), ``sessions`` (editing
 sessions and burst coefficients), ``fit`` (the shape with bootstrap intervals), ``shape``
 (the fitted shape as a file), ``generate`` (saves drawn from a shape), ``stats`` and
-``validate`` (held-out validation), ``cli`` (``python -m sim calibrate``).
+``validate`` (held-out validation), ``flags`` and ``cli`` (``python -m sim calibrate``).
 """

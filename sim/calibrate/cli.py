@@ -16,33 +16,10 @@ import pandas as pd
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.gitlog import git_log_text
 from sim.calibrate.logs import EditLog, LogError, parse_log, read_log, write_atomic
-from sim.calibrate.sessions import DEFAULT_SESSION_GAP_S
 from sim.calibrate.validate import burstiness_table, gof_table
 
 BURST_REPS = 20
 """Runs of each process over the log's span for their B and M ranges."""
-
-
-def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    cal = sub.add_parser(
-        "calibrate",
-        help="fit the edit process to a real edit log (CSV, or --git REPO --path DIR/)",
-    )
-    cal.add_argument("log", nargs="?", type=Path, help="an edit log CSV in the shared format")
-    cal.add_argument("--git", type=Path, metavar="REPO", help="extract the log from this repo")
-    cal.add_argument("--path", metavar="DIR/", help="with --git: the folder of markdown articles")
-    cal.add_argument("--out", type=Path, default=Path("shape.json"), help="shape file to write")
-    cal.add_argument("--log-out", type=Path, help="with --git: also write the extracted CSV")
-    cal.add_argument("--json", action="store_true", help="print the fit as JSON, not text")
-    cal.add_argument("--boot", type=int, default=200, help="bootstrap resamples (default 200)")
-    cal.add_argument("--seed", type=int, default=1, help="seed of the bootstrap (default 1)")
-    cal.add_argument(
-        "--session-gap-h",
-        type=float,
-        default=DEFAULT_SESSION_GAP_S / 3600,
-        help="a re-save within this many hours continues a session (default 24)",
-    )
-    return cal
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

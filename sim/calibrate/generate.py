@@ -35,7 +35,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
 
 from sim.calibrate.shape import EditShape
 
@@ -276,6 +275,8 @@ def _single_weights(weights: np.ndarray, sizes_pmf: np.ndarray) -> np.ndarray:
     under-serve the head, and the one-article publishes make up the difference. Inclusion
     probabilities of a bulk draw of size k: 1 - exp(-c w), c solving sum = k (Rosén's
     approximation of successive sampling)."""
+    from scipy import optimize  # about a second to import: only for a calibrated process
+
     bulk = 1.0 - sizes_pmf[0]
     if bulk <= 0 or bulk >= 1:
         return weights

@@ -43,5 +43,5 @@ def results_block(comparison: pd.DataFrame) -> str:
 def advise_block(output: str) -> str:
     """The advisor's worked example: the command and what it printed in `make reproduce`."""
     return (
-        f"```\n$ python -m sim advise --max-unnoticed-min 30 --simulate 3\n{output.rstrip()}\n```"
+        f"```\n$ python -m sim advise --max-unnoticed-min 30 --simulate 10\n{output.rstrip()}\n```"
     )

@@ -97,6 +97,23 @@ def _grid(table: pd.DataFrame, arms: tuple[str, ...], labels: tuple[str, ...]) -
     return pd.DataFrame(rows)
 
 
+def _target_text(table: pd.DataFrame, target_min: float) -> str:
+    """Whether the advisor's choice meets its target in each headline arm, by its CI."""
+    parts = []
+    for arm, name in (("writeup", "the write-up's process"), ("calibrated", "the calibrated")):
+        r = _cell(table, "unnoticed_min", arm)
+        if r is None:
+            continue
+        if r["ci_hi"] <= target_min:
+            verdict = "meets it"
+        elif r["ci_lo"] > target_min:
+            verdict = f"misses it by {r['mean'] - target_min:.1f} min"
+        else:
+            verdict = "meets it or not within seed noise"
+        parts.append(f"under {name} {r['mean']:.1f} min, {verdict}")
+    return "; ".join(parts)
+
+
 def section_text(
     table: pd.DataFrame,
     moves: pd.DataFrame,
@@ -141,8 +158,8 @@ Questions keep the write-up's popularity. Seeds 1–{seeds} per arm ({n} with a 
 each figure), paired by seed: every arm of a seed opens on the same corpus and, where the
 question relation is the same, the same questions; intervals are 95 % over seeds. The
 advisor's choice is the closed-form advice for the write-up's day at a {setting["target"]:g}
-min target: {setting["advice"]}. Per-seed rows: `seeds/realshape.csv`; table:
-`realshape.csv`.
+min target: {setting["advice"]} ({_target_text(table, float(setting["target"]))}).
+Per-seed rows: `seeds/realshape.csv`; table: `realshape.csv`.
 
 {md(headline_rows(table, moves))}
 

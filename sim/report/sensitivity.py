@@ -242,9 +242,13 @@ def full_strength(
     # the reading's per-seed spread at the headline's strength: the headline's, scaled by the
     # reading's spread against the default's on the same seeds (so a reading equal to the
     # default on those seeds is judged exactly as the headline)
-    sd = h.sd * own.sd / paired.sd if paired.sd > 0 else own.sd
+    # (a reading that never varies on its seeds, such as no rejection at 5 s, keeps the
+    # headline's spread: a spread of zero would make any distance infinitely many SDs)
+    sd = h.sd * own.sd / paired.sd if paired.sd > 0 and own.sd > 0 else h.sd
     se = math.hypot(h.sd / math.sqrt(h.n), shift.sd / math.sqrt(shift.n) if shift.n else 0.0)
     mean = h.mean + shift.mean
+    if headline.min() >= 0.0 and headline.max() <= 1.0:  # a share stays a share
+        mean = min(max(mean, 0.0), 1.0)
     verdict = judge_estimate(band, mean, sd, (mean - Z95 * se, mean + Z95 * se))
     return {
         **verdict,
