@@ -47,7 +47,7 @@ def multiple_testing_text(comparison: pd.DataFrame) -> str:
     return (
         f"{k} figures are tests of the model: "
         f"{', '.join(tested['figure'])}. They are not independent (the all-delays share "
-        f"pools the per-delay ones and the unpublished share); Holm's step-down correction "
+        f"pools the per-delay ones); Holm's step-down correction "
         f"holds whatever their dependence. Left out of the family: {left_out}; and, as "
         f"infeasible whatever the model, {infeasible}. Were all {k} reproducible and "
         f"independent, the chance that at least one is still called *not reproduced* at 95 % "

@@ -109,7 +109,7 @@ def _target_text(table: pd.DataFrame, target_min: float) -> str:
         elif r["ci_lo"] > target_min:
             verdict = f"misses it by {r['mean'] - target_min:.1f} min"
         else:
-            verdict = "meets it or not within seed noise"
+            verdict = "its 95 % interval spans the target"
         parts.append(f"under {name} {r['mean']:.1f} min, {verdict}")
     return "; ".join(parts)
 
