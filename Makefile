@@ -23,7 +23,7 @@ reproduce: $(VENV)/.installed
 	$(PY) -m sim reproduce
 	$(PY) -m sim notebook
 
-# The full fresh rerun (about 4 minutes on 2 cores): every file of results/ and the
+# The full fresh rerun (about 20 minutes on 2 cores): every file of results/ and the
 # README's blocks must equal it. Run before committing a change to sim/ or results/.
 check: $(VENV)/.installed
 	$(PY) -m sim.check
