@@ -11,6 +11,7 @@ and a reason, so the publish is the independent unit there.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -161,7 +162,9 @@ def fit(
         weekday_weights=tuple(point[n] for n in names if n.startswith("weekday ")),
         log_saves_per_day=float(point["saves per day"]),
         log_articles=int(log.n_articles),
-        source=log.source,
+        # a log file by its name, not where this checkout keeps it: the shape a reproduction
+        # commits must not depend on the folder it ran in
+        source=Path(log.source).name if Path(log.source).is_file() else log.source,
         sitting_gap_s=float(sitting_gap_s),
         sitting_size_pmf=sessions.size_pmf(sitting_sizes),
         sitting_gap_quantiles_s=sessions.gap_quantiles(sitting_gaps, sitting_gap_s),
