@@ -201,3 +201,44 @@ def test_ascii_tokens_are_the_ones_fts5_sees() -> None:
     seen = [t for (t,) in db.execute("SELECT term FROM v ORDER BY offset")]
     assert seen == tokens(sample)
     assert np.array_equal(np.array(seen), np.array(tokens(sample)))
+
+
+def _postings_state(index: BM25Index) -> tuple:
+    index.compact()
+    return (
+        [
+            (t, p.rowids.dtype, p.rowids.tolist(), p.weight.dtype, p.weight.tolist())
+            for t, p in index.postings.items()
+        ],
+        {kb: (a.dtype, a.tolist()) for kb, a in index.lengths.items()},
+        index.n_rows,
+        index.total_tokens,
+        index.non_ascii,
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from([1, 2]), text | st.just("") | st.just("Café"), text),
+        max_size=40,
+    ),
+    batch=st.integers(1, 7),
+)
+def test_the_bulk_build_equals_adding_row_by_row(
+    rows: list[tuple[int, str, str]], batch: int
+) -> None:
+    """The posting arrays a bulk load builds at once are those ``add`` builds a row at a
+    time: every term's rowids and weights (and their order), lengths, counts, non-ASCII rows."""
+    numbered = sorted(
+        ((kb << 32) + i, title, content) for i, (kb, title, content) in enumerate(rows)
+    )
+    one_by_one = BM25Index()
+    for row in numbered:
+        one_by_one.add(*row)
+    assert _postings_state(BM25Index.built(numbered, batch)) == _postings_state(one_by_one)
+
+
+def test_the_bulk_build_refuses_rowids_out_of_order() -> None:
+    with pytest.raises(ValueError, match="rowids must ascend"):
+        BM25Index.built([(2, "a", "b"), (1, "c", "d")])

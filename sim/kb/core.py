@@ -157,6 +157,31 @@ class StoreCore:
             )
         return seq
 
+    def _append_events(self, kb_id: str, events: list[tuple[str, str, int, str]]) -> None:
+        """Append (type, article_id, us, actor) events in order, as that many ``_append_event``
+        calls would, in three statements: the log and the head end the same."""
+        if not events:
+            return
+        (head,) = self._db.execute(
+            "UPDATE kbs SET head_sequence = head_sequence + ? WHERE kb_id = ? "
+            "RETURNING head_sequence",
+            (len(events), kb_id),
+        ).fetchone()
+        first = head - len(events) + 1
+        self._db.executemany(
+            "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
+            [(kb_id, seq, *event) for seq, event in enumerate(events, first)],
+        )
+        self._pending += [
+            Change(kb_id, seq, type_, article_id)
+            for seq, (type_, article_id, _, _) in enumerate(events, first)
+        ]
+        if self._retention is not None and head > self._retention:
+            self._db.execute(
+                "DELETE FROM events WHERE kb_id = ? AND sequence <= ?",
+                (kb_id, head - self._retention),
+            )
+
     def _row(self, kb_id: str, article_id: str) -> tuple[int, str, str, int, int] | None:
         return self._db.execute(
             "SELECT rowid, title, content, published, updated_us FROM articles "

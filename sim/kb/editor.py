@@ -44,19 +44,21 @@ class EditorSide(StoreCore):
                 "SELECT coalesce(max(rowid), ?) FROM articles WHERE rowid BETWEEN ? AND ?",
                 (first - 1, first, last),
             ).fetchone()
+            new = []
             for article_id, title, content in articles:
                 us = self._clock()
                 rowid += 1
                 if rowid > last:
                     raise StoreError(f"knowledge base {kb_id!r} is full")
-                db.execute(
-                    "INSERT INTO articles (rowid, kb_id, article_id, title, content, published, "
-                    "updated_us) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (rowid, kb_id, article_id, title, content, int(published), us),
-                )
-                if published:
-                    self._search.add(rowid, title, content)
-                self._append_event(kb_id, "created", article_id, us, "human")
+                new.append((rowid, kb_id, article_id, title, content, int(published), us))
+            db.executemany(  # one statement run per row, as a loop of execute would
+                "INSERT INTO articles (rowid, kb_id, article_id, title, content, published, "
+                "updated_us) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                new,
+            )
+            if published:
+                self._search.add_many([(r[0], r[3], r[4]) for r in new])
+            self._append_events(kb_id, [("created", r[2], r[6], "human") for r in new])
 
     @serialised
     def save(

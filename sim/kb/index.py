@@ -18,9 +18,11 @@ search of record. The store applies changes at commit, never for a rolled-back w
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -129,6 +131,59 @@ class BM25Index:
     def __len__(self) -> int:
         self._drain()
         return self.n_rows
+
+    @classmethod
+    def built(cls, rows: Iterable[tuple[int, str, str]], batch: int = 1_000) -> BM25Index:
+        """The index of these rows (rowid, title, content; ascending rowids) as ``add`` row
+        by row would leave it once merged, built in bulk: rows are tokenized `batch` at a
+        time and each batch reduced at once to its (term, row) weighted counts, then one
+        stable sort by term gives every term's postings in rowid order. (At 50,000 rows:
+        a few queue writes per term and row, millions in all, are what this saves.)"""
+        index = cls()
+        vocabulary: dict[str, int] = {}
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        last = -1
+        rows = iter(rows)
+        while chunk := list(itertools.islice(rows, batch)):
+            flat: list[str] = []
+            counts: list[int] = []  # per row: body tokens, then title tokens
+            for rowid, title, content in chunk:
+                if rowid <= last:
+                    raise ValueError(f"BM25Index.built: rowids must ascend; {rowid} after {last}")
+                last = rowid
+                body, heading = tokens(content), tokens(title)
+                flat += body
+                flat += heading
+                counts += (len(body), len(heading))
+                lengths, place = index._length_of(rowid)
+                lengths[place] = len(body) + len(heading)
+                index.total_tokens += len(body) + len(heading)
+                index.n_rows += 1
+                if not (title.isascii() and content.isascii()):
+                    index.non_ascii.add(rowid)
+            for term in dict.fromkeys(flat):  # first appearance, as row-by-row adds order them
+                vocabulary.setdefault(term, len(vocabulary))
+            term_ids = np.fromiter(map(vocabulary.__getitem__, flat), np.int64, len(flat))
+            n = len(chunk)
+            per_row = np.array(counts, np.int64).reshape(n, 2)
+            row = np.repeat(np.arange(n), per_row.sum(axis=1))
+            weight = np.repeat(np.tile(np.array([1, TITLE_WEIGHT], np.int64), n), per_row.ravel())
+            pair, at = np.unique(term_ids * n + row, return_inverse=True)
+            rowids = np.fromiter((r for r, _, _ in chunk), np.int64, n)
+            summed = np.bincount(at.ravel(), weights=weight, minlength=len(pair))
+            parts.append((pair // n, rowids[pair % n], summed.astype(np.int32)))
+        if not parts:
+            return index
+        term_of, rowid_of, weight_of = (np.concatenate(p) for p in zip(*parts, strict=True))
+        order = np.argsort(term_of, kind="stable")  # rowids ascend within a term
+        term_of, rowid_of, weight_of = term_of[order], rowid_of[order], weight_of[order]
+        cuts = np.flatnonzero(np.diff(term_of)) + 1
+        starts, ends = np.concatenate([[0], cuts]), np.concatenate([cuts, [len(term_of)]])
+        names = list(vocabulary)
+        for t, a, b in zip(term_of[starts].tolist(), starts.tolist(), ends.tolist(), strict=True):
+            index.postings[names[t]] = Postings(rowid_of[a:b], weight_of[a:b], names[t])
+        index.postings = {t: index.postings[t] for t in names}  # first appearance, as add's
+        return index
 
     def apply(self, ops: list[Op]) -> None:
         """Committed writes, in order. They are tokenized when a search next needs them, so
