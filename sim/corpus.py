@@ -214,6 +214,17 @@ class ArticleSpec:
         return f"how do I {self.verb} the {self.obj} in the {self.place}"
 
 
+def _words(d: dict[str, str]) -> dict[str, str]:
+    """A task's template words (role, section and symptom left to each sentence's draw)."""
+    return {
+        **d,
+        "Verb": d["verb"].capitalize(),
+        "Gerund": d["gerund"].capitalize(),
+        "Obj": d["obj"][0].upper() + d["obj"][1:],
+        "Place": d["place"][0].upper() + d["place"][1:],
+    }
+
+
 def _fill(template: str, spec: ArticleSpec | dict[str, str], u: np.ndarray) -> str:
     """Fill a template; u holds 3 uniforms that pick role, section and symptom."""
     d = (
@@ -227,27 +238,33 @@ def _fill(template: str, spec: ArticleSpec | dict[str, str], u: np.ndarray) -> s
             "topic": spec.topic,
         }
     )
-    words = {
-        **d,
-        "Verb": d["verb"].capitalize(),
-        "Gerund": d["gerund"].capitalize(),
-        "Obj": d["obj"][0].upper() + d["obj"][1:],
-        "Place": d["place"][0].upper() + d["place"][1:],
-        "role": _ROLES[int(u[0] * len(_ROLES))],
-        "section": _SECTIONS[int(u[1] * len(_SECTIONS))],
-        "symptom": _SYMPTOMS[int(u[2] * len(_SYMPTOMS))],
-    }
-    return template.format(**words)
+    return _filled(template, _words(d), u.tolist())
+
+
+def _filled(template: str, words: dict[str, str], u: list[float]) -> str:
+    words["role"] = _ROLES[int(u[0] * len(_ROLES))]
+    words["section"] = _SECTIONS[int(u[1] * len(_SECTIONS))]
+    words["symptom"] = _SYMPTOMS[int(u[2] * len(_SYMPTOMS))]
+    return template.format_map(words)
 
 
 def title_for(spec: ArticleSpec | dict[str, str], revision: int) -> str:
     return _fill(_TITLES[revision % len(_TITLES)], spec, np.zeros(3))
 
 
-def _body(d: dict[str, str], rng: np.random.Generator) -> str:
-    lead = _fill("This article explains how to {verb} the {obj} in the {place}.", d, np.zeros(3))
-    picks = rng.choice(len(_SENTENCES), size=int(rng.integers(4, 7)), replace=False)
-    return "\n\n".join([lead, *(_fill(_SENTENCES[i], d, rng.random(3)) for i in picks)])
+_LEAD = "This article explains how to {verb} the {obj} in the {place}."
+_NO_DRAW = [0.0, 0.0, 0.0]
+
+
+def _body(words: dict[str, str], rng: np.random.Generator) -> str:
+    """The lead, then 4 to 6 distinct sentences, each with 3 uniforms: drawn in one call
+    (a Generator's doubles come one after another whatever the call's size)."""
+    lead = _filled(_LEAD, words, _NO_DRAW)
+    picks = rng.choice(len(_SENTENCES), size=int(rng.integers(4, 7)), replace=False).tolist()
+    u = rng.random(3 * len(picks)).tolist()
+    return "\n\n".join(
+        [lead, *(_filled(_SENTENCES[i], words, u[3 * k : 3 * k + 3]) for k, i in enumerate(picks))]
+    )
 
 
 BASE_ARTICLES = 400
@@ -326,9 +343,10 @@ def build_corpus(n_articles: int, rng: np.random.Generator) -> list[tuple[Articl
             "topic": topic,
         }
         article_id = f"art-{i + 1:0{width}d}"
-        title = title_for(d, 0)
+        words = _words(d)
+        title = _filled(_TITLES[0], words, _NO_DRAW)
         spec = ArticleSpec(article_id, topic, d["verb"], d["gerund"], obj, d["place"], title)
-        drawn_articles.append((spec, _body(d, rng)))
+        drawn_articles.append((spec, _body(words, rng)))
     return drawn_articles
 
 
