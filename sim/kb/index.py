@@ -80,18 +80,10 @@ class Postings:
     added: dict[int, int] = field(default_factory=dict)
     removed: set[int] = field(default_factory=set)
 
-    def insert(self, rowid: int, weight: int) -> None:
-        self.added[rowid] = weight
-        self._bound_queue()
-
-    def remove(self, rowid: int) -> None:
-        self.added.pop(rowid, None)
-        self.removed.add(rowid)  # harmless if only ever queued: the merge finds nothing
-        self._bound_queue()
-
-    def _bound_queue(self) -> None:
+    def bound_queue(self) -> None:
         """A term no search asks for still merges once its queue outgrows a quarter of its
-        rows, so memory stays bounded and each merge's cost is amortised."""
+        rows, so memory stays bounded and each merge's cost is amortised. (When it merges
+        changes nothing but cost: a merge gives the rows queued and kept, sorted.)"""
         if len(self.added) + len(self.removed) > max(MAX_QUEUED, len(self.rowids) // 4):
             self.merged()
 
@@ -191,19 +183,15 @@ class BM25Index:
         self._queued.extend(ops)
 
     def _drain(self) -> None:
+        touched: dict[str, Postings] = {}
         for added, rowid, title, content in self._queued:
             if added:
-                self.add(rowid, title, content)
+                self._add(rowid, title, content, touched)
             else:
-                self.remove(rowid, title, content)
+                self._remove(rowid, title, content, touched)
         self._queued = []
-
-    def compact(self) -> None:
-        """Merge every queued write into the arrays (a bulk load calls it now and then, so
-        the queue's Python objects never pile up)."""
-        self._drain()
-        for postings in self.postings.values():
-            postings.merged()
+        for postings in touched.values():
+            postings.bound_queue()
 
     def copy(self) -> BM25Index:
         self._drain()
@@ -227,12 +215,27 @@ class BM25Index:
         return lengths, place
 
     def add(self, rowid: int, title: str, content: str) -> None:
+        touched: dict[str, Postings] = {}
+        self._add(rowid, title, content, touched)
+        for postings in touched.values():
+            postings.bound_queue()
+
+    def remove(self, rowid: int, title: str, content: str) -> None:
+        """Take out the row, given the text it was added with."""
+        touched: dict[str, Postings] = {}
+        self._remove(rowid, title, content, touched)
+        for postings in touched.values():
+            postings.bound_queue()
+
+    def _add(self, rowid: int, title: str, content: str, touched: dict[str, Postings]) -> None:
+        """Queue the row in each of its terms' postings (named in `touched`)."""
         weights, length = weighted_counts(title, content)
         for term, weight in weights.items():
             postings = self.postings.get(term)
             if postings is None:
                 postings = self.postings[term] = Postings(term=term)
-            postings.insert(rowid, weight)
+            postings.added[rowid] = weight
+            touched[term] = postings
         lengths, place = self._length_of(rowid)
         lengths[place] = length
         self.n_rows += 1
@@ -240,15 +243,16 @@ class BM25Index:
         if not (title.isascii() and content.isascii()):
             self.non_ascii.add(rowid)
 
-    def remove(self, rowid: int, title: str, content: str) -> None:
-        """Take out the row, given the text it was added with."""
+    def _remove(self, rowid: int, title: str, content: str, touched: dict[str, Postings]) -> None:
         lengths, place = self._length_of(rowid)
         self.total_tokens -= int(lengths[place])
         lengths[place] = 0
         self.n_rows -= 1
         self.non_ascii.discard(rowid)
         for term in set(tokens(title)) | set(tokens(content)):
-            self.postings[term].remove(rowid)
+            postings = touched[term] = self.postings[term]
+            postings.added.pop(rowid, None)
+            postings.removed.add(rowid)  # harmless if only ever queued: the merge finds nothing
 
     def search(
         self, words: list[str], first_rowid: int, last_rowid: int, limit: int

@@ -47,9 +47,6 @@ class MatrixIndex:
             else:
                 self.remove(rowid)
 
-    def compact(self) -> None:
-        """Nothing is queued here (the store calls it on either index)."""
-
     def copy(self) -> MatrixIndex:
         other = MatrixIndex()
         other.columns = dict(self.columns)
