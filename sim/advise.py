@@ -13,20 +13,32 @@ shorter interval until it meets it, and the choice is made on the simulated cost
 
 from __future__ import annotations
 
+import multiprocessing
 import statistics
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import pandas as pd
 
 from sim import theory
-from sim.experiments import SWEEP_INTERVALS_S, StudyFrames, run_study
 from sim.kb.store import KBStore
+from sim.model.day import run_day
 from sim.model.opening import DAY_START_US, KB_ID, Opening
 from sim.params import Params
 from sim.server import resources
 from sim.server.tools import KBServer, structured_json
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from sim.experiments import StudyFrames
+
+# pandas and the study's runner are imported where the closed forms are tabulated, after
+# the sizes' process has forked, so that the two processes import them in parallel.
+_T = TypeVar("_T")
 
 METHODS = ("reread", "poll", "push")
 LABELS = {"reread": "re-read all cited", "poll": "poll (cursor kept)", "push": "push (subscribe)"}
@@ -61,7 +73,6 @@ size is the article's, so more questions add only time (10 million took minutes)
 def measured_sizes(params: Params, seed: int = 1) -> Sizes:
     """Start-of-day sizes from real calls; the changed-article read from one day's push,
     both on one opening of the seed's corpus (the calls on a copy of it)."""
-    from sim.model.day import run_day  # the day's model: only when advising
 
     n_articles = params.n_articles
     clock = [DAY_START_US]
@@ -108,8 +119,34 @@ def measured_sizes(params: Params, seed: int = 1) -> Sizes:
     )
 
 
-def closed_form(params: Params, sizes: Sizes, costs: Costs) -> pd.DataFrame:
-    rows = []
+def in_background(work: Callable[..., _T], *args: Any) -> Callable[[], _T]:
+    """Start work(*args) in a forked process (its result comes back pickled, the same
+    value) and return what waits for it. Where the platform cannot fork, or another thread
+    runs (a fork copies no thread, but any lock one held), it runs now instead."""
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+        result = work(*args)
+        return lambda: result
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    future = pool.submit(work, *args)
+    pool.shutdown(wait=False)  # the one task still runs; the process ends with it
+
+    return future.result
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The closed forms' expected counts, which need no result sizes: per check interval
+    (seconds) the mean and p95 unnoticed time, poll pages, re-read and poll reads and
+    events paged; and push's subscribes and notifications."""
+
+    per_interval: list[tuple[float, dict[str, float]]]
+    push: dict[str, float]
+
+
+def closed_form_counts(params: Params) -> Counts:
+    from sim.experiments import SWEEP_INTERVALS_S
+
+    per_interval = []
     for interval in SWEEP_INTERVALS_S:
         p = replace(params, check_interval_s=interval, run_checker=True)
         unnoticed = theory.unnoticed_time(params, interval)
@@ -122,10 +159,36 @@ def closed_form(params: Params, sizes: Sizes, costs: Costs) -> pd.DataFrame:
             reread = sum(c["reread_calls"] for c in checks)
             poll_reads = sum(c["poll_calls"] - c["poll_pages"] for c in checks)
         events = params.n_saves * (p.n_checks * interval / params.day_s)
+        per_interval.append(
+            (
+                interval,
+                {
+                    "mean_s": unnoticed["mean_s"],
+                    "p95_s": unnoticed["p95_s"],
+                    "pages": pages,
+                    "reread": reread,
+                    "poll_reads": poll_reads,
+                    "events": events,
+                },
+            )
+        )
+    return Counts(per_interval, theory.push_counts(params))
+
+
+def closed_form(
+    params: Params, sizes: Sizes, costs: Costs, counts: Counts | None = None
+) -> pd.DataFrame:
+    """Each method's calls, characters, unnoticed time and cost a day, per check interval."""
+    import pandas as pd
+
+    counts = closed_form_counts(params) if counts is None else counts
+    rows = []
+    for interval, c in counts.per_interval:
+        pages, reread, poll_reads, events = c["pages"], c["reread"], c["poll_reads"], c["events"]
         common = {"interval_min": interval / 60, "notifications": 0.0}
         common |= {
-            "mean_unnoticed_min": unnoticed["mean_s"] / 60,
-            "p95_unnoticed_min": unnoticed["p95_s"] / 60,
+            "mean_unnoticed_min": c["mean_s"] / 60,
+            "p95_unnoticed_min": c["p95_s"] / 60,
         }
         rows.append({"method": "reread", **common, "calls": reread, "chars": reread * sizes.read})
         rows.append(
@@ -138,7 +201,7 @@ def closed_form(params: Params, sizes: Sizes, costs: Costs) -> pd.DataFrame:
                 + poll_reads * sizes.read_changed,
             }
         )
-    push = theory.push_counts(params)
+    push = counts.push
     n = push["notifications"]
     rows.append(
         {
@@ -162,6 +225,7 @@ def simulated(
     params: Params, seeds: int, workers: int | None = None, frames: StudyFrames | None = None
 ) -> pd.DataFrame:
     """The same rows from N seeded days: the exposure runs of the report (given, or run)."""
+    from sim.experiments import run_study
     from sim.report.exposure import exposure_table  # matplotlib: only when simulating
 
     if frames is None:
@@ -196,10 +260,13 @@ def advise(
     frames: StudyFrames | None = None,
 ) -> dict[str, Any]:
     """Every method's cheapest interval under the target, and the overall choice; with
-    `frames`, the simulated columns come from those exposure runs instead of new ones."""
-    sizes = measured_sizes(params)
+    `frames`, the simulated columns come from those exposure runs instead of new ones.
+    The sizes are measured in a second process while this one computes the closed forms."""
+    sizes_measured = in_background(measured_sizes, params)
     with np.errstate(all="ignore"):  # an overflow at extreme rates shows as NaN, named below
-        table = closed_form(params, sizes, costs)
+        counts = closed_form_counts(params)
+        sizes = sizes_measured()
+        table = closed_form(params, sizes, costs, counts)
     computed = table[["cost", "mean_unnoticed_min"]].notna().all(axis=1)
     not_computed = sorted(set(table.loc[~computed, "method"]) - set(table.loc[computed, "method"]))
     meets = table[computed & (table["mean_unnoticed_min"] <= max_unnoticed_min)]
@@ -227,6 +294,8 @@ def validated(table: pd.DataFrame, best: pd.DataFrame, target_min: float) -> pd.
     the target, the next shorter interval, until one meets it (none: the method drops out).
     Ordered by simulated cost; `closed_form_every` and `sim_miss_min` say what was stepped
     over and by how much it missed."""
+    import pandas as pd
+
     rows = []
     for _, pick in best.iterrows():
         g = table[table["method"] == pick["method"]]

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.kb.index import BM25Index, tokens
+from sim.kb.index import BM25Index, ascii_tokens, tokens
 from sim.kb.matrix_index import MatrixIndex
 from sim.kb.rows import StoreError
 from sim.kb.schema import SCHEMA
@@ -264,3 +264,9 @@ def test_the_bulk_build_equals_adding_row_by_row(
 def test_the_bulk_build_refuses_rowids_out_of_order() -> None:
     with pytest.raises(ValueError, match="rowids must ascend"):
         BM25Index.built([(2, "a", "b"), (1, "c", "d")])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text() | st.text(alphabet=st.characters(max_codepoint=127)))
+def test_the_bulk_builds_tokens_are_the_regexs(text: str) -> None:
+    assert ascii_tokens(text) == [t.encode() for t in tokens(text)]

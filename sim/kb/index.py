@@ -52,6 +52,19 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+_NOT_IN_TOKENS = bytes(
+    c if chr(c).isascii() and (chr(c).islower() or chr(c).isdigit()) else 32 for c in range(256)
+)
+
+
+def ascii_tokens(text: str) -> list[bytes]:
+    """``tokens`` of the text, encoded: for ASCII text a byte translation and a split, the
+    same runs at a fraction of the regex's cost (a bulk build tokenizes every row)."""
+    if text.isascii():
+        return text.encode().lower().translate(_NOT_IN_TOKENS).split()
+    return [t.encode() for t in tokens(text)]
+
+
 def weighted_counts(title: str, content: str) -> tuple[Counter[str], int]:
     """Each term's count weighted as FTS5's bm25(title 4, body 1) weighs it, and the row's
     length in tokens."""
@@ -132,18 +145,18 @@ class BM25Index:
         stable sort by term gives every term's postings in rowid order. (At 50,000 rows:
         a few queue writes per term and row, millions in all, are what this saves.)"""
         index = cls()
-        vocabulary: dict[str, int] = {}
+        vocabulary: dict[bytes, int] = {}
         parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         last = -1
         rows = iter(rows)
         while chunk := list(itertools.islice(rows, batch)):
-            flat: list[str] = []
+            flat: list[bytes] = []
             counts: list[int] = []  # per row: body tokens, then title tokens
             for rowid, title, content in chunk:
                 if rowid <= last:
                     raise ValueError(f"BM25Index.built: rowids must ascend; {rowid} after {last}")
                 last = rowid
-                body, heading = tokens(content), tokens(title)
+                body, heading = ascii_tokens(content), ascii_tokens(title)
                 flat += body
                 flat += heading
                 counts += (len(body), len(heading))
@@ -171,7 +184,7 @@ class BM25Index:
         term_of, rowid_of, weight_of = term_of[order], rowid_of[order], weight_of[order]
         cuts = np.flatnonzero(np.diff(term_of)) + 1
         starts, ends = np.concatenate([[0], cuts]), np.concatenate([cuts, [len(term_of)]])
-        names = list(vocabulary)
+        names = [t.decode() for t in vocabulary]
         for t, a, b in zip(term_of[starts].tolist(), starts.tolist(), ends.tolist(), strict=True):
             index.postings[names[t]] = Postings(rowid_of[a:b], weight_of[a:b], names[t])
         index.postings = {t: index.postings[t] for t in names}  # first appearance, as add's
