@@ -253,18 +253,17 @@ def title_for(spec: ArticleSpec | dict[str, str], revision: int) -> str:
 
 
 _LEAD = "This article explains how to {verb} the {obj} in the {place}."
-_NO_DRAW = [0.0, 0.0, 0.0]
 
 
 def _body(words: dict[str, str], rng: np.random.Generator) -> str:
     """The lead, then 4 to 6 distinct sentences, each with 3 uniforms: drawn in one call
     (a Generator's doubles come one after another whatever the call's size)."""
-    lead = _filled(_LEAD, words, _NO_DRAW)
     picks = rng.choice(len(_SENTENCES), size=int(rng.integers(4, 7)), replace=False).tolist()
     u = rng.random(3 * len(picks)).tolist()
-    return "\n\n".join(
-        [lead, *(_filled(_SENTENCES[i], words, u[3 * k : 3 * k + 3]) for k, i in enumerate(picks))]
-    )
+    paragraphs = [_LEAD.format_map(words)]  # the lead names no role, section or symptom
+    for k, i in enumerate(picks):
+        paragraphs.append(_filled(_SENTENCES[i], words, u[3 * k : 3 * k + 3]))
+    return "\n\n".join(paragraphs)
 
 
 BASE_ARTICLES = 400
@@ -344,7 +343,7 @@ def build_corpus(n_articles: int, rng: np.random.Generator) -> list[tuple[Articl
         }
         article_id = f"art-{i + 1:0{width}d}"
         words = _words(d)
-        title = _filled(_TITLES[0], words, _NO_DRAW)
+        title = _TITLES[0].format_map(words)  # as title_for(d, 0): no role, section, symptom
         spec = ArticleSpec(article_id, topic, d["verb"], d["gerund"], obj, d["place"], title)
         drawn_articles.append((spec, _body(words, rng)))
     return drawn_articles
