@@ -49,10 +49,24 @@ def test_a_bulk_load_equals_loading_one_article_at_a_time(retention: int | None)
     for article in ARTICLES:
         one_by_one.create_articles(KB, [article])
     assert _state(bulk) == _state(one_by_one)
-    assert bulk_heard == heard and len(heard) == len(ARTICLES)
+    assert bulk_heard == heard
+    n = len(ARTICLES)
+    assert [(c.sequence, c.article_id, c.type) for c in heard] == [
+        (i, a, "created") for i, (a, _, _) in enumerate(ARTICLES, 1)
+    ]
+    kept = n if retention is None else min(n, retention)
+    events = bulk.all_events(KB)
+    assert [e.sequence for e in events] == list(range(n - kept + 1, n + 1))
+    rows = bulk._db.execute("SELECT article_id, updated_us FROM articles ORDER BY rowid").fetchall()
+    assert rows == [(a, 1_800_000_000_000_000 + 1_000 * i) for i, (a, _, _) in enumerate(ARTICLES)]
+    assert [(e.article_id, e.updated_us, e.actor) for e in events] == [
+        (a, us, "human") for a, us in rows[n - kept :]
+    ]
     for words in (["invoice"], ["step", "3"], ["web", "21"]):
         assert bulk.search(KB, words, 5) == one_by_one.search(KB, words, 5)
         assert bulk.search(KB, words, 5) == bulk.search_fts5(KB, words, 5)
+    bulk.save(KB, "a0", "A later save.")  # the one-event append continues the sequence
+    assert bulk.head_sequence(KB) == n + 1 and bulk.all_events(KB)[-1].sequence == n + 1
 
 
 def test_a_bulk_load_into_a_full_kb_changes_nothing() -> None:
