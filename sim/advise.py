@@ -128,9 +128,14 @@ def in_background(work: Callable[..., _T], *args: Any) -> Callable[[], _T]:
         return lambda: result
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
     future = pool.submit(work, *args)
-    pool.shutdown(wait=False)  # the one task still runs; the process ends with it
 
-    return future.result
+    def result() -> _T:
+        try:
+            return future.result()
+        finally:
+            pool.shutdown()  # the process and the pool's thread end before anything else forks
+
+    return result
 
 
 @dataclass(frozen=True)
