@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, fields, replace
 
@@ -92,56 +93,200 @@ class StudyFrames:
         return StudyFrames(*(joined(g) for g in zip(*(p.frames() for p in parts), strict=True)))
 
 
-def _rows(result: DayResult, experiment: str) -> dict[str, list[dict]]:
+RECORDS = tuple(f.name for f in fields(StudyFrames))
+"""Every record type a day gives."""
+
+
+def _rows(
+    result: DayResult, experiment: str, records: tuple[str, ...] = RECORDS
+) -> dict[str, list[dict]]:
+    """The day's rows of each of `records` (the others are not made)."""
     tag = {"experiment": experiment}
+    listed = {
+        "citations": result.citations,
+        "checks": result.checks,
+        "edits": result.edits,
+        "saves": result.saves,
+        "detections": result.detections,
+        "cadence": result.cadence,
+    }
+    out: dict[str, list[dict]] = {}
+    for name in records:
+        if name == "days":
+            out[name] = [{**tag, **as_row(result.day)}]
+        elif name == "calls":
+            out[name] = _call_rows(result, tag)
+        else:
+            out[name] = [{**tag, **as_row(r)} for r in listed[name]]
+    return out
+
+
+def _call_rows(result: DayResult, tag: dict[str, str]) -> list[dict]:
     calls = Counter()
     chars = Counter()
     for c in result.calls:
         key = (c.client_id, c.tool, c.outcome)
         calls[key] += 1
         chars[key] += c.result_chars
-    return {
-        "days": [{**tag, **as_row(result.day)}],
-        "citations": [{**tag, **as_row(r)} for r in result.citations],
-        "checks": [{**tag, **as_row(r)} for r in result.checks],
-        "edits": [{**tag, **as_row(r)} for r in result.edits],
-        "saves": [{**tag, **as_row(r)} for r in result.saves],
-        "detections": [{**tag, **as_row(r)} for r in result.detections],
-        "cadence": [{**tag, **as_row(r)} for r in result.cadence],
-        "calls": [
-            {
-                **tag,
-                "seed": result.seed,
-                "client_id": k[0],
-                "tool": k[1],
-                "outcome": k[2],
-                "calls": n,
-                "result_chars": chars[k],
-            }
-            for k, n in sorted(calls.items())
-        ],
-    }
+    return [
+        {
+            **tag,
+            "seed": result.seed,
+            "client_id": k[0],
+            "tool": k[1],
+            "outcome": k[2],
+            "calls": n,
+            "result_chars": chars[k],
+        }
+        for k, n in sorted(calls.items())
+    ]
 
 
 @functools.lru_cache(maxsize=1)
 def _opening(seed: int, n_articles: int) -> Opening:
-    """The seed's opening, kept for the process's next run of the same seed: the grids run
-    a seed's points one after another (``run_points``), and a day only ever copies it."""
+    """The seed's opening, kept for the process's next run of the same seed: every day of
+    a seed runs in one task (``run_requests``), and a day only ever copies it."""
     return Opening.build(seed, n_articles)
 
 
-def run_seed(base: Params, seed: int, experiments: tuple[str, ...] = EXPERIMENTS) -> dict:
-    rows: dict[str, list[dict]] = {}
-    opening = _opening(seed, base.n_articles)
-    for experiment in experiments:
-        params = experiment_params(base, experiment)
-        for name, part in _rows(run_day(params, seed, opening), experiment).items():
+SeedRows = dict[str, list[dict]]
+"""One seed's records, one list of rows per record type (as ``StudyFrames.from_rows`` takes)."""
+
+
+def run_seed(base: Params, seed: int, experiments: tuple[str, ...] = EXPERIMENTS) -> SeedRows:
+    rows: SeedRows = {}
+    for day in _seed_days(seed, [(experiment_params(base, e), e) for e in experiments]):
+        for name, part in day.items():
             rows.setdefault(name, []).extend(part)
     return rows
 
 
-def _run_seed_args(args: tuple[Params, int, tuple[str, ...]]) -> dict:
-    return run_seed(*args)
+DayKey = tuple[Params, str]
+"""A day of a seed: its parameters (the experiment's, ``experiment_params``) and the
+experiment it is recorded under."""
+
+
+def _seed_days(
+    seed: int, days: list[DayKey], records: list[tuple[str, ...]] | None = None
+) -> list[SeedRows]:
+    """Each day of one seed, on the seed's opening, with the record types asked of it."""
+    return [
+        _rows(run_day(params, seed, _opening(seed, params.n_articles)), experiment, kept)
+        for (params, experiment), kept in zip(days, records or [RECORDS] * len(days), strict=True)
+    ]
+
+
+def _seed_days_args(args: tuple[int, list[DayKey], list[tuple[str, ...]]]) -> list[SeedRows]:
+    return _seed_days(*args)
+
+
+@dataclass(frozen=True)
+class Request:
+    """Days an experiment needs: every point on every seed, one day per experiment."""
+
+    points: tuple[Params, ...]
+    seeds: tuple[int, ...]
+    experiments: tuple[str, ...] = EXPERIMENTS
+    records: tuple[str, ...] = RECORDS
+    """The record types its user reads; a day no request reads another of keeps only these."""
+
+    def days(self, point: Params) -> list[DayKey]:
+        return [(experiment_params(point, e), e) for e in self.experiments]
+
+
+PointRuns = list[list[SeedRows]]
+"""Per point of a request, per seed in the request's order: that seed's rows (its days'
+rows in the order of the request's experiments, as ``run_seed`` gives them)."""
+
+
+def run_requests(
+    requests: list[Request], workers: int | None = None, progress: bool = True
+) -> Iterator[tuple[int, PointRuns]]:
+    """Every request's days in one pool, seed by seed (a seed's days in one task, so a worker
+    opens each seed's KB once), each distinct day once: requests wanting the same day (same
+    parameters, seed and experiment) share its rows. Yields (index, runs) for each request
+    as soon as its last seed is in, so its rows can become frames and the day rows no other
+    request needs be let go. Results do not depend on the worker count."""
+    days = [[r.days(p) for p in r.points] for r in requests]
+    users: dict[tuple[int, DayKey], int] = {}
+    kept: dict[tuple[int, DayKey], set[str]] = {}
+    for r, point_days in zip(requests, days, strict=True):
+        for s in r.seeds:
+            for key in dict.fromkeys((s, d) for ds in point_days for d in ds):
+                users[key] = users.get(key, 0) + 1
+                kept.setdefault(key, set()).update(r.records)
+    by_seed: dict[int, list[DayKey]] = {}
+    for s, d in users:
+        by_seed.setdefault(s, []).append(d)
+    tasks = [
+        (s, ds, [tuple(n for n in RECORDS if n in kept[(s, d)]) for d in ds])
+        for s, ds in sorted(by_seed.items())
+    ]
+    done_at: dict[int, list[int]] = {}
+    for i, r in enumerate(requests):
+        done_at.setdefault(max(r.seeds, default=0), []).append(i)
+    yield from ((i, [[] for _ in requests[i].points]) for i in done_at.pop(0, []))
+    workers = workers or os.cpu_count() or 1
+    pool = None
+    if workers == 1 or len(tasks) <= 1:
+        results: Iterator[list[SeedRows]] = map(_seed_days_args, tasks)
+    else:
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)))
+        results = pool.map(_seed_days_args, tasks)
+    day_rows: dict[tuple[int, DayKey], SeedRows] = {}
+    bar = tqdm(total=len(users), desc="days", unit="day", disable=not progress)
+    try:
+        for (seed, seed_days, _), rows in zip(tasks, results, strict=True):
+            bar.update(len(seed_days))
+            day_rows.update({(seed, d): r for d, r in zip(seed_days, rows, strict=True)})
+            for i in done_at.get(seed, []):
+                yield i, _point_runs(requests[i], days[i], day_rows)
+                for key in {(s, d) for s in requests[i].seeds for ds in days[i] for d in ds}:
+                    users[key] -= 1
+                    if not users[key]:
+                        del day_rows[key]
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _point_runs(
+    r: Request, days: list[list[DayKey]], day_rows: dict[tuple[int, DayKey], SeedRows]
+) -> PointRuns:
+    out: PointRuns = []
+    for point_days in days:
+        runs = []
+        for s in r.seeds:
+            rows: SeedRows = {}
+            for d in point_days:
+                for name, part in day_rows[(s, d)].items():
+                    rows.setdefault(name, []).extend(part)
+            runs.append(rows)
+        out.append(runs)
+    return out
+
+
+def run_all(
+    requests: list[Request], workers: int | None = None, progress: bool = True
+) -> list[PointRuns]:
+    """run_requests' runs, in the requests' order."""
+    got = dict(run_requests(requests, workers, progress))
+    return [got[i] for i in range(len(requests))]
+
+
+def study_frames(runs: PointRuns) -> StudyFrames:
+    """Every point's frames together, as run_grid gives them."""
+    return StudyFrames.concat([frames_of(r) for r in runs])
+
+
+def frames_of(runs: list[SeedRows]) -> StudyFrames:
+    """One point's frames from its seeds' rows, in seed order."""
+    merged: SeedRows = {}
+    for rows in runs:
+        for name, part in rows.items():
+            merged.setdefault(name, []).extend(part)
+    return StudyFrames.from_rows(merged)
 
 
 def run_study(
@@ -164,7 +309,8 @@ def run_grid(
 ) -> StudyFrames:
     """run_study for several parameter sets in one pool, their records together (they must
     carry what tells the points apart)."""
-    return StudyFrames.concat(run_points(points, seeds, experiments, workers, progress))
+    [runs] = run_all([Request(tuple(points), tuple(seeds), experiments)], workers, progress)
+    return study_frames(runs)
 
 
 def run_points(
@@ -175,22 +321,5 @@ def run_points(
     progress: bool = True,
 ) -> list[StudyFrames]:
     """run_study for each parameter set, all in one pool; one StudyFrames per point."""
-    workers = workers or os.cpu_count() or 1
-    # seed by seed, every point of a seed in turn: a worker opens each seed's KB once
-    jobs = [(p, s, experiments) for s in seeds for p in points]
-    if workers == 1 or len(jobs) == 1:
-        results = map(_run_seed_args, jobs)
-        pool = None
-    else:
-        pool = ProcessPoolExecutor(max_workers=workers)
-        results = pool.map(_run_seed_args, jobs, chunksize=max(1, len(jobs) // (8 * workers)))
-    merged: list[dict[str, list[dict]]] = [{} for _ in points]
-    try:
-        bar = tqdm(results, total=len(jobs), desc="seeds", unit="seed", disable=not progress)
-        for i, rows in enumerate(bar):  # each point's rows still come in seed order
-            for name, part in rows.items():
-                merged[i % len(points)].setdefault(name, []).extend(part)
-    finally:
-        if pool is not None:
-            pool.shutdown()
-    return [StudyFrames.from_rows(m) for m in merged]
+    [runs] = run_all([Request(tuple(points), tuple(seeds), experiments)], workers, progress)
+    return [frames_of(r) for r in runs]

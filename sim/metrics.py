@@ -113,6 +113,10 @@ def cas_by_seed(edits: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+PER_SEED_RECORDS = ("days", "citations", "checks", "edits")
+"""The record types per_seed reads."""
+
+
 def per_seed(f: StudyFrames) -> pd.DataFrame:
     """One row per seed with every headline quantity of the experiments that were run."""
 

@@ -26,13 +26,21 @@ from pathlib import Path
 import pandas as pd
 
 from sim.calibrate.validate import calibration_outputs
-from sim.experiments import run_study
+from sim.experiments import PointRuns, Request, run_requests, study_frames
 from sim.metrics import per_seed
 from sim.params import Params
 from sim.report import breakeven, exposure, gate, realshape, sensitivity, tables
 
 Rows = dict[str, pd.DataFrame]
-Run = Callable[[Params, list[int], "int | None", bool], Rows]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An experiment's days, and what it makes of them."""
+
+    requests: tuple[Request, ...]
+    finish: Callable[[list[PointRuns]], Rows]
+    """The experiment's parts from its requests' runs, in the requests' order."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +49,7 @@ class Experiment:
     """Its key in summary.json's seed counts."""
     seeds: int
     """Seeds 1..seeds in `make reproduce`."""
-    run: Run
+    plan: Callable[[Params, list[int]], Plan]
     parts: tuple[str, ...]
     """The rows files it writes, the first one per-seed (its seeds are counted)."""
     pooled: tuple[str, ...] = ()
@@ -49,57 +57,116 @@ class Experiment:
     sample: int = 1
     """Seeds the regression test reruns."""
 
-
-def _staleness(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
-    f = run_study(base, seeds, ("staleness", "control"), workers, progress)
-    return {
-        "staleness_headline": per_seed(f),
-        "staleness_by_run": tables.by_run_rows(f),
-        "staleness_checks": tables.check_rows(f),
-        "staleness_calls": f.calls,
-    }
+    def run(self, base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
+        """Its parts on `seeds`."""
+        [rows] = run_plans([self.plan(base, seeds)], workers, progress)
+        return rows
 
 
-def _cas(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
-    f = run_study(base, seeds, ("cas", "cas_curve"), workers, progress)
-    return {"cas_headline": per_seed(f), "cas_edits": tables.edit_rows(f), "cas_calls": f.calls}
+def run_plans(plans: list[Plan], workers: int | None, progress: bool) -> list[Rows]:
+    """Every plan's days in one pool, seed by seed, a day two plans share run once
+    (``run_requests``); each plan finished as soon as its last day is in, and those that
+    run no day while the pool works."""
+    requests: list[Request] = []
+    owner: list[tuple[int, int]] = []
+    for i, p in enumerate(plans):
+        requests += p.requests
+        owner += [(i, k) for k in range(len(p.requests))]
+    got: list[list[PointRuns]] = [[[] for _ in p.requests] for p in plans]
+    left = [len(p.requests) for p in plans]
+    out: dict[int, Rows] = {}
+    dayless = [i for i, p in enumerate(plans) if not p.requests]
+    for j, runs in run_requests(requests, workers, progress):
+        i, k = owner[j]
+        got[i][k] = runs
+        left[i] -= 1
+        if not left[i]:
+            out[i] = plans[i].finish(got[i])
+            got[i] = []
+        for d in dayless:  # the pool is at work now
+            out[d] = plans[d].finish([])
+        dayless = []
+    for i in dayless:
+        out[i] = plans[i].finish([])
+    return [out[i] for i in range(len(plans))]
 
 
-def _break_even(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
-    return {"break_even": breakeven.break_even_runs(base, breakeven.AXES, seeds, workers, progress)}
+def _staleness(base: Params, seeds: list[int]) -> Plan:
+    def finish(runs: list[PointRuns]) -> Rows:
+        f = study_frames(runs[0])
+        return {
+            "staleness_headline": per_seed(f),
+            "staleness_by_run": tables.by_run_rows(f),
+            "staleness_checks": tables.check_rows(f),
+            "staleness_calls": f.calls,
+        }
+
+    records = ("days", "citations", "checks", "calls")
+    return Plan((Request((base,), tuple(seeds), ("staleness", "control"), records),), finish)
 
 
-def _gate(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
-    edits = gate.gate_runs(base, seeds, workers, progress)
-    return {
-        "gate": gate.gate_rows(edits),
-        "gate_medians": gate.gate_medians(edits),
-        "gate_pairs": gate.gate_pairs(edits),
-    }
+def _cas(base: Params, seeds: list[int]) -> Plan:
+    def finish(runs: list[PointRuns]) -> Rows:
+        f = study_frames(runs[0])
+        return {"cas_headline": per_seed(f), "cas_edits": tables.edit_rows(f), "cas_calls": f.calls}
+
+    records = ("days", "edits", "calls")
+    return Plan((Request((base,), tuple(seeds), ("cas", "cas_curve"), records),), finish)
 
 
-def _sensitivity(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
-    return {"sensitivity": sensitivity.sensitivity_rows(base, seeds, workers, progress)}
+def _break_even(base: Params, seeds: list[int]) -> Plan:
+    request = breakeven.break_even_request(base, breakeven.AXES, seeds)
+    return Plan(
+        (request,), lambda runs: {"break_even": breakeven.break_even_rows(request, runs[0])}
+    )
 
 
-def _exposure(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
-    rows = exposure.exposure_rows(base, exposure.exposure_runs(base, seeds, workers, progress))
-    return {"exposure": rows.rows, "exposure_p95": rows.p95}
+def _gate(base: Params, seeds: list[int]) -> Plan:
+    requests = gate.gate_requests(base, seeds)
+
+    def finish(runs: list[PointRuns]) -> Rows:
+        edits = gate.gate_edits(requests, runs)
+        return {
+            "gate": gate.gate_rows(edits),
+            "gate_medians": gate.gate_medians(edits),
+            "gate_pairs": gate.gate_pairs(edits),
+        }
+
+    return Plan(tuple(requests), finish)
 
 
-def _realshape(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
-    shape = realshape.packaged_shape()
-    return {"realshape": realshape.realshape_runs(base, shape, seeds, workers, progress)}
+def _sensitivity(base: Params, seeds: list[int]) -> Plan:
+    return Plan(
+        tuple(sensitivity.sensitivity_requests(base, seeds)),
+        lambda runs: {"sensitivity": sensitivity.sensitivity_rows(base, runs)},
+    )
 
 
-def _calibration(base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
+def _exposure(base: Params, seeds: list[int]) -> Plan:
+    def finish(runs: list[PointRuns]) -> Rows:
+        rows = exposure.exposure_rows(base, study_frames(runs[0]))
+        return {"exposure": rows.rows, "exposure_p95": rows.p95}
+
+    return Plan((exposure.exposure_request(base, seeds),), finish)
+
+
+def _realshape(base: Params, seeds: list[int]) -> Plan:
+    request = realshape.realshape_request(base, realshape.packaged_shape(), seeds)
+    return Plan((request,), lambda runs: {"realshape": realshape.realshape_rows(base, runs[0])})
+
+
+def _calibration(base: Params, seeds: list[int]) -> Plan:
     """The fit of the packaged help-centre log and its held-out validation: seeded, but not
     per seed (one bootstrap and one set of replicate runs), so every part is pooled."""
-    tables, _figure = calibration_outputs()
-    shape = pd.DataFrame({"shape_json": [realshape.packaged_shape().to_json()]})
-    return {f"calibration_{name}": frame for name, frame in tables.items()} | {
-        "calibration_shape": shape
-    }
+
+    def finish(runs: list[PointRuns]) -> Rows:
+        tables, _figure = calibration_outputs()
+        shape = pd.DataFrame({"shape_json": [realshape.packaged_shape().to_json()]})
+        return {f"calibration_{name}": frame for name, frame in tables.items()} | {
+            "calibration_shape": shape
+        }
+
+    return Plan((), finish)
 
 
 CALIBRATION_PARTS = (
@@ -174,9 +241,10 @@ def run(
     base: Params, seeds: dict[str, int], workers: int | None = None, progress: bool = True
 ) -> Rows:
     """Every experiment on seeds 1..seeds[name] (its default where not given)."""
+    plans = [e.plan(base, list(range(1, seeds.get(e.name, e.seeds) + 1))) for e in EXPERIMENTS]
     rows: Rows = {}
-    for e in EXPERIMENTS:
-        rows |= e.run(base, list(range(1, seeds.get(e.name, e.seeds) + 1)), workers, progress)
+    for parts in run_plans(plans, workers, progress):
+        rows |= parts
     return rows
 
 

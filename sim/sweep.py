@@ -8,16 +8,14 @@ function of (params, seed), so the table is the same wherever it ran.
 from __future__ import annotations
 
 import itertools
-import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import fields, replace
 from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
 
-from sim.experiments import StudyFrames, run_seed
-from sim.metrics import per_seed
+from sim.experiments import PointRuns, Request, SeedRows, StudyFrames, run_requests, run_seed
+from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.params import Params
 
 DEFAULT_EXPERIMENTS = ("staleness", "control", "cas")
@@ -50,7 +48,13 @@ def parse_axis(text: str) -> tuple[str, list[Any]]:
 
 def run_point(params: Params, seed: int, experiments: tuple[str, ...]) -> dict[str, Any]:
     """One run: every parameter as a column, then the headline quantities of that seed."""
-    rows = run_seed(params, seed, experiments)
+    return point_row(params, seed, experiments, run_seed(params, seed, experiments))
+
+
+def point_row(
+    params: Params, seed: int, experiments: tuple[str, ...], rows: SeedRows
+) -> dict[str, Any]:
+    """run_point's row from the seed's rows."""
     frames = StudyFrames.from_rows(rows)
     metrics = per_seed(frames).iloc[0].to_dict()
     flat = {k: (str(v) if isinstance(v, tuple) else v) for k, v in params.as_dict().items()}
@@ -69,31 +73,35 @@ def sweep(
     scheduler: str | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    # seed by seed, so a local worker opens each seed's KB once (experiments.run_points);
     # the table lists the runs point by point, then seed by seed, wherever they ran
+    if scheduler is None:  # seed by seed, so a local worker opens each seed's KB once
+        request = sweep_request(points, seeds, experiments)
+        [(_, runs)] = run_requests([request], workers, progress)
+        return pd.DataFrame(sweep_rows(request, runs))
     jobs = [(p, s, experiments) for s in seeds for p in points]
     bar = tqdm(total=len(jobs), desc="runs", unit="run", disable=not progress)
-    if scheduler is not None:
-        from dask.distributed import Client, as_completed
+    from dask.distributed import Client, as_completed
 
-        with Client(scheduler) as client:
-            futures = client.map(_run_point_args, jobs, pure=False)
-            for _ in as_completed(futures):
-                bar.update()
-            rows = client.gather(futures)
-    else:
-        workers = workers or os.cpu_count() or 1
-        if workers == 1:
-            rows = []
-            for job in jobs:
-                rows.append(_run_point_args(job))
-                bar.update()
-        else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                rows = []
-                for row in pool.map(_run_point_args, jobs, chunksize=1):
-                    rows.append(row)
-                    bar.update()
+    with Client(scheduler) as client:
+        futures = client.map(_run_point_args, jobs, pure=False)
+        for _ in as_completed(futures):
+            bar.update()
+        rows = client.gather(futures)
     bar.close()
     n, m = len(points), len(seeds)
     return pd.DataFrame([rows[k % m * n + k // m] for k in range(len(rows))])
+
+
+def sweep_request(
+    points: list[Params], seeds: list[int], experiments: tuple[str, ...] = DEFAULT_EXPERIMENTS
+) -> Request:
+    return Request(tuple(points), tuple(seeds), experiments, PER_SEED_RECORDS)
+
+
+def sweep_rows(request: Request, runs: PointRuns) -> list[dict[str, Any]]:
+    """The sweep's rows of a request's runs: point by point, then seed by seed."""
+    return [
+        point_row(p, s, request.experiments, seed_rows)
+        for p, point_runs in zip(request.points, runs, strict=True)
+        for s, seed_rows in zip(request.seeds, point_runs, strict=True)
+    ]

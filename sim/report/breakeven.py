@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from sim.experiments import PointRuns, Request, run_all
 from sim.params import Params
-from sim.sweep import grid, sweep
+from sim.sweep import grid, sweep_request, sweep_rows
 
 AXES: dict[str, list] = {"n_saves": [300, 1000, 3000, 12000], "n_questions": [10, 40, 120]}
 
@@ -42,8 +43,16 @@ def break_even_runs(
     workers: int | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    runs = sweep(grid(base, axes), seeds, ("staleness",), workers=workers, progress=progress)
-    return runs[ROW_COLUMNS]
+    request = break_even_request(base, axes, seeds)
+    return break_even_rows(request, run_all([request], workers, progress)[0])
+
+
+def break_even_request(base: Params, axes: dict[str, list], seeds: list[int]) -> Request:
+    return sweep_request(grid(base, axes), seeds, ("staleness",))
+
+
+def break_even_rows(request: Request, runs: PointRuns) -> pd.DataFrame:
+    return pd.DataFrame(sweep_rows(request, runs))[ROW_COLUMNS]
 
 
 def break_even_table(runs: pd.DataFrame) -> pd.DataFrame:

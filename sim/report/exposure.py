@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from sim import theory
-from sim.experiments import StudyFrames, run_study
+from sim.experiments import Request, StudyFrames
 from sim.params import Params
 from sim.report.markdown import md
 from sim.server.resources import UPDATED
@@ -33,10 +33,12 @@ LABELS = {
 }
 
 
-def exposure_runs(
-    base: Params, seeds: list[int], workers: int | None, progress: bool
-) -> StudyFrames:
-    return run_study(base, seeds, ("exposure",), workers, progress)
+EXPOSURE_RECORDS = ("citations", "checks", "calls", "detections", "cadence")
+"""The record types exposure_rows reads."""
+
+
+def exposure_request(base: Params, seeds: list[int]) -> Request:
+    return Request((base,), tuple(seeds), ("exposure",), EXPOSURE_RECORDS)
 
 
 def _costs(frames: StudyFrames) -> pd.DataFrame:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.experiments import experiment_params, run_points
+from sim.experiments import PointRuns, Request, experiment_params, frames_of
 from sim.params import Params
 from sim.theory import p_gated_write_meets
 
@@ -60,17 +60,26 @@ def condition_points(base: Params) -> list[Params]:
     ]
 
 
-def gate_runs(base: Params, seeds: list[int], workers: int | None, progress: bool) -> pd.DataFrame:
-    """Every gated edit of every grid point and seed, one row each: the latency grid on
-    `seeds`, the conditions grid on its first CONDITION_SEEDS (columns tool_latency_s and
-    approval_reviewer tell them apart)."""
-    frames = run_points(gate_points(base), seeds, ("cas",), workers, progress)
-    more = condition_points(base)
-    frames += run_points(more, seeds[:CONDITION_SEEDS], ("cas",), workers, progress)
+def gate_requests(base: Params, seeds: list[int]) -> list[Request]:
+    """The latency grid on `seeds`, the conditions grid on its first CONDITION_SEEDS."""
+    return [
+        Request(tuple(gate_points(base)), tuple(seeds), ("cas",), ("edits",)),
+        Request(
+            tuple(condition_points(base)), tuple(seeds[:CONDITION_SEEDS]), ("cas",), ("edits",)
+        ),
+    ]
+
+
+def gate_edits(requests: list[Request], runs: list[PointRuns]) -> pd.DataFrame:
+    """Every gated edit of every grid point and seed, one row each (columns tool_latency_s
+    and approval_reviewer tell the grids apart)."""
     return pd.concat(
         [
-            f.edits.assign(tool_latency_s=p.tool_latency_s, approval_reviewer=p.approval_reviewer)
-            for p, f in zip(gate_points(base) + more, frames, strict=True)
+            frames_of(seed_runs).edits.assign(
+                tool_latency_s=p.tool_latency_s, approval_reviewer=p.approval_reviewer
+            )
+            for r, point_runs in zip(requests, runs, strict=True)
+            for p, seed_runs in zip(r.points, point_runs, strict=True)
         ],
         ignore_index=True,
     )

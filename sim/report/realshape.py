@@ -21,8 +21,8 @@ from sim.calibrate.fit import fit
 from sim.calibrate.generate import expected_saves
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
-from sim.experiments import StudyFrames, run_points
-from sim.metrics import per_seed
+from sim.experiments import PointRuns, Request, StudyFrames, frames_of, run_all
+from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.model.calibrated import day_window
 from sim.params import LADDER_S, SHAPE_FEATURES, Params
 from sim.report.stats import interval
@@ -140,8 +140,10 @@ def packaged_shape() -> EditShape:
     return fit(read_log(BUNDLED), boot=0).shape
 
 
+@functools.lru_cache(maxsize=8)
 def advised_choice(base: Params) -> tuple[str, float]:
-    """The advisor's choice (closed form, Poisson saves) for the base day at the target."""
+    """The advisor's choice (closed form, Poisson saves) for the base day at the target
+    (kept: the runs and the report both ask)."""
     from sim import advise
 
     choice = advise.advise(base, advise.Costs(), ADVICE_TARGET_MIN)["choice"]
@@ -159,10 +161,26 @@ def realshape_runs(
     arms: tuple[Arm, ...] = ARMS,
 ) -> pd.DataFrame:
     """Run every arm's staleness and CAS days; return the tidy per-seed rows."""
+    [runs] = run_all([realshape_request(base, shape, seeds, arms)], workers, progress)
+    return realshape_rows(base, runs, arms)
+
+
+def realshape_request(
+    base: Params, shape: EditShape, seeds: list[int], arms: tuple[Arm, ...] = ARMS
+) -> Request:
+    """Every arm's staleness and CAS days on `seeds` (the write-up's arm, watched as the
+    hourly checker watches, is the staleness and CAS experiments' own day)."""
     advised = advised_choice(base)
-    points = [arm_params(base, a, shape, advised) for a in arms]
-    runs = run_points(points, seeds, ("staleness", "cas"), workers, progress)
-    return per_seed_rows(dict(zip((a.name for a in arms), runs, strict=True)), advised, base)
+    points = tuple(arm_params(base, a, shape, advised) for a in arms)
+    return Request(points, tuple(seeds), ("staleness", "cas"), (*PER_SEED_RECORDS, "detections"))
+
+
+def realshape_rows(base: Params, runs: PointRuns, arms: tuple[Arm, ...] = ARMS) -> pd.DataFrame:
+    """The tidy per-seed rows of realshape_request's runs."""
+    frames = [frames_of(r) for r in runs]
+    return per_seed_rows(
+        dict(zip((a.name for a in arms), frames, strict=True)), advised_choice(base), base
+    )
 
 
 def _unnoticed(frames: StudyFrames, advised: tuple[str, float], day_s: float) -> pd.Series:

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.experiments import run_points
-from sim.metrics import per_seed
+from sim.experiments import PointRuns, Request, frames_of
+from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.params import Params
 from sim.report.comparison import (
     RATIOS,
@@ -161,19 +161,28 @@ def sensitivity_points(base: Params) -> list[tuple[Choice, object, Params]]:
     ]
 
 
-def sensitivity_rows(
-    base: Params, seeds: list[int], workers: int | None, progress: bool
-) -> pd.DataFrame:
+def sensitivity_requests(base: Params, seeds: list[int]) -> list[Request]:
+    """Per set of runs the readings change, every such reading on `seeds`."""
+    points = sensitivity_points(base)
+    return [
+        Request(
+            tuple(p for c, _, p in points if c.runs == runs), tuple(seeds), runs, PER_SEED_RECORDS
+        )
+        for runs in dict.fromkeys(c.runs for c in CHOICES)
+    ]
+
+
+def sensitivity_rows(base: Params, runs: list[PointRuns]) -> pd.DataFrame:
     """Per reading and seed, the figures its runs produce and the counts their seeds 1–5
     values are pooled from (the readings' own per-seed rows; the default reading is the
-    study's own runs of those seeds)."""
+    study's own runs of those seeds); `runs` are sensitivity_requests' runs."""
     keys = list(dict.fromkeys(k for f in FIGURES for k in (f.key, *RATIOS.get(f.key, ()))))
     rows = []
-    for runs in dict.fromkeys(c.runs for c in CHOICES):
-        points = [(c, r, p) for c, r, p in sensitivity_points(base) if c.runs == runs]
-        results = run_points([p for *_, p in points], seeds, runs, workers, progress)
-        for (c, r, _), frames in zip(points, results, strict=True):
-            own = per_seed(frames)
+    groups = dict.fromkeys(c.runs for c in CHOICES)
+    for group, group_runs in zip(groups, runs, strict=True):
+        points = [(c, r) for c, r, _ in sensitivity_points(base) if c.runs == group]
+        for (c, r), point_runs in zip(points, group_runs, strict=True):
+            own = per_seed(frames_of(point_runs))
             own = own[["seed", *(k for k in keys if k in own)]]
             rows.append(own.assign(choice=c.field, reading=str(r), label=c.label(r)))
     out = pd.concat(rows, ignore_index=True)
