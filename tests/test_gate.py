@@ -415,3 +415,19 @@ def test_human_caused_conflicts_of_first_writes_sent_match_their_closed_form() -
         observed = float((sent["first_grant_cause"] == kind).mean())
         se = (expected * (1 - expected) / len(sent)) ** 0.5
         assert abs(observed - expected) <= 3 * se + 0.01, (kind, observed, expected)
+
+
+def test_a_seeds_gate_runs_depend_on_its_number_not_its_place_in_the_list() -> None:
+    """The conditions grid runs on seeds 1..CONDITION_SEEDS by number: the regression test
+    reruns a sampled seed alone, and seed 32 alone must not gain the grid's rows."""
+    from sim.params import Params
+    from sim.report.gate import CONDITION_SEEDS, gate_requests
+
+    def grid_seeds(seeds: list[int]) -> tuple[int, ...]:
+        main, conditions = gate_requests(Params(), seeds)
+        assert main.seeds == tuple(seeds)
+        return conditions.seeds
+
+    assert grid_seeds([CONDITION_SEEDS + 12]) == ()
+    assert grid_seeds([3, CONDITION_SEEDS + 1]) == (3,)
+    assert grid_seeds(list(range(1, 41))) == tuple(range(1, CONDITION_SEEDS + 1))
