@@ -134,12 +134,23 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0))))
 
 
+LONGEST_FIRST = (
+    "test_regression.py",
+    "test_theory.py",
+    "test_mcp.py",
+    "test_push.py",
+    "test_model.py",
+    "test_advise_extremes.py",
+    "test_notebooks.py",
+)
+"""The modules that take longest, started first so no worker is left with one at the end."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (--dist loadgroup), the tests that share a module-scoped fixture
-    run on one worker, so the fixture (a rebuild of results/, a simulated day) is built
-    once, not once per worker."""
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        defs = info.name2fixturedefs.values() if info is not None else ()
-        if any(d[-1].scope == "module" for d in defs if d):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    """Under pytest-xdist (--dist loadfile) each module runs on one worker, so a module-scoped
+    fixture (a rebuild of results/, a simulated day) is built once, not once per worker;
+    the longest modules go first. (loadgroup, which would split a module, leaves its groups
+    apart with pytest 9 and pytest-xdist 3.8: xdist writes the group into a field pytest 9
+    no longer reads.)"""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
