@@ -16,6 +16,8 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check sim tests notebooks
 	$(VENV)/bin/ruff format --check sim tests notebooks
 
+# pytest runs on every core (up to four) under pytest-xdist: addopts in pyproject.toml;
+# `-n 0` runs it in one process.
 test: lint
 	$(PY) -m pytest -q
 

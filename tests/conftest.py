@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -87,14 +88,69 @@ def edit_args(article_id: str, version: str, key: str, content: str = "new body"
     }
 
 
-REGRESSION_SAMPLE_SEED = int(
-    os.environ.get("REGRESSION_SAMPLE_SEED") or random.SystemRandom().randrange(1_000_000)
+SAMPLE_SEED = pytest.StashKey[int]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Draws the seed of the regression test's sample once per run: new on each run unless
+    REGRESSION_SAMPLE_SEED is set. Under pytest-xdist only the controller draws it and hands
+    it to every worker, so all workers rerun one sample and the printed seed reruns it."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        config.stash[SAMPLE_SEED] = int(workerinput["regression_sample_seed"])
+        return
+    drawn = os.environ.get("REGRESSION_SAMPLE_SEED") or random.SystemRandom().randrange(1_000_000)
+    config.stash[SAMPLE_SEED] = int(drawn)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:  # xdist WorkerController
+    node.workerinput["regression_sample_seed"] = node.config.stash[SAMPLE_SEED]
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    seed = config.stash[SAMPLE_SEED]
+    return f"regression sample seed: {seed} (rerun it: REGRESSION_SAMPLE_SEED={seed} make test)"
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The seed again at the end: `make test` runs pytest -q, which shows no header."""
+    seed = config.stash[SAMPLE_SEED]
+    terminalreporter.write_line(f"regression sample seed: {seed} (REGRESSION_SAMPLE_SEED={seed})")
+
+
+@pytest.fixture(scope="session")
+def regression_sample_seed(pytestconfig: pytest.Config) -> int:
+    """The run's regression sample seed (see pytest_configure)."""
+    return pytestconfig.stash[SAMPLE_SEED]
+
+
+MAX_WORKERS = 4
+"""More workers than this would each rebuild the module-scoped fixtures for little gain."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0))))
+
+
+LONGEST_FIRST = (
+    "test_regression.py",
+    "test_theory.py",
+    "test_mcp.py",
+    "test_push.py",
+    "test_model.py",
+    "test_advise_extremes.py",
+    "test_notebooks.py",
 )
-"""Draws the seeds the regression test reruns: new on each run unless set."""
+"""The modules that take longest, started first so no worker is left with one at the end."""
 
 
-def pytest_report_header() -> str:
-    return (
-        f"regression sample seed: {REGRESSION_SAMPLE_SEED} "
-        f"(rerun it: REGRESSION_SAMPLE_SEED={REGRESSION_SAMPLE_SEED} make test)"
-    )
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (--dist loadfile) each module runs on one worker, so a module-scoped
+    fixture (a rebuild of results/, a simulated day) is built once, not once per worker;
+    the longest modules go first. (loadgroup, which would split a module, leaves its groups
+    apart with pytest 9 and pytest-xdist 3.8: xdist writes the group into a field pytest 9
+    no longer reads.)"""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))

@@ -206,9 +206,9 @@ def test_serve_refuses_a_kb_file_of_another_schema_version(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("experiment", ["staleness", "control", "cas"])
 def test_seeds_1_to_5_are_identical_through_mcp(experiment: str) -> None:
-    direct = run_study(Params(), WRITEUP_SEEDS, (experiment,), workers=2, progress=False)
+    direct = run_study(Params(), WRITEUP_SEEDS, (experiment,), workers=1, progress=False)
     mcp = run_study(
-        replace(Params(), transport="mcp"), WRITEUP_SEEDS, (experiment,), workers=2, progress=False
+        replace(Params(), transport="mcp"), WRITEUP_SEEDS, (experiment,), workers=1, progress=False
     )
     for a, b in zip(direct.frames(), mcp.frames(), strict=True):
         pd.testing.assert_frame_equal(a, b)

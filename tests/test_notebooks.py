@@ -11,7 +11,7 @@ from sim.notebook import execute
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 SMALL = {
     "explore.py": {
-        "SEEDS": 2,
+        "SEEDS": 1,
         "SENSITIVITY_S": (0.0, 0.9),
         "SENSITIVITY_SAVES": (150, 300),
         "SENSITIVITY_FOLLOWS": (0.0, 1.0),

@@ -201,7 +201,9 @@ def exposure_frames() -> Any:
     from sim.experiments import run_study
 
     p = replace(Params(), sweep_intervals_s=(60.0, 900.0, 3600.0, 14400.0))
-    return p, run_study(replace(p, push=True), list(range(1, 7)), ("staleness",), progress=False)
+    return p, run_study(
+        replace(p, push=True), list(range(1, 7)), ("staleness",), workers=1, progress=False
+    )
 
 
 def test_unnoticed_time_follows_the_closed_form(exposure_frames: Any) -> None:

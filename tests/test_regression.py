@@ -30,12 +30,6 @@ ROWS = seedrows.read(RESULTS / "seeds")
 SUMMARY = json.loads((RESULTS / "summary.json").read_text())
 
 
-def sample_seed() -> int:
-    from tests.conftest import REGRESSION_SAMPLE_SEED
-
-    return REGRESSION_SAMPLE_SEED
-
-
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, pd.DataFrame]]:
     out = tmp_path_factory.mktemp("rebuilt")
@@ -62,9 +56,9 @@ def test_readme_shows_the_figures_of_the_committed_rows(rebuilt: tuple[Path, dic
         assert readme.replace_block(text, name, block) == text, name
 
 
-def _sample(experiment: Experiment) -> list[int]:
+def _sample(experiment: Experiment, sample_seed: int) -> list[int]:
     committed = sorted(ROWS[experiment.parts[0]]["seed"].unique())
-    rng = random.Random(f"{sample_seed()}:{experiment.name}")
+    rng = random.Random(f"{sample_seed}:{experiment.name}")
     return sorted(rng.sample(committed, experiment.sample))
 
 
@@ -73,10 +67,12 @@ SEEDED = [e for e in EXPERIMENTS if set(e.pooled) != set(e.parts)]
 
 
 @pytest.mark.parametrize("experiment", SEEDED, ids=[e.name for e in SEEDED])
-def test_sampled_seeds_simulated_again_give_their_committed_rows(experiment: Experiment) -> None:
-    seeds = _sample(experiment)
+def test_sampled_seeds_simulated_again_give_their_committed_rows(
+    experiment: Experiment, regression_sample_seed: int
+) -> None:
+    seeds = _sample(experiment, regression_sample_seed)
     fresh = experiment.run(Params(), seeds, 1, False)
-    rerun = f"seeds {seeds}; rerun with REGRESSION_SAMPLE_SEED={sample_seed()}"
+    rerun = f"seeds {seeds}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     for part in experiment.parts:
         if part in experiment.pooled:
             continue

@@ -52,7 +52,7 @@ def test_top10_share_is_the_write_ups_36_7_percent() -> None:
     ids=["default", "even", "flatter-busier", "steeper-quieter"],
 )
 def test_stale_citations_match_poisson_freshness(params: Params) -> None:
-    f = run_study(params, SEEDS, experiments=("staleness",), workers=2, progress=False)
+    f = run_study(params, SEEDS, experiments=("staleness",), workers=1, progress=False)
     c = f.citations
     p = p_changed(_rates(params, c["article_rank"]), params.day_s - c["read_s"].to_numpy())
     assert abs(_z((c["final_status"] != "fresh").to_numpy(), p)) < Z_TOLERANCE
@@ -62,7 +62,7 @@ def test_stale_citations_match_poisson_freshness(params: Params) -> None:
     "params", [Params(arrivals="poisson"), Params(arrivals="poisson", zipf_s=0.5)]
 )
 def test_cas_edits_meet_human_saves_as_poisson_predicts(params: Params) -> None:
-    f = run_study(params, SEEDS, experiments=("cas",), workers=2, progress=False)
+    f = run_study(params, SEEDS, experiments=("cas",), workers=1, progress=False)
     first = f.citations[f.citations["slot"] == 0].set_index(["seed", "answer"])["article_rank"]
     e = f.edits.join(first, on=["seed", "answer"])
     window = np.minimum(e["delay_s"], np.maximum(0.0, params.day_s - e["read_s"]))

@@ -64,7 +64,8 @@ def reproduce_wall() -> dict[str, Any]:
 
 
 def test_wall() -> dict[str, Any]:
-    """`make test` once its environment is installed: ruff, then pytest."""
+    """`make test` once its environment is installed: ruff, then pytest (on every core, up to
+    four: pyproject's addopts run it under pytest-xdist)."""
     py = sys.executable
     return _run(
         [
