@@ -107,12 +107,18 @@ def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> 
     q_published = q * target_published  # article × t: the target, cited while published
     q_gone = 1.0 - q_published.sum(0)  # the target is gone: a random article instead
     out = {"human": 0.0, "gone": 0.0}
+    left = (params.day_s - t)[None, :]  # a window cut short by the day's end: the same for all
+    ends = {"all": np.exp(-lam * left), "published": np.exp(-u * lam * left)}
     for i in range(quantiles):
         a = params.approval_median_s * math.exp(
             params.approval_sigma * normal.inv_cdf((i + 0.5) / quantiles)
         )
-        window = np.minimum(delay_s + a, params.day_s - t)[None, :]
-        kept = {"all": np.exp(-lam * window), "published": np.exp(-u * lam * window)}
+        full = np.array([[delay_s + a]])
+        cut = (full < left)[0]  # where min(delay + a, day − t) is delay + a
+        kept = {
+            "all": np.where(cut, np.exp(-lam * full), ends["all"]),
+            "published": np.where(cut, np.exp(-u * lam * full), ends["published"]),
+        }  # e^{−λ·min(delay + a, day − t)}: each exponential taken once per article
         first = {
             k: (q_published * e).sum(0) + q_gone * e.mean(0) for k, e in kept.items()
         }  # P(no change of that kind) for the first citation, per read time
