@@ -66,7 +66,7 @@ def test_targets_compare_each_tool_with_its_own_cost_at_x1() -> None:
         "read": False,
         "search_knowledge_base": True,
         "peak RSS at ×100 ≤ 302.2 MiB (before)": True,
-        "full `make reproduce` (study, then notebook) wall ≤ 90 s": True,
+        "full `make reproduce` (study, then notebook) wall ≤ 240 s": True,
         "`make test` wall, once installed (ruff, pytest) ≤ 120 s": False,  # fast, but failed
     }
     search = next(t for t in targets(b) if t["target"].startswith("search"))
