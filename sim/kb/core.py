@@ -140,28 +140,11 @@ class StoreCore:
         return now if current_us is None or now > current_us else current_us + 1
 
     def _append_event(self, kb_id: str, type_: str, article_id: str, us: int, actor: str) -> int:
-        (seq,) = self._db.execute(
-            "UPDATE kbs SET head_sequence = head_sequence + 1 WHERE kb_id = ? "
-            "RETURNING head_sequence",
-            (kb_id,),
-        ).fetchone()
-        self._db.execute(
-            "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
-            (kb_id, seq, type_, article_id, us, actor),
-        )
-        self._pending.append(Change(kb_id, seq, type_, article_id))
-        if self._retention is not None and seq > self._retention:
-            self._db.execute(
-                "DELETE FROM events WHERE kb_id = ? AND sequence <= ?",
-                (kb_id, seq - self._retention),
-            )
-        return seq
+        return self._append_events(kb_id, [(type_, article_id, us, actor)])
 
-    def _append_events(self, kb_id: str, events: list[tuple[str, str, int, str]]) -> None:
-        """Append (type, article_id, us, actor) events in order, as that many ``_append_event``
-        calls would, in three statements: the log and the head end the same."""
-        if not events:
-            return
+    def _append_events(self, kb_id: str, events: list[tuple[str, str, int, str]]) -> int:
+        """Append (type, article_id, us, actor) events in order, in three statements (a bulk
+        load's thousands as one save's one), and return the new head sequence."""
         (head,) = self._db.execute(
             "UPDATE kbs SET head_sequence = head_sequence + ? WHERE kb_id = ? "
             "RETURNING head_sequence",
@@ -181,6 +164,7 @@ class StoreCore:
                 "DELETE FROM events WHERE kb_id = ? AND sequence <= ?",
                 (kb_id, head - self._retention),
             )
+        return head
 
     def _row(self, kb_id: str, article_id: str) -> tuple[int, str, str, int, int] | None:
         return self._db.execute(
