@@ -102,29 +102,32 @@ def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> 
     averaging over the latency's quantiles as p_human_save_before_gated_write."""
     normal = NormalDist()
     lam, q, target_published = _day_grid(params)
-    u = params.save_mix[2]
     t = np.linspace(0.0, params.day_s, _GRID)
     q_published = q * target_published  # article × t: the target, cited while published
     q_gone = 1.0 - q_published.sum(0)  # the target is gone: a random article instead
-    out = {"human": 0.0, "gone": 0.0}
-    left = (params.day_s - t)[None, :]  # a window cut short by the day's end: the same for all
-    ends = {"all": np.exp(-lam * left), "published": np.exp(-u * lam * left)}
-    for i in range(quantiles):
-        a = params.approval_median_s * math.exp(
-            params.approval_sigma * normal.inv_cdf((i + 0.5) / quantiles)
-        )
-        full = np.array([[delay_s + a]])
-        cut = (full < left)[0]  # where min(delay + a, day − t) is delay + a
-        kept = {
-            "all": np.where(cut, np.exp(-lam * full), ends["all"]),
-            "published": np.where(cut, np.exp(-u * lam * full), ends["published"]),
-        }  # e^{−λ·min(delay + a, day − t)}: each exponential taken once per article
-        first = {
-            k: (q_published * e).sum(0) + q_gone * e.mean(0) for k, e in kept.items()
-        }  # P(no change of that kind) for the first citation, per read time
-        out["human"] += _mean_over_day(first["published"] - first["all"]) / quantiles
-        out["gone"] += _mean_over_day(1.0 - first["published"]) / quantiles
-    return out
+    left = params.day_s - t
+    windows = delay_s + np.array(
+        [
+            params.approval_median_s
+            * math.exp(params.approval_sigma * normal.inv_cdf((i + 0.5) / quantiles))
+            for i in range(quantiles)
+        ]
+    )
+    cut = windows[None, :] < left[:, None]  # t × latency: the window ends before the day
+    unchanged = {}  # P(no change of that kind to the first citation), t × latency
+    for kind, share in (("all", 1.0), ("published", params.save_mix[2])):
+        whole = np.exp(-share * lam * windows[None, :])  # article × latency
+        by_end = np.exp(-share * lam * left[None, :])  # article × t: cut by the day's end
+        first_whole = q_published.T @ whole + q_gone[:, None] * whole.mean(0)[None, :]
+        first_end = (q_published * by_end).sum(0) + q_gone * by_end.mean(0)
+        unchanged[kind] = np.where(cut, first_whole, first_end[:, None])
+    over_day = np.trapezoid(
+        np.stack([unchanged["published"] - unchanged["all"], 1.0 - unchanged["published"]]),
+        dx=1.0 / (_GRID - 1),
+        axis=1,
+    )  # (human, gone) × latency
+    human, gone = over_day.mean(axis=1)
+    return {"human": float(human), "gone": float(gone)}
 
 
 def stale_shares_at_day_end(params: Params) -> dict[str, float]:
