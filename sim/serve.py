@@ -24,10 +24,6 @@ from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID, open_kb
 from sim.popularity import zipf_weights
-from sim.server.calllog import CallLog
-from sim.server.mcp_server import ELICITATION_GATE, build_server, tools_call_refusal
-from sim.server.stdio import screened_stdio
-from sim.server.tools import KBServer
 
 NO_ARTICLE_WAIT_S = 5.0
 """How long the editor waits before looking again when no article is published."""
@@ -137,6 +133,13 @@ async def serve(
     call_log: TextIO | None = None,
     write_gate: bool = False,
 ) -> None:
+    # Imported here, not above: the MCP SDK takes about a second to load, and a bad flag or
+    # --db file is refused (by open_store and check_writable) before anything needs it.
+    from sim.server.calllog import CallLog
+    from sim.server.mcp_server import ELICITATION_GATE, build_server, tools_call_refusal
+    from sim.server.stdio import screened_stdio
+    from sim.server.tools import KBServer
+
     log = CallLog(sink=call_log, keep=False)
     server = KBServer(store, wall_clock_us, log, write_gate=write_gate)
     session = server.connect("mcp-client", [KB_ID], gate=ELICITATION_GATE)
