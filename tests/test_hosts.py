@@ -192,25 +192,32 @@ def test_a_client_with_url_mode_elicitation_only_is_not_sent_a_form_and_is_told_
     assert "Traceback" not in client.close()
 
 
-@pytest.mark.parametrize(
-    "reply",
-    [{"result": {"action": "maybe"}}, {"result": "yes"}, {"error": {"code": -1, "message": "no"}}],
-)
-def test_a_malformed_or_failed_answer_is_a_refusal_not_a_protocol_error(
-    reply: dict[str, Any],
-) -> None:
+MALFORMED_REPLIES = [
+    {"result": {"action": "maybe"}},
+    {"result": "yes"},
+    {"error": {"code": -1, "message": "no"}},
+]
+
+
+def test_a_malformed_or_failed_answer_is_a_refusal_not_a_protocol_error() -> None:
+    """One session, one edit per reply (a refusal writes nothing, so each is sent with the
+    version read first): a bad answer never poisons the next prompt."""
     client = _raw({"elicitation": {}})
-    client.send(tool_call(2, EDIT_TOOL, _edit(_version(client))))
-    ask = client.receive()
-    assert ask is not None and ask["method"] == "elicitation/create"
-    assert "mode" not in ask["params"]  # 2025-06-18 has no such field
-    client.send({"jsonrpc": "2.0", "id": ask["id"], **reply})
-    answer = client.receive()
-    assert answer is not None and "result" in answer, answer
-    result = answer["result"]
-    assert result["isError"] and result["structuredContent"]["error"]["code"] == "approval_required"
-    text = result["content"][0]["text"]
-    assert "got no usable answer" in text and "Nothing was written" in text
+    version = _version(client)
+    for i, reply in enumerate(MALFORMED_REPLIES, start=2):
+        client.send(tool_call(i, EDIT_TOOL, _edit(version, f"k{i}", content=f"Body {i}.")))
+        ask = client.receive()
+        assert ask is not None and ask["method"] == "elicitation/create", (reply, ask)
+        assert "mode" not in ask["params"]  # 2025-06-18 has no such field
+        assert "This is request" not in ask["params"]["message"]  # a new edit, a first prompt
+        client.send({"jsonrpc": "2.0", "id": ask["id"], **reply})
+        answer = client.receive()
+        assert answer is not None and answer.get("id") == i and "result" in answer, (reply, answer)
+        result = answer["result"]
+        assert result["isError"], reply
+        assert result["structuredContent"]["error"]["code"] == "approval_required", reply
+        text = result["content"][0]["text"]
+        assert "got no usable answer" in text and "Nothing was written" in text, reply
     assert "Traceback" not in client.close()
 
 
@@ -280,52 +287,61 @@ _MODERN_META = {
 }
 
 
-@pytest.mark.parametrize(
-    "state",
-    ["approval:²", "approval:" + "9" * 5_000, "approval:1", "x", 42, {"a": [1]}, [], True, 1.5],
-)
-def test_a_forged_request_state_gets_a_clear_refusal_and_writes_nothing(state: Any) -> None:
-    """2026-07-28 era: the first call returns the question as input required with
-    requestState approval:1; a retry with another client's or a forged state is refused."""
-    client = RawClient("--articles", "5", "--write-gate")
+FORGED_STATES = [
+    "approval:²",
+    "approval:" + "9" * 5_000,
+    "approval:1",
+    "x",
+    42,
+    {"a": [1]},
+    [],
+    True,
+    1.5,
+]
 
-    def call(i: int, args: dict[str, Any], **extra: Any) -> dict[str, Any]:
-        params = {"name": EDIT_TOOL, "arguments": args, "_meta": _MODERN_META, **extra}
-        client.send({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})
+
+def test_a_forged_request_state_gets_a_clear_refusal_and_writes_nothing() -> None:
+    """2026-07-28 era: the first call returns the question as input required with
+    requestState approval:N; a retry with another call's or a forged state is refused. One
+    session goes through every forged state in turn, each round on the article as the last
+    round left it: a refusal leaves nothing behind that the next round would meet."""
+    client = RawClient("--articles", "5", "--write-gate")
+    ids = iter(range(1, 1_000))
+
+    def call(name: str, args: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        params = {"name": name, "arguments": args, "_meta": _MODERN_META, **extra}
+        client.send({"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": params})
         answer = client.receive()
         assert answer is not None
         return answer
 
-    client.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {"name": "read_knowledge_article", "arguments": READ, "_meta": _MODERN_META},
-        }
-    )
-    args = _edit(_version(client))
-    asked = call(2, args)["result"]
-    assert asked["requestState"] == "approval:1" and "approval" in asked["inputRequests"]
     answer = {"approval": {"action": "accept", "content": {}}}
-    other = {**args, "content": "Something else."}  # approval 1 is of other arguments
-    reply = call(3, other, requestState=state, inputResponses=answer)
-    if "error" in reply:  # a state that is no string: invalid params, in this server's words
-        assert reply["error"]["code"] == -32602
-        assert "requestState" in reply["error"]["message"]
-    else:
-        result = reply["result"]
-        assert result["isError"], result
-        assert result["structuredContent"]["error"]["code"] == "approval_required"
-        assert "Nothing was written" in result["content"][0]["text"]
-    malformed = call(4, args, requestState="approval:1", inputResponses={"approval": {"x": 1}})
-    assert malformed["result"]["isError"]
-    assert "no valid elicitation result" in malformed["result"]["content"][0]["text"]
-    again = call(5, args)["result"]  # the answer to approval 1 was dropped: asked anew
-    assert again["requestState"] == "approval:2"
-    message = again["inputRequests"]["approval"]["params"]["message"]
-    assert "This is request 2 for this same edit: approval 1" in message
-    assert again["inputRequests"]["approval"]["params"]["mode"] == "form"  # 2026-07-28 has it
-    saved = call(6, args, requestState="approval:2", inputResponses=answer)["result"]
-    assert not saved["isError"], saved
+    for round_, state in enumerate(FORGED_STATES):
+        version = call("read_knowledge_article", READ)["result"]["structuredContent"]["updated_at"]
+        args = _edit(version, f"k{round_}", content=f"A new body, round {round_}.")
+        asked = call(EDIT_TOOL, args)["result"]
+        n = int(asked["requestState"].removeprefix("approval:"))
+        assert "approval" in asked["inputRequests"], state
+        other = {**args, "content": "Something else."}  # approval n is of other arguments
+        reply = call(EDIT_TOOL, other, requestState=state, inputResponses=answer)
+        if "error" in reply:  # a state that is no string: invalid params, in this server's words
+            assert reply["error"]["code"] == -32602, state
+            assert "requestState" in reply["error"]["message"], state
+        else:
+            result = reply["result"]
+            assert result["isError"], (state, result)
+            assert result["structuredContent"]["error"]["code"] == "approval_required", state
+            assert "Nothing was written" in result["content"][0]["text"], state
+        malformed = call(
+            EDIT_TOOL, args, requestState=f"approval:{n}", inputResponses={"approval": {"x": 1}}
+        )
+        assert malformed["result"]["isError"], state
+        assert "no valid elicitation result" in malformed["result"]["content"][0]["text"], state
+        again = call(EDIT_TOOL, args)["result"]  # the answer to approval n was dropped: asked anew
+        assert again["requestState"] == f"approval:{n + 1}", state
+        message = again["inputRequests"]["approval"]["params"]["message"]
+        assert f"This is request 2 for this same edit: approval {n}" in message, state
+        assert again["inputRequests"]["approval"]["params"]["mode"] == "form"  # 2026-07-28 has it
+        saved = call(EDIT_TOOL, args, requestState=f"approval:{n + 1}", inputResponses=answer)
+        assert not saved["result"]["isError"], (state, saved)
     assert "Traceback" not in client.close()

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from sim import theory
-from sim.experiments import run_study
+from sim.experiments import Request, StudyFrames, frames_of, run_all, run_study
 from sim.params import Params
 from sim.popularity import top_share, zipf_weights
 from sim.theory import p_changed, p_human_save_before_edit, stale_shares_at_day_end
@@ -42,30 +42,48 @@ def test_top10_share_is_the_write_ups_36_7_percent() -> None:
     assert round(top_share(400, 0.9), 3) == 0.367
 
 
-@pytest.mark.parametrize(
-    "params",
-    [
-        Params(arrivals="poisson"),
-        Params(arrivals="poisson", save_popularity="even"),
-        Params(arrivals="poisson", zipf_s=0.6, n_saves=600),
-        Params(arrivals="poisson", zipf_s=1.2, n_saves=150),
-    ],
-    ids=["default", "even", "flatter-busier", "steeper-quieter"],
-)
-def test_stale_citations_match_poisson_freshness(params: Params) -> None:
-    # the checkers only read: without them each citation and its fate are the same draws
-    quiet = replace(params, run_checker=False)
-    f = run_study(quiet, SEEDS, experiments=("staleness",), workers=1, progress=False)
+STALENESS_POINTS = {
+    "default": Params(arrivals="poisson"),
+    "even": Params(arrivals="poisson", save_popularity="even"),
+    "flatter-busier": Params(arrivals="poisson", zipf_s=0.6, n_saves=600),
+    "steeper-quieter": Params(arrivals="poisson", zipf_s=1.2, n_saves=150),
+}
+CAS_POINTS = {
+    "default": Params(arrivals="poisson"),
+    "flatter": Params(arrivals="poisson", zipf_s=0.5),
+}
+
+
+@pytest.fixture(scope="module")
+def poisson_runs() -> dict[tuple[str, str], tuple[Params, StudyFrames]]:
+    """Every point's days in one run, so each seed's KB is opened once for all of them. The
+    staleness days run without the checkers: they only read, so each citation and its fate
+    are the same draws."""
+    quiet = [replace(p, run_checker=False) for p in STALENESS_POINTS.values()]
+    requests = [
+        Request(tuple(quiet), tuple(SEEDS), ("staleness",), ("citations",)),
+        Request(tuple(CAS_POINTS.values()), tuple(SEEDS), ("cas",), ("citations", "edits")),
+    ]
+    stale, cas = run_all(requests, workers=1, progress=False)
+    out = {}
+    for name, p, runs in zip(STALENESS_POINTS, STALENESS_POINTS.values(), stale, strict=True):
+        out["staleness", name] = p, frames_of(runs)
+    for name, p, runs in zip(CAS_POINTS, CAS_POINTS.values(), cas, strict=True):
+        out["cas", name] = p, frames_of(runs)
+    return out
+
+
+@pytest.mark.parametrize("point", list(STALENESS_POINTS))
+def test_stale_citations_match_poisson_freshness(poisson_runs: dict, point: str) -> None:
+    params, f = poisson_runs["staleness", point]
     c = f.citations
     p = p_changed(_rates(params, c["article_rank"]), params.day_s - c["read_s"].to_numpy())
     assert abs(_z((c["final_status"] != "fresh").to_numpy(), p)) < Z_TOLERANCE
 
 
-@pytest.mark.parametrize(
-    "params", [Params(arrivals="poisson"), Params(arrivals="poisson", zipf_s=0.5)]
-)
-def test_cas_edits_meet_human_saves_as_poisson_predicts(params: Params) -> None:
-    f = run_study(params, SEEDS, experiments=("cas",), workers=1, progress=False)
+@pytest.mark.parametrize("point", list(CAS_POINTS))
+def test_cas_edits_meet_human_saves_as_poisson_predicts(poisson_runs: dict, point: str) -> None:
+    params, f = poisson_runs["cas", point]
     first = f.citations[f.citations["slot"] == 0].set_index(["seed", "answer"])["article_rank"]
     e = f.edits.join(first, on=["seed", "answer"])
     window = np.minimum(e["delay_s"], np.maximum(0.0, params.day_s - e["read_s"]))
