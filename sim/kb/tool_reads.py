@@ -91,4 +91,5 @@ class ToolReads(StoreCore):
                 "WHERE kb_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
                 (kb_id, after_sequence, limit),
             ).fetchall()
-        return EventPage([Event(*r) for r in rows], head, head + 1 if oldest is None else oldest)
+        events = list(map(Event._make, rows))
+        return EventPage(events, head, head + 1 if oldest is None else oldest)
