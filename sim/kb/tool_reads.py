@@ -14,10 +14,13 @@ from sim.kb.rows import Article, Event, EventPage, SearchHit, StoreError
 class ToolReads(StoreCore):
     """What the tools may read: published articles, search and the event log."""
 
-    @serialised
     def kb_exists(self, kb_id: str) -> bool:
-        if kb_id in self._rowid_ranges:  # known to exist: a KB is never removed
-            return True
+        """Every tool call asks; a KB known to exist is answered without the lock (a KB is
+        never removed, and a dict lookup is atomic)."""
+        return kb_id in self._rowid_ranges or self._kb_stored(kb_id)
+
+    @serialised
+    def _kb_stored(self, kb_id: str) -> bool:
         return (
             self._db.execute("SELECT 1 FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone() is not None
         )
