@@ -130,7 +130,7 @@ def poll(
 ) -> Reply:
     page = store.events_after(resource_id, after_sequence, limit)
     head = page.head_sequence
-    if after_sequence > head:  # the schema sets no upper bound
+    if after_sequence > head:  # the schema sets no upper bound (events_after binds none)
         return error(
             "sequence_ahead_of_log",
             f"after_sequence {describe_value(after_sequence)} is beyond this log's head, "
