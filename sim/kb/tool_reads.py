@@ -14,10 +14,13 @@ from sim.kb.rows import Article, Event, EventPage, SearchHit, StoreError
 class ToolReads(StoreCore):
     """What the tools may read: published articles, search and the event log."""
 
-    @serialised
     def kb_exists(self, kb_id: str) -> bool:
-        if kb_id in self._rowid_ranges:  # known to exist: a KB is never removed
-            return True
+        """Every tool call asks; a KB known to exist is answered without the lock (a KB is
+        never removed, and a dict lookup is atomic)."""
+        return kb_id in self._rowid_ranges or self._kb_stored(kb_id)
+
+    @serialised
+    def _kb_stored(self, kb_id: str) -> bool:
         return (
             self._db.execute("SELECT 1 FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone() is not None
         )
@@ -57,14 +60,39 @@ class ToolReads(StoreCore):
         return row[0]
 
     @serialised
-    def events_after(self, kb_id: str, after_sequence: int, limit: int) -> EventPage:
-        head = self.head_sequence(kb_id)
-        (oldest,) = self._db.execute(
-            "SELECT coalesce(min(sequence), ?) FROM events WHERE kb_id = ?", (head + 1, kb_id)
+    def published_article_at_head(self, kb_id: str, article_id: str) -> tuple[Article | None, int]:
+        """The published article (None if none) and the KB's head sequence, in one statement:
+        the head is the one of the version read, and a read costs one statement, not two."""
+        row = self._db.execute(
+            "SELECT k.head_sequence, a.title, a.content, a.published, a.updated_us FROM kbs AS k "
+            "LEFT JOIN articles AS a ON a.kb_id = k.kb_id AND a.article_id = ? WHERE k.kb_id = ?",
+            (article_id, kb_id),
         ).fetchone()
-        rows = self._db.execute(
-            "SELECT sequence, type, article_id, updated_us, actor FROM events "
-            "WHERE kb_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
-            (kb_id, after_sequence, limit),
-        ).fetchall()
-        return EventPage([Event(*r) for r in rows], head, oldest)
+        if row is None:
+            raise StoreError(f"no knowledge base {kb_id!r}")
+        head, title, content, published, updated_us = row
+        if not published:
+            return None, head
+        return Article(kb_id, article_id, title, content, True, updated_us), head
+
+    @serialised
+    def events_after(self, kb_id: str, after_sequence: int, limit: int) -> EventPage:
+        """The events after `after_sequence` (none if it is at or past the head: no statement
+        is run for them, and a number too large for SQLite is never bound)."""
+        row = self._db.execute(
+            "SELECT head_sequence, (SELECT min(sequence) FROM events WHERE kb_id = ?1) "
+            "FROM kbs WHERE kb_id = ?1",
+            (kb_id,),
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no knowledge base {kb_id!r}")
+        head, oldest = row
+        rows = []
+        if after_sequence < head:
+            rows = self._db.execute(
+                "SELECT sequence, type, article_id, updated_us, actor FROM events "
+                "WHERE kb_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+                (kb_id, after_sequence, limit),
+            ).fetchall()
+        events = list(map(Event._make, rows))
+        return EventPage(events, head, head + 1 if oldest is None else oldest)

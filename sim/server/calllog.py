@@ -38,6 +38,7 @@ SHOWN = frozenset(
 """Arguments whose values are logged: ids, enumerations, versions and numbers."""
 LENGTH_ONLY = frozenset({"query", "title", "content"})
 """Free text: only its length is logged."""
+_KNOWN = SHOWN | LENGTH_ONLY
 HIDDEN = "?"
 MAX_LOGGED_ARGUMENTS = 8
 """A hostile client may send thousands of argument names; the log keeps this many."""
@@ -75,7 +76,7 @@ def logged_args(arguments: Any) -> dict[str, LoggedValue]:
     out: dict[str, LoggedValue] = {}
     for name in sorted(arguments, key=str)[:MAX_LOGGED_ARGUMENTS]:
         value = arguments[name]
-        key = describe_name(name)
+        key = name if name in _KNOWN else describe_name(name)  # a known name shows as itself
         if name in LENGTH_ONLY and isinstance(value, str):
             out[key] = {"length": len(value)}
         elif name in SHOWN and isinstance(value, str) and len(value) <= 100:

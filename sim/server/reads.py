@@ -82,11 +82,10 @@ def search(store: KBStore, knowledge_base_id: str, query: str, limit: int) -> Re
 
 
 def read(store: KBStore, knowledge_base_id: str, article_id: str) -> Reply:
-    article = store.published_article(knowledge_base_id, article_id)
+    article, head = store.published_article_at_head(knowledge_base_id, article_id)
     if article is None:
         return not_found(knowledge_base_id, article_id)
     version = format_version(article.updated_us)
-    head = store.head_sequence(knowledge_base_id)
     text = (
         f"Published article {article_id} of {knowledge_base_id}, version {version}. Cite it "
         f"as {{knowledge_base_id, article_id, updated_at}}; to edit it, send that updated_at "
@@ -129,8 +128,9 @@ def resource_type_refusal(resource_type: str) -> Reply | None:
 def poll(
     store: KBStore, resource_type: str, resource_id: str, after_sequence: int, limit: int
 ) -> Reply:
-    head = store.head_sequence(resource_id)
-    if after_sequence > head:  # checked first: the schema sets no upper bound
+    page = store.events_after(resource_id, after_sequence, limit)
+    head = page.head_sequence
+    if after_sequence > head:  # the schema sets no upper bound (events_after binds none)
         return error(
             "sequence_ahead_of_log",
             f"after_sequence {describe_value(after_sequence)} is beyond this log's head, "
@@ -141,7 +141,6 @@ def poll(
             received=describe_value(after_sequence),
             head_sequence=head,
         )
-    page = store.events_after(resource_id, after_sequence, limit)
     if after_sequence < page.oldest_sequence - 1:
         return error(
             "history_trimmed",
