@@ -104,6 +104,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave out the timed `make reproduce` and `make test` (about 6 minutes)",
     )
+    bench.add_argument(
+        "--only",
+        nargs="+",
+        choices=["make_reproduce", "make_test", "make_check", "advise_5000", "advise_50000"],
+        default=None,
+        help="time only these loops again, into the existing bench.json (it says which)",
+    )
     sw = sub.add_parser("sweep", help="a parameter grid × seeds into one tidy table")
     sw.add_argument(
         "axes",
@@ -238,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
             args.repeats,
             tuple(args.factors),
             loops=not args.no_loops,
+            only=args.only,
         )
         print(f"wrote {args.out}/bench.json", file=sys.stderr)
     elif args.command == "sweep":

@@ -3,7 +3,11 @@ probe counts matches through the tools. Timings themselves are never asserted.""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
+
+import pytest
 
 from sim.bench.replay import RecordingDay, replay
 from sim.bench.scaling import scaling
@@ -71,3 +75,19 @@ def test_targets_compare_each_tool_with_its_own_cost_at_x1() -> None:
     }
     search = next(t for t in targets(b) if t["target"].startswith("search"))
     assert "4,000 matches a search" in search["measured"]
+
+
+def test_retiming_some_loops_keeps_the_rest_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sim.bench import suite
+
+    committed = json.loads((Path(__file__).parents[1] / "results" / "bench.json").read_text())
+    fresh = {"wall_s": 1.5, "passed": True, "steps": []}
+    monkeypatch.setitem(suite.LOOPS, "make_test", lambda: fresh)
+    b = suite.retime(committed, ["make_test"], "abc1234")
+    assert b["make_test"] == fresh and b["retimed"] == {"commit": "abc1234", "loops": ["make_test"]}
+    assert {k: v for k, v in b.items() if k not in ("make_test", "retimed")} == {
+        k: v for k, v in committed.items() if k not in ("make_test", "retimed")
+    }
+    assert "Timed again on abc1234 (`python -m sim bench --only`): `make_test`" in (
+        suite.readme_table(b)
+    )

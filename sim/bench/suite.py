@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import platform
+import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -76,23 +78,23 @@ def sweep_throughput(seeds: int) -> dict[str, Any]:
     return {"workers": workers, "days": days, "wall_s": wall, "days_per_s": days / wall}
 
 
+LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
+    "make_reproduce": reproduce_wall,
+    "make_test": test_wall,
+    "make_check": check_wall,
+    "advise_5000": lambda: advise_wall(5_000),
+    "advise_50000": lambda: advise_wall(50_000),
+}
+"""The loops a user waits for, timed end to end (sim/bench/loops.py)."""
+
+
 def run_all(
     repeats: int = 5,
     factors: tuple[int, ...] = (1, 10, 100),
     sweep_seeds: int = 20,
     loops: bool = True,
 ) -> dict[str, Any]:
-    timed_loops = (
-        {
-            "make_reproduce": reproduce_wall(),
-            "make_test": test_wall(),
-            "make_check": check_wall(),
-            "advise_5000": advise_wall(5_000),
-            "advise_50000": advise_wall(50_000),
-        }
-        if loops
-        else {}
-    )
+    timed_loops = {name: time_loop() for name, time_loop in LOOPS.items()} if loops else {}
     return {
         "machine": {
             "python": platform.python_version(),
@@ -314,15 +316,40 @@ def readme_table(b: dict[str, Any]) -> str:
         "",
         f"Measured by `make bench` on {m['cores']} cores ({m['processor']}), Python {m['python']}.",
     ]
+    if "retimed" in b:
+        again = ", ".join(f"`{name}`" for name in b["retimed"]["loops"])
+        lines[-1] += (
+            f" Timed again on {b['retimed']['commit']} (`python -m sim bench --only`): {again};"
+            " every other figure is from the last full bench."
+        )
     return "\n".join(lines)
 
 
+def retime(bench: dict[str, Any], names: list[str], commit: str) -> dict[str, Any]:
+    """The bench with the named loops timed again on this code, the rest as they were; which
+    loops were retimed, and on what commit, is kept in the file with them."""
+    b = {**bench, **{name: LOOPS[name]() for name in names}}
+    b["retimed"] = {"commit": commit, "loops": names}
+    return b
+
+
 def main(
-    out: Path, readme_path: Path | None, repeats: int, factors: tuple[int, ...], loops: bool
+    out: Path,
+    readme_path: Path | None,
+    repeats: int,
+    factors: tuple[int, ...],
+    loops: bool,
+    only: list[str] | None = None,
 ) -> None:
     from sim.report import readme
 
-    b = run_all(repeats, factors, loops=loops)
+    if only:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+        b = retime(json.loads((out / "bench.json").read_text()), only, head)
+    else:
+        b = run_all(repeats, factors, loops=loops)
     b["targets"] = targets(b)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(b, indent=2) + "\n")
