@@ -127,10 +127,10 @@ MAKE_TEST_BEFORE_S = 270.0
 reran the whole study."""
 MAKE_TEST_BEFORE_SPLIT_S = 560.0
 """pytest alone, in one process, on 4db5bcd (the study grown, the regression split into
-rows, rebuild and sampled reruns; before pytest-xdist), measured at this session's start."""
+rows, rebuild and sampled reruns; before pytest-xdist)."""
 REPRODUCE_BEFORE_CPU_S = 2_034.0
-"""`python -m sim reproduce` on 4db5bcd's parent study (CPU seconds, measured last session,
-before the study's days ran in one pool)."""
+"""`python -m sim reproduce` on 4db5bcd's parent (CPU seconds, before the study's days ran
+in one pool)."""
 ADVISE_5000_BEFORE_S = 38.0
 """Issue 23's starting point: the advisor at 5,000 articles, 36.5 s of it in two closed
 forms (`theory.push_counts`, `theory.unnoticed_time`)."""
@@ -152,15 +152,15 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
             "make_reproduce",
             "full `make reproduce` (study, then notebook) wall",
             240.0,
-            f" (issue 23 asked for no slower than about 4 min after the study grew; at this"
-            f" session's start the study alone took {REPRODUCE_BEFORE_CPU_S:,.0f} CPU-s)",
+            f" (issue 23 asked for no slower than about 4 min after the study grew; on"
+            f" 4db5bcd's parent the study alone took {REPRODUCE_BEFORE_CPU_S:,.0f} CPU-s)",
         ),
         (
             "make_test",
             "`make test` wall, once installed (ruff, pytest)",
             120.0,
-            f" (before issue 23: {MAKE_TEST_BEFORE_S:.0f} s; at this session's start pytest"
-            f" alone took {MAKE_TEST_BEFORE_SPLIT_S:.0f} s)",
+            f" (before issue 23: {MAKE_TEST_BEFORE_S:.0f} s; on 4db5bcd pytest alone, in one"
+            f" process, took {MAKE_TEST_BEFORE_SPLIT_S:.0f} s)",
         ),
         ("make_check", "`make check` (the full fresh rerun) wall", 300.0, ""),
         (
