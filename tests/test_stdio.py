@@ -242,3 +242,62 @@ def test_the_screen_answers_what_the_sdk_would_drop() -> None:
     for line, code in codes.items():
         verdict = screen(line)
         assert verdict is not None and verdict.reply["error"]["code"] == code, line  # type: ignore[union-attr]
+
+
+def test_requests_read_before_stdin_closes_are_all_answered() -> None:
+    """A client may write its requests and close its end at once: the server answers every
+    request it read before leaving (the SDK alone would cancel the ones still running)."""
+    client = RawClient("--articles", "20")
+    client.handshake()
+    ids = list(range(1, 41))
+    search = {"knowledge_base_id": KB_ID, "query": "password reset export"}
+    client.send_all([tool_call(i, "search_knowledge_base", search) for i in ids]).join()
+    stderr = client.close()
+    answers = []
+    while (answer := client.receive(timeout_s=5)) is not None:
+        answers.append(answer)
+    assert sorted(a["id"] for a in answers) == ids
+    assert all("result" in a for a in answers)
+    assert "Traceback" not in stderr
+
+
+def test_a_question_pending_when_stdin_closes_ends_in_a_refusal_that_wrote_nothing() -> None:
+    """The write gate's question to the user can no longer be answered once stdin is
+    closed: the edit waiting on it is refused (isError), and the server leaves at once."""
+    client = RawClient("--articles", "5", "--write-gate")
+    init = {
+        "jsonrpc": "2.0",
+        "id": "init",
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    client.send(init)
+    assert client.receive() is not None
+    client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    read = {"knowledge_base_id": KB_ID, "article_id": "art-00001"}
+    client.send(tool_call(1, "read_knowledge_article", read))
+    answer = client.receive()
+    assert answer is not None
+    edit = {
+        **read,
+        "content": "A new body.",
+        "expected_version": answer["result"]["structuredContent"]["updated_at"],
+        "idempotency_key": "k1",
+    }
+    client.send(tool_call(2, "edit_knowledge_article", edit))
+    ask = client.receive()
+    assert ask is not None and ask["method"] == "elicitation/create"
+    started = time.monotonic()
+    stderr = client.close()
+    assert time.monotonic() - started < 10
+    refused = client.receive(timeout_s=5)
+    assert refused is not None and refused["id"] == 2, refused
+    result = refused["result"]
+    assert result["isError"]
+    assert result["structuredContent"]["error"]["code"] == "approval_required"
+    assert "Nothing was written" in result["content"][0]["text"]
+    assert "Traceback" not in stderr

@@ -11,7 +11,9 @@ server's own requests carry integer ids, so a response whose id is a string answ
 them and is dropped, where the SDK would match ``"22"`` to request 22.
 
 A client that stops reading (its end of stdout closed, EPIPE) ends the server: one line on
-stderr, and the server stops as if stdin had closed (exit status 0).
+stderr, and the server stops as if stdin had closed (exit status 0). When stdin closes, the
+requests already read are answered before the server leaves; a question the server was
+asking the client (an approval by elicitation) fails, so the edit waiting on it is refused.
 
 While serving, file descriptor 1 points at stderr, so nothing but JSON-RPC can reach
 the client's stdout.
@@ -312,6 +314,16 @@ def _first_problem(e: Exception) -> str:
     return "the message does not have JSON-RPC 2.0's shape."
 
 
+CLOSED_BEFORE_ANSWER = "the client closed its input before answering"
+DRAIN_TIMEOUT_S = 30.0
+"""At the end of stdin, how long requests already read may take to be answered."""
+
+
+def _request_key(request_id: Any) -> tuple[str, Any]:
+    """A request id as JSON tells it apart: 1 and "1" are two requests."""
+    return type(request_id).__name__, request_id
+
+
 def _to_line(payload: dict[str, Any]) -> bytes:
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     try:
@@ -359,32 +371,63 @@ async def screened_stdio(
     async def readline(limit: int) -> bytes:
         return await anyio.to_thread.run_sync(source.readline, limit, abandon_on_cancel=True)
 
+    in_flight: set[tuple[str, Any]] = set()  # the client's requests handed to the server
+    asking: set[Any] = set()  # the server's requests to the client (elicitation) unanswered
+    answered = anyio.Event()
+
+    async def drain() -> None:
+        """At the end of stdin the requests already handed on are still answered (the SDK
+        would cancel their handlers once the read stream closes): a question the server is
+        waiting on can no longer be answered, so it fails (the gate refuses that edit, with
+        an isError result); at most DRAIN_TIMEOUT_S."""
+        nonlocal answered
+        with anyio.move_on_after(DRAIN_TIMEOUT_S):
+            while in_flight:
+                for request_id in list(asking):
+                    asking.discard(request_id)
+                    await to_server.send(_malformed_answer(request_id, CLOSED_BEFORE_ANSWER))
+                answered = anyio.Event()
+                await answered.wait()
+
     async def reader() -> None:
         async with to_server:
-            while line := await readline(MAX_LINE_BYTES + 1):
-                if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-                    while (rest := await readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
-                        pass
-                    verdict: Forward | Answer | Drop | None = Answer(
-                        error_reply(
-                            None, INVALID_REQUEST, f"Invalid Request: over {MAX_LINE_BYTES} bytes."
-                        )
+            await read_lines()
+            await drain()
+
+    async def read_lines() -> None:
+        while line := await readline(MAX_LINE_BYTES + 1):
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                while (rest := await readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                    pass
+                verdict: Forward | Answer | Drop | None = Answer(
+                    error_reply(
+                        None, INVALID_REQUEST, f"Invalid Request: over {MAX_LINE_BYTES} bytes."
                     )
-                else:
-                    verdict = screen(line)
-                match verdict:
-                    case Forward(message=m):
-                        await to_server.send(m)
-                    case Answer(reply=r):
-                        await send(_to_line(r))
-                    case Drop(why=why):
-                        print(f"stdio: {why}", file=sys.stderr)
+                )
+            else:
+                verdict = screen(line)
+            match verdict:
+                case Forward(message=m):
+                    if isinstance(m.message, types.JSONRPCRequest):
+                        in_flight.add(_request_key(m.message.id))
+                    elif isinstance(m.message, types.JSONRPCResponse | types.JSONRPCError):
+                        asking.discard(m.message.id)
+                    await to_server.send(m)
+                case Answer(reply=r):
+                    await send(_to_line(r))
+                case Drop(why=why):
+                    print(f"stdio: {why}", file=sys.stderr)
 
     async def writer() -> None:
         async with from_server:
             async for m in from_server:
                 payload = m.message.model_dump(mode="json", by_alias=True, exclude_unset=True)
                 await send(_to_line(payload))
+                if isinstance(m.message, types.JSONRPCResponse | types.JSONRPCError):
+                    in_flight.discard(_request_key(m.message.id))
+                elif isinstance(m.message, types.JSONRPCRequest):
+                    asking.add(m.message.id)
+                answered.set()  # drain looks again: a request answered, or a question asked
 
     try:
         with stopping:
