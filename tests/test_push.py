@@ -207,7 +207,7 @@ def _exposure_row(method: str, interval_s: float) -> pd.DataFrame:
 
 
 def test_unnoticed_time_follows_the_closed_form() -> None:
-    """Tolerance: 6 % of the mean, 10 % at 4 h (ten days, about 750 changed citations)."""
+    """Tolerance: 6 % of the mean, 10 % at 4 h (ten days, 765 changed citations)."""
     p = Params()
     for interval, tol in ((60.0, 0.06), (900.0, 0.06), (3600.0, 0.06), (14400.0, 0.10)):
         g = _exposure_row("poll", interval)
