@@ -66,8 +66,10 @@ class Sizes:
 
 
 SIZE_DAY_MAX_QUESTIONS = 10_000
-"""Questions at most on the day that measures a just-changed article's read: the read's
-size is the article's, so more questions add only time (10 million took minutes)."""
+"""Questions at most on the day that measures a just-changed article's read (10 million took
+minutes). Which articles change and are re-read depends on that day, so the bound is part of
+the measured sizes, not only a limit on time: a bound of 1,000 moved the characters a day
+printed at 3,000 and 20,000 questions by 0.3–0.8 %."""
 
 
 def measured_sizes(params: Params, seed: int = 1) -> Sizes:
