@@ -10,6 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
+from sim.bench.loops import LOOPS
+
 MAX_SERVED_ARTICLES = 100_000
 MAX_EDITS_PER_MINUTE = 60_000.0
 
@@ -107,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument(
         "--only",
         nargs="+",
-        choices=["make_reproduce", "make_test", "make_check", "advise_5000", "advise_50000"],
+        choices=list(LOOPS),
         default=None,
         help="time only these loops again, into the existing bench.json (it says which)",
     )

@@ -80,26 +80,12 @@ def p_human_save_before_edit(params: Params, delay_s: float) -> float:
     return _mean_over_day(first)
 
 
-def p_human_save_before_gated_write(params: Params, delay_s: float, quantiles: int = 64) -> float:
-    """P(a human saves or unpublishes the first cited article between the read and a write
-    made delay_s later plus one approval latency A ~ lognormal(log median, sigma)): the
-    share of first writes a CAS check rejects when the agent writes with the citation's
-    version once approved, and the share needing a second approval when it re-reads first.
-    Averaged over equal-probability quantiles of A."""
-    normal = NormalDist()
-    waits = [
-        params.approval_median_s
-        * math.exp(params.approval_sigma * normal.inv_cdf((i + 0.5) / quantiles))
-        for i in range(quantiles)
-    ]
-    return float(np.mean([p_human_save_before_edit(params, delay_s + a) for a in waits]))
-
-
 def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> dict[str, float]:
-    """What a write with the citation's version meets delay_s plus one approval latency after
-    the read: 'human', a human saved and the article is still published (e^{−uλL} − e^{−λL}
-    for a window L); 'gone', it was unpublished (1 − e^{−uλL}). Same substitution and
-    averaging over the latency's quantiles as p_human_save_before_gated_write."""
+    """What a write with the citation's version meets delay_s plus one approval latency
+    A ~ lognormal(log median, sigma) after the read: 'human', a human saved and the article is
+    still published (e^{−uλL} − e^{−λL} for a window L); 'gone', it was unpublished
+    (1 − e^{−uλL}). Averaged over the read's uniform time of day and over equal-probability
+    quantiles of A."""
     normal = NormalDist()
     lam, q, target_published = _day_grid(params)
     t = np.linspace(0.0, params.day_s, _GRID)
@@ -125,7 +111,7 @@ def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> 
         np.stack([unchanged["published"] - unchanged["all"], 1.0 - unchanged["published"]]),
         dx=1.0 / (_GRID - 1),
         axis=1,
-    )  # (human, gone) × latency
+    )  # (human, gone) × latency: _mean_over_day along the day, for every latency
     human, gone = over_day.mean(axis=1)
     return {"human": float(human), "gone": float(gone)}
 

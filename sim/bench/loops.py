@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,13 @@ def advise_wall(articles: int) -> dict[str, Any]:
     """`python -m sim advise --articles N --saves-per-day 2000 --max-unnoticed-min 10`."""
     command = [sys.executable, "-m", "sim", "advise", "--articles", str(articles), *ADVISE_ARGS]
     return _run([("advise", command)])
+
+
+LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
+    "make_reproduce": reproduce_wall,
+    "make_test": test_wall,
+    "make_check": check_wall,
+    "advise_5000": lambda: advise_wall(5_000),
+    "advise_50000": lambda: advise_wall(50_000),
+}
+"""The loops, by their key in bench.json."""

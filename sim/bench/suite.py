@@ -8,13 +8,12 @@ import os
 import platform
 import subprocess
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sim import seedrows
-from sim.bench.loops import advise_wall, check_wall, reproduce_wall, test_wall
+from sim.bench.loops import LOOPS
 from sim.bench.replay import day_versus_replay, reproduction_floor
 from sim.bench.scaling import scaling
 from sim.bench.stdio import cold_start, throughput
@@ -76,16 +75,6 @@ def sweep_throughput(seeds: int) -> dict[str, Any]:
     wall = time.perf_counter() - t
     days = seeds * len(EXPERIMENTS)
     return {"workers": workers, "days": days, "wall_s": wall, "days_per_s": days / wall}
-
-
-LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
-    "make_reproduce": reproduce_wall,
-    "make_test": test_wall,
-    "make_check": check_wall,
-    "advise_5000": lambda: advise_wall(5_000),
-    "advise_50000": lambda: advise_wall(50_000),
-}
-"""The loops a user waits for, timed end to end (sim/bench/loops.py)."""
 
 
 def run_all(
