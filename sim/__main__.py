@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         import anyio
 
         from sim.kb.rows import StoreError
-        from sim.serve import check_writable, open_store, serve
+        from sim.serve import check_writable, leave, open_store, serve
 
         try:
             store = open_store(args.seed, args.articles, args.db)
@@ -332,17 +332,19 @@ def main(argv: list[str] | None = None) -> int:
             srv.error(str(e))
         except OSError as e:
             srv.error(f"--call-log {args.call_log}: cannot append to it ({e.strerror})")
+        status = 0
         try:
             anyio.run(serve, store, args.human_edits_per_minute, args.seed, log, args.write_gate)
         except KeyboardInterrupt:
             pass
         except Exception as e:  # no traceback reaches the client's terminal
             print(f"{srv.prog}: stopped by an internal error: {e!r}", file=sys.stderr)
-            return 1
+            status = 1
         finally:
             if log is not None:
                 with contextlib.suppress(OSError):  # a failed log was said when it failed
                     log.close()
+        leave(status)
     return 0
 
 

@@ -10,11 +10,14 @@ elicitation/create and recorded in the KB.
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import os
 import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 import anyio
 import numpy as np
@@ -134,11 +137,19 @@ async def serve(
     write_gate: bool = False,
 ) -> None:
     # Imported here, not above: the MCP SDK takes about a second to load, and a bad flag or
-    # --db file is refused (by open_store and check_writable) before anything needs it.
-    from sim.server.calllog import CallLog
-    from sim.server.mcp_server import ELICITATION_GATE, build_server, tools_call_refusal
-    from sim.server.stdio import screened_stdio
-    from sim.server.tools import KBServer
+    # --db file is refused (by open_store and check_writable) before anything needs it. The
+    # SDK builds some 2,000 pydantic classes as it loads; the cyclic collector, run again and
+    # again over them meanwhile, finds nothing to free, so it waits (about 0.2 s a start),
+    # and what they leave is frozen out of every later collection.
+    gc.disable()
+    try:
+        from sim.server.calllog import CallLog
+        from sim.server.mcp_server import ELICITATION_GATE, build_server, tools_call_refusal
+        from sim.server.stdio import screened_stdio
+        from sim.server.tools import KBServer
+    finally:
+        gc.enable()
+        gc.freeze()
 
     log = CallLog(sink=call_log, keep=False)
     server = KBServer(store, wall_clock_us, log, write_gate=write_gate)
@@ -152,3 +163,15 @@ async def serve(
             tg.start_soon(human_editor, store, edits_per_minute, seed)
         await server.run(read, write, server.create_initialization_options())
         tg.cancel_scope.cancel()
+
+
+def leave(status: int) -> NoReturn:
+    """End the process once serving is over, without the interpreter's teardown: freeing the
+    SDK's classes one by one took half a second after stdin closed, and a client (or a test)
+    that waits for the server to exit waited that long. Everything the server wrote is
+    already committed (SQLite) or closed (the call log); the standard streams are flushed."""
+    for stream in (sys.stdout, sys.stderr):
+        # a reader gone away, or a stream already closed: nothing more can reach it
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
