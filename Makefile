@@ -26,9 +26,11 @@ reproduce: $(VENV)/.installed
 	$(PY) -m sim notebook
 
 # The full fresh rerun (about 20 minutes on 2 cores): every file of results/ and the
-# README's blocks must equal it. Run before committing a change to sim/ or results/.
+# README's blocks must equal it; then the tests marked deep on their full samples.
+# Run before committing a change to sim/ or results/.
 check: $(VENV)/.installed
 	$(PY) -m sim.check
+	$(PY) -m pytest -q --deep -m deep
 
 bench: $(VENV)/.installed
 	$(PY) -m sim bench

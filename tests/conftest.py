@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 from dataclasses import dataclass
@@ -88,6 +89,22 @@ def edit_args(article_id: str, version: str, key: str, content: str = "new body"
     }
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--deep",
+        action="store_true",
+        help="run the closed-form checks on all their seeds (make check); without it they "
+        "take the first few, as `make test` does",
+    )
+
+
+@pytest.fixture(scope="session")
+def deep(pytestconfig: pytest.Config) -> bool:
+    """Whether this run is the deep one (`make check`): a test marked ``deep`` then takes its
+    full sample, which has more power than the loop of `make test` can pay for."""
+    return bool(pytestconfig.getoption("deep"))
+
+
 SAMPLE_SEED = pytest.StashKey[int]()
 
 
@@ -95,6 +112,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Draws the seed of the regression test's sample once per run: new on each run unless
     REGRESSION_SAMPLE_SEED is set. Under pytest-xdist only the controller draws it and hands
     it to every worker, so all workers rerun one sample and the printed seed reruns it."""
+    config.addinivalue_line(
+        "markers", "deep: takes a larger sample under --deep (make check) than in make test"
+    )
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         config.stash[SAMPLE_SEED] = int(workerinput["regression_sample_seed"])
@@ -154,3 +174,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     no longer reads.)"""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What every test module imported (pandas, the MCP SDK, the model) lives as long as the
+    worker: frozen out of the cyclic collector's full passes, which otherwise walk it again
+    and again while tests simulate (a simulated day ran about a fifth faster)."""
+    gc.collect()
+    gc.freeze()

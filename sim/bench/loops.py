@@ -78,8 +78,10 @@ def test_wall() -> dict[str, Any]:
 
 
 def check_wall() -> dict[str, Any]:
-    """`make check`: the full fresh rerun (study, notebook) compared with results/."""
-    return _run([("check", [sys.executable, "-m", "sim.check"])])
+    """`make check`: the full fresh rerun (study, notebook) compared with results/, then the
+    deep tests."""
+    deep = [sys.executable, "-m", "pytest", "-q", "--deep", "-m", "deep"]
+    return _run([("check", [sys.executable, "-m", "sim.check"]), ("deep tests", deep)])
 
 
 ADVISE_ARGS = ["--saves-per-day", "2000", "--max-unnoticed-min", "10"]
