@@ -265,15 +265,18 @@ def advise(
     simulate: int = 0,
     workers: int | None = None,
     frames: StudyFrames | None = None,
+    sizes: Sizes | None = None,
 ) -> dict[str, Any]:
     """Every method's cheapest interval under the target, and the overall choice; with
-    `frames`, the simulated columns come from those exposure runs instead of new ones.
-    The sizes are measured in a second process while this one computes the closed forms."""
-    sizes_measured = in_background(measured_sizes, params)
+    `frames`, the simulated columns come from those exposure runs instead of new ones, and
+    with `sizes` (``measured_sizes`` of the same parameters) the sizes are not measured
+    again, so several targets or costs cost one measurement. Else the sizes are measured in
+    a second process while this one computes the closed forms."""
+    sizes_measured = in_background(measured_sizes, params) if sizes is None else lambda: sizes
     with np.errstate(all="ignore"):  # an overflow at extreme rates shows as NaN, named below
         counts = closed_form_counts(params)
-        sizes = sizes_measured()
-        table = closed_form(params, sizes, costs, counts)
+        measured = sizes_measured()
+        table = closed_form(params, measured, costs, counts)
     computed = table[["cost", "mean_unnoticed_min"]].notna().all(axis=1)
     not_computed = sorted(set(table.loc[~computed, "method"]) - set(table.loc[computed, "method"]))
     meets = table[computed & (table["mean_unnoticed_min"] <= max_unnoticed_min)]
@@ -287,7 +290,7 @@ def advise(
         best = validated(table, best, max_unnoticed_min)
     choice = best.iloc[0] if len(best) else None
     return {
-        "sizes": sizes,
+        "sizes": measured,
         "table": table,
         "best": best,
         "choice": choice,

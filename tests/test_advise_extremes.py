@@ -1,66 +1,93 @@
 """`python -m sim advise` at in-range extremes: no traceback and no numeric warning; a
 method whose closed form cannot be computed at these rates is named and left unranked;
-when no method meets the target, the text and the JSON say so."""
+when no method meets the target, the text and the JSON say so.
+
+One extreme goes through the command line as a user runs it; the verdicts for each target
+are checked on the same computation in this process, on sizes measured once per extreme
+(``advise(..., sizes=)``), with every warning an error."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import warnings
+from typing import Any
 
+import pytest
+
+from sim.advise import Costs, advise, as_json, measured_sizes, render
 from sim.bench.stdio import ROOT
+from sim.params import Params
 
-EXTREMES = [
-    ["--articles", "5", "--questions-per-day", "10000000"],
-    ["--articles", "5", "--saves-per-day", "20000", "--day-hours", "0.1"],
-]
-"""The second: push's closed form (an RK4 of 2,000 steps over the day) overflows once the
-busiest article's saves per step pass about 3 (the step leaves RK4's stable region), while
-re-read's and poll's stay finite. 20,000 saves on 5 articles put 4.1 saves per step on the
-first (Zipf share 0.41), as 100,000 on the default 400 put 3.6, at a fifth of the day to
-simulate for the measured sizes (the cost of this test)."""
+OVERFLOWING_PUSH = Params(n_articles=5, n_saves=20_000, day_s=0.1 * 3600)
+"""Push's closed form (an RK4 of 2,000 steps over the day) overflows once the busiest
+article's saves per step pass about 3 (the step leaves RK4's stable region), while re-read's
+and poll's stay finite. 20,000 saves on 5 articles put 4.1 saves per step on the first
+(Zipf share 0.41), as 100,000 on the default 400 put 3.6, at a fifth of the day to
+simulate for the measured sizes (the cost of this test). `--articles 5 --saves-per-day
+20000 --day-hours 0.1`."""
+OVERFLOWING_ALL = Params(n_articles=5, n_questions=10_000_000)
+"""Ten million questions on five articles: every method's closed form overflows (the day of
+measured sizes is bounded, so it answers in seconds). `--articles 5 --questions-per-day
+10000000`."""
+COSTS = Costs()
+TARGET_MIN = 30.0
+"""--max-unnoticed-min's default."""
 
 
-def _advise(*flags: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+def _advice(params: Params, target_min: float) -> tuple[str, dict[str, Any]]:
+    """The text and the JSON the command prints, with any warning raised instead."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = advise(params, COSTS, target_min, sizes=_sizes(params))
+        text = render(params, COSTS, target_min, result)
+        return text, json.loads(json.dumps(as_json(params, COSTS, target_min, result)))
+
+
+_MEASURED: dict[Params, Any] = {}
+
+
+def _sizes(params: Params) -> Any:
+    if params not in _MEASURED:
+        _MEASURED[params] = measured_sizes(params)
+    return _MEASURED[params]
+
+
+def test_the_command_at_an_extreme_prints_its_advice_and_nothing_on_stderr() -> None:
+    flags = ["--articles", "5", "--saves-per-day", "20000", "--day-hours", "0.1", "--json"]
+    run = subprocess.run(
         [sys.executable, "-m", "sim", "advise", *flags],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    out = json.loads(run.stdout)
+    assert out == _advice(OVERFLOWING_PUSH, TARGET_MIN)[1]  # the flags are the parameters above
+    assert out["not_computed"] == ["push"]
 
 
 def test_a_method_whose_closed_form_overflows_is_named_and_the_rest_ranked() -> None:
-    flags = EXTREMES[1]
-    text = _advise(*flags)
-    assert text.returncode == 0 and text.stderr == "", text.stderr
-    assert "Use " in text.stdout and "push" in text.stdout.split("Use ", 1)[1]
-    assert "could not be computed" in text.stdout
-    run = _advise(*flags, "--json")
-    assert run.returncode == 0 and run.stderr == "", run.stderr
-    out = json.loads(run.stdout)
+    text, out = _advice(OVERFLOWING_PUSH, TARGET_MIN)
+    assert "Use " in text and "push" in text.split("Use ", 1)[1]
+    assert "could not be computed" in text
     assert out["not_computed"] == ["push"]
     assert out["choice"] is not None and out["choice"]["method"] != "push"
     assert out["verdict"].startswith("Use ")
 
 
 def test_when_every_closed_form_overflows_it_says_none_can_be_ranked() -> None:
-    """Ten million questions on five articles: every method's closed form overflows (the
-    day of measured sizes is bounded, so it answers in seconds)."""
-    text = _advise(*EXTREMES[0])
-    assert text.returncode == 0 and text.stderr == "", text.stderr
-    assert "No method can be ranked at these rates" in text.stdout
-    assert "Use " not in text.stdout
-    out = json.loads(_advise(*EXTREMES[0], "--json").stdout)
+    text, out = _advice(OVERFLOWING_ALL, TARGET_MIN)
+    assert "No method can be ranked at these rates" in text
+    assert "Use " not in text
     assert sorted(out["not_computed"]) == ["poll", "push", "reread"] and out["choice"] is None
 
 
-def test_no_method_meeting_the_target_is_said_in_text_and_json() -> None:
-    flags = [*EXTREMES[1], "--max-unnoticed-min", "0"]
-    text = _advise(*flags)
-    assert text.returncode == 0 and text.stderr == "", text.stderr
-    assert "No method meets the target" in text.stdout
-    assert "push notices at once" not in text.stdout
-    out = json.loads(_advise(*flags, "--json").stdout)
+@pytest.mark.parametrize("params", [OVERFLOWING_PUSH], ids=["push-overflows"])
+def test_no_method_meeting_the_target_is_said_in_text_and_json(params: Params) -> None:
+    text, out = _advice(params, 0.0)
+    assert "No method meets the target" in text
+    assert "push notices at once" not in text
     assert out["choice"] is None and out["verdict"].startswith("No method meets the target")
