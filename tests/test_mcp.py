@@ -204,18 +204,21 @@ def test_serve_refuses_a_kb_file_of_another_schema_version(tmp_path: Path) -> No
     assert db.read_bytes() == before
 
 
-MCP_SEEDS = [1, 2]
-"""A day over MCP costs about six direct ones (the SDK's client and server on both ends)."""
+MCP_SEEDS = {False: [1], True: [1, 2]}
+"""A day over MCP costs about six direct ones (the SDK's client and server on both ends):
+`make test` compares seed 1, `make check` (--deep) seeds 1 and 2."""
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("experiment", ["staleness", "cas"])
-def test_every_record_of_a_day_is_identical_through_mcp(experiment: str) -> None:
+def test_every_record_of_a_day_is_identical_through_mcp(experiment: str, deep: bool) -> None:
     """The staleness day makes every kind of read (search, read, poll; the checker's three
     methods) and the CAS day every kind of edit (saves, conflicts, retries, replays); the
     control is the staleness day with other articles."""
-    direct = run_study(Params(), MCP_SEEDS, (experiment,), workers=1, progress=False)
+    seeds = MCP_SEEDS[deep]
+    direct = run_study(Params(), seeds, (experiment,), workers=1, progress=False)
     mcp = run_study(
-        replace(Params(), transport="mcp"), MCP_SEEDS, (experiment,), workers=1, progress=False
+        replace(Params(), transport="mcp"), seeds, (experiment,), workers=1, progress=False
     )
     for a, b in zip(direct.frames(), mcp.frames(), strict=True):
         pd.testing.assert_frame_equal(a, b)

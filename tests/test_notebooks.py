@@ -12,9 +12,9 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 SMALL = {
     "explore.py": {
         "SEEDS": 1,
-        "SENSITIVITY_S": (0.0, 0.9),
-        "SENSITIVITY_SAVES": (150, 300),
-        "SENSITIVITY_FOLLOWS": (0.0, 1.0),
+        "SENSITIVITY_S": (0.9,),
+        "SENSITIVITY_SAVES": (150,),
+        "SENSITIVITY_FOLLOWS": (1.0,),
         "BREAK_EVEN_SAVES": (300, 1500),
         "BREAK_EVEN_QUESTIONS": (10,),
         "BREAK_EVEN_INTERVALS_S": (3600.0,),
@@ -23,7 +23,7 @@ SMALL = {
         "SWEEP_SEEDS": 1,
         "FIT_BOOT": 5,
         "REAL_SEEDS": 1,
-        "REAL_ARMS": ("writeup", "calibrated", "counterparts", "+bursts"),
+        "REAL_ARMS": ("writeup", "calibrated"),
         "WORKERS": 1,
     },
 }
