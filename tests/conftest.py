@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis.internal.detection import is_hypothesis_test
 
 from sim.kb.store import KBStore
 from sim.server.tools import KBServer, Session
@@ -105,6 +106,20 @@ def deep(pytestconfig: pytest.Config) -> bool:
     return bool(pytestconfig.getoption("deep"))
 
 
+DEEP_ENV = "SIM_TESTS_DEEP"
+"""Set from --deep before any test module is imported (pytest_configure), so a property
+test's example count can be read where its ``settings`` are written. (An environment
+variable: test modules import this file as ``tests.conftest``, a module apart from the
+``conftest`` pytest loads.)"""
+SHALLOW_SHARE = 3
+"""`make test` tries a third of each property test's examples; `make check` all of them."""
+
+
+def examples(n: int) -> int:
+    """A property test's example count for this run: all n under --deep, else a third."""
+    return n if os.environ.get(DEEP_ENV) == "1" else max(20, n // SHALLOW_SHARE)
+
+
 SAMPLE_SEED = pytest.StashKey[int]()
 
 
@@ -112,6 +127,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Draws the seed of the regression test's sample once per run: new on each run unless
     REGRESSION_SAMPLE_SEED is set. Under pytest-xdist only the controller draws it and hands
     it to every worker, so all workers rerun one sample and the printed seed reruns it."""
+    os.environ[DEEP_ENV] = "1" if config.getoption("deep") else "0"
     config.addinivalue_line(
         "markers", "deep: takes a larger sample under --deep (make check) than in make test"
     )
@@ -174,6 +190,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     no longer reads.)"""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    for item in items:  # every property test takes examples(n): deep, so make check runs it
+        if is_hypothesis_test(getattr(item, "obj", None)):
+            item.add_marker(pytest.mark.deep)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -28,6 +28,7 @@ from sim.serve import open_store
 from sim.server.calllog import CallLog
 from sim.server.stdio import Drop, Forward, Screen
 from sim.server.tools import KBServer
+from tests.conftest import examples
 
 URI = f"kb://{KB_ID}/articles/art-00001"
 
@@ -464,7 +465,9 @@ _COUNTER = iter(range(1_000, 10**9))
 
 
 @settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(120),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     method=st.sampled_from(RESOURCE_METHODS),

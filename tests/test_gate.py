@@ -15,7 +15,7 @@ from sim.kb import approvals
 from sim.kb.store import KBStore
 from sim.server.edit import EDIT_TOOL
 from sim.server.tools import KBServer, Session
-from tests.conftest import ARTICLES, KB, ManualClock, edit_args, read
+from tests.conftest import ARTICLES, KB, ManualClock, edit_args, examples, read
 
 TTL_S = 600.0
 
@@ -142,7 +142,7 @@ OPS = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(ops=OPS)
 @example(
     ops=[("ask", 0, 0, True), ("grant", 0, 0, True), ("wait", 0, 0, True)] * 2

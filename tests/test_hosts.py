@@ -32,6 +32,7 @@ from sim.server.approval_prompt import (
 )
 from sim.server.edit import EDIT_TOOL
 from sim.server.mcp_server import PACKAGE
+from tests.conftest import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTICLE = "art-00001"
@@ -101,7 +102,7 @@ LONG_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=5_000) |
 )
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(old=LONG_TEXT, new=LONG_TEXT, title=st.none() | st.text(max_size=2_000))
 def test_every_prompt_fits_what_a_host_can_show_and_says_what_it_cut(
     old: str, new: str, title: str | None

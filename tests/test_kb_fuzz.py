@@ -16,7 +16,7 @@ from sim.kb.versions import format_version
 from sim.server import validation
 from sim.server.tools import KBServer
 from sim.server.validation import TOOLS, ArgumentProblem
-from tests.conftest import ARTICLES, KB, START_US, ManualClock
+from tests.conftest import ARTICLES, KB, START_US, ManualClock, examples
 
 # Every character, lone surrogates included (hypothesis leaves them out by default).
 ANY_CHAR = st.characters(exclude_categories=())
@@ -92,7 +92,7 @@ def _fresh() -> tuple[KBServer, Any]:
 
 
 @settings(
-    max_examples=300,
+    max_examples=examples(300),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -154,7 +154,7 @@ def argument_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
 
 
 @settings(
-    max_examples=400,
+    max_examples=examples(400),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -169,7 +169,7 @@ def test_values_checked_one_by_one_and_remembered_answer_as_the_whole_object(
     assert validation.check_arguments(tool, args) == expected  # now from memory too
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(tool=st.sampled_from(sorted(VALID)), name=JSON, args=JSON)
 def test_any_tool_name_and_any_arguments_value(tool: str, name: Any, args: Any) -> None:
     server, session = _fresh()

@@ -13,7 +13,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from sim.kb.store import KBStore
 from sim.kb.versions import parse_version
 from sim.server.tools import KBServer
-from tests.conftest import ManualClock
+from tests.conftest import ManualClock, examples
 
 KB = "kb"
 IDS = ["a", "b", "c"]
@@ -171,7 +171,7 @@ class KBMachine(RuleBasedStateMachine):
 
 TestKBStateful = KBMachine.TestCase
 TestKBStateful.settings = settings(
-    max_examples=150,
+    max_examples=examples(150),
     stateful_step_count=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],

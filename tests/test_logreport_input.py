@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from sim.__main__ import main
 from sim.bench.stdio import ROOT
+from tests.conftest import examples
 from tests.test_kb_fuzz import ANY_CHAR
 
 GOOD = json.dumps(
@@ -119,7 +120,7 @@ LINE = (
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(lines=st.lists(LINE, min_size=1, max_size=4), as_json=st.booleans())
 def test_any_bytes_in_any_line_get_a_report_or_one_line_naming_the_line(
     lines: list[bytes], as_json: bool

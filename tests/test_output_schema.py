@@ -16,7 +16,7 @@ from sim.kb.store import KBStore
 from sim.server.edit import EDIT_TOOL
 from sim.server.listing import OUTPUT_SCHEMAS
 from sim.server.tools import KBServer, Session, ToolResult
-from tests.conftest import ARTICLES, KB, ManualClock, edit_args, read
+from tests.conftest import ARTICLES, KB, ManualClock, edit_args, examples, read
 from tests.test_kb_fuzz import ANY_CHAR, JSON, VALID, calls
 
 VALIDATORS = {
@@ -105,7 +105,7 @@ def test_an_internal_error_conforms_too(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 @settings(
-    max_examples=300,
+    max_examples=examples(300),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

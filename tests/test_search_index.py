@@ -26,6 +26,7 @@ from sim.kb.matrix_index import MatrixIndex
 from sim.kb.rows import StoreError
 from sim.kb.schema import SCHEMA
 from sim.kb.store import KBStore
+from tests.conftest import examples
 
 WORDS = ["invoice", "pdf", "export", "web", "app", "Team", "SSO", "2fa", "alert", "plan"]
 SEPARATORS = [" ", ", ", ". ", "\n\n", " - ", "/", "_", "'"]
@@ -78,7 +79,7 @@ SMALL, LARGE = 10**9, 0
 
 
 @pytest.mark.parametrize("index_min_rows", [SMALL, LARGE], ids=["matrix", "postings"])
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     corpus=st.lists(st.tuples(text, text), min_size=1, max_size=8),
     operations=st.lists(operation, max_size=12),
@@ -239,7 +240,7 @@ def _postings_state(index: BM25Index) -> tuple:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     rows=st.lists(
         st.tuples(st.sampled_from([1, 2]), text | st.just("") | st.just("Café"), text),
@@ -266,7 +267,7 @@ def test_the_bulk_build_refuses_rowids_out_of_order() -> None:
         BM25Index.built([(2, "a", "b"), (1, "c", "d")])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text() | st.text(alphabet=st.characters(max_codepoint=127)))
 def test_the_bulk_builds_tokens_are_the_regexs(text: str) -> None:
     assert ascii_tokens(text) == [t.encode() for t in tokens(text)]
