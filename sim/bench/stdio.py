@@ -33,6 +33,10 @@ INITIALIZE = {
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
+EXIT_WAIT_S = 20.0
+"""How long a server may take to end once its stdin is closed."""
+
+
 class RawClient:
     """A `python -m sim serve` process spoken to line by line, as a hostile client would."""
 
@@ -93,14 +97,21 @@ class RawClient:
         return answer
 
     def close(self) -> str:
-        """Close stdin, wait for the server to leave, and return what it wrote to stderr."""
+        """Close stdin, wait for the server to leave, and return what it wrote to stderr.
+
+        Raises AssertionError if it is still running 20 s later (it is then killed): a
+        server must end at the end of its input."""
         assert self.proc.stdin is not None and self.proc.stderr is not None
         self.proc.stdin.close()
         try:
-            self.proc.wait(timeout=20)
+            self.proc.wait(timeout=EXIT_WAIT_S)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+            raise AssertionError(
+                f"the server was still running {EXIT_WAIT_S:g} s after stdin closed "
+                f"(killed); its stderr: {self.proc.stderr.read().decode('utf-8', 'replace')}"
+            ) from None
         return self.proc.stderr.read().decode("utf-8", "replace")
 
 

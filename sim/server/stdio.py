@@ -382,11 +382,13 @@ async def screened_stdio(
         an isError result); at most DRAIN_TIMEOUT_S."""
         nonlocal answered
         with anyio.move_on_after(DRAIN_TIMEOUT_S):
-            while in_flight:
+            while True:
+                answered = anyio.Event()  # before anything else, so no answer goes unseen
                 for request_id in list(asking):
                     asking.discard(request_id)
                     await to_server.send(_malformed_answer(request_id, CLOSED_BEFORE_ANSWER))
-                answered = anyio.Event()
+                if not in_flight:
+                    return
                 await answered.wait()
 
     async def reader() -> None:
@@ -422,11 +424,11 @@ async def screened_stdio(
         async with from_server:
             async for m in from_server:
                 payload = m.message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+                if isinstance(m.message, types.JSONRPCRequest):
+                    asking.add(m.message.id)  # before the line: its answer may come at once
                 await send(_to_line(payload))
                 if isinstance(m.message, types.JSONRPCResponse | types.JSONRPCError):
-                    in_flight.discard(_request_key(m.message.id))
-                elif isinstance(m.message, types.JSONRPCRequest):
-                    asking.add(m.message.id)
+                    in_flight.discard(_request_key(m.message.id))  # once it is written
                 answered.set()  # drain looks again: a request answered, or a question asked
 
     try:
