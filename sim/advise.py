@@ -13,6 +13,7 @@ shorter interval until it meets it, and the choice is made on the simulated cost
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import statistics
 import threading
@@ -128,7 +129,8 @@ def in_background(work: Callable[..., _T], *args: Any) -> Callable[[], _T]:
     if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
         result = work(*args)
         return lambda: result
-    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    fork = multiprocessing.get_context("fork")
+    pool = ProcessPoolExecutor(1, mp_context=fork, initializer=gc.freeze)  # as run_requests
     future = pool.submit(work, *args)
 
     def result() -> _T:
