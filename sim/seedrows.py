@@ -22,6 +22,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -268,13 +269,20 @@ def write(folder: Path, rows: Rows) -> None:
         (folder / f"{name}.csv").write_text(to_csv(frame))
 
 
+_EXACT_FLOATS: dict[str, Any] = (
+    {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+)
+"""pandas 3 reads every committed float exactly by default (checked on every file of
+results/) and deprecates the option; pandas 2 needs it."""
+
+
 def read_csv(source: Path | str) -> pd.DataFrame:
     """A rows file (or its text) as written: text columns kept as text, floats exact."""
     text = source.read_text() if isinstance(source, Path) else source
     head = pd.read_csv(io.StringIO(text), nrows=0).columns
     return pd.read_csv(
         io.StringIO(text),
-        float_precision="round_trip",
+        **_EXACT_FLOATS,
         dtype={c: t for c, t in _TEXT_COLUMNS.items() if c in head},
         keep_default_na=False,
         na_values=[""],
