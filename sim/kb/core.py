@@ -145,19 +145,41 @@ class StoreCore:
     def _append_events(self, kb_id: str, events: list[tuple[str, str, int, str]]) -> int:
         """Append (type, article_id, us, actor) events in order, in three statements (a bulk
         load's thousands as one save's one), and return the new head sequence."""
-        (head,) = self._db.execute(
-            "UPDATE kbs SET head_sequence = head_sequence + ? WHERE kb_id = ? "
-            "RETURNING head_sequence",
-            (len(events), kb_id),
-        ).fetchone()
-        first = head - len(events) + 1
+        first = self._claim_sequences(kb_id, len(events))
         self._db.executemany(
             "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
             [(kb_id, seq, *event) for seq, event in enumerate(events, first)],
         )
+        return self._appended(kb_id, first, [(type_, a) for type_, a, _, _ in events])
+
+    def _append_created(self, kb_id: str, first_rowid: int, article_ids: list[str]) -> int:
+        """``_append_events`` of the human's 'created' event for each row from first_rowid
+        on, just written (`article_ids` in rowid order), at the row's version: copied from
+        the rows by one INSERT ... SELECT (a bulk load's 50,000 never pass through Python)."""
+        first = self._claim_sequences(kb_id, len(article_ids))
+        self._db.execute(
+            "INSERT INTO events SELECT kb_id, ? + rowid - ?, 'created', article_id, updated_us, "
+            "'human' FROM articles WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+            (first, first_rowid, first_rowid, first_rowid + len(article_ids) - 1),
+        )
+        return self._appended(kb_id, first, [("created", a) for a in article_ids])
+
+    def _claim_sequences(self, kb_id: str, n: int) -> int:
+        """Move the KB's head on by n events; the first of their sequence numbers."""
+        (head,) = self._db.execute(
+            "UPDATE kbs SET head_sequence = head_sequence + ? WHERE kb_id = ? "
+            "RETURNING head_sequence",
+            (n, kb_id),
+        ).fetchone()
+        return head - n + 1
+
+    def _appended(self, kb_id: str, first: int, events: list[tuple[str, str]]) -> int:
+        """Tell the listeners of the (type, article_id) events from sequence `first` on once
+        committed, drop what retention no longer keeps, and return the head."""
+        head = first + len(events) - 1
         self._pending += [
             Change(kb_id, seq, type_, article_id)
-            for seq, (type_, article_id, _, _) in enumerate(events, first)
+            for seq, (type_, article_id) in enumerate(events, first)
         ]
         if self._retention is not None and head > self._retention:
             self._db.execute(
