@@ -9,9 +9,10 @@ mixins ``sim.kb.store`` composes; each sees only this.
 from __future__ import annotations
 
 import functools
+import itertools
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Concatenate, ParamSpec, Self, TypeVar
 
@@ -21,6 +22,8 @@ from sim.kb.search import INDEX_MIN_ROWS, Search
 from sim.kb.versions import Clock
 
 _S = TypeVar("_S", bound="StoreCore")
+ChangeFields = tuple[str, int, str, str]
+"""A Change's fields: listeners are told of Change objects, made only if one listens."""
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -46,7 +49,8 @@ def serialised(
             committed = self._committed if self._depth == 0 else []
             if committed:
                 self._committed = []
-        for change in committed:  # outside the lock: a listener may block on another thread
+        for fields in committed if self._listeners else ():  # outside the lock: a listener
+            change = Change(*fields)  # may block on another thread
             for listener in self._listeners:
                 listener(change)
         return result
@@ -72,8 +76,8 @@ class StoreCore:
         self._rowid_ranges: dict[str, tuple[int, int]] = {}
         self._lock = threading.RLock()
         self._depth = 0
-        self._pending: list[Change] = []
-        self._committed: list[Change] = []
+        self._pending: list[ChangeFields] = []
+        self._committed: list[ChangeFields] = []
         self._listeners: list[Callable[[Change], None]] = []
         self.path = path
         self._db = sqlite3.connect(
@@ -150,7 +154,7 @@ class StoreCore:
             "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
             [(kb_id, seq, *event) for seq, event in enumerate(events, first)],
         )
-        return self._appended(kb_id, first, [(type_, a) for type_, a, _, _ in events])
+        return self._appended(kb_id, first, [e[0] for e in events], [e[1] for e in events])
 
     def _append_created(self, kb_id: str, first_rowid: int, article_ids: list[str]) -> int:
         """``_append_events`` of the human's 'created' event for each row from first_rowid
@@ -162,7 +166,7 @@ class StoreCore:
             "'human' FROM articles WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
             (first, first_rowid, first_rowid, first_rowid + len(article_ids) - 1),
         )
-        return self._appended(kb_id, first, [("created", a) for a in article_ids])
+        return self._appended(kb_id, first, itertools.repeat("created"), article_ids)
 
     def _claim_sequences(self, kb_id: str, n: int) -> int:
         """Move the KB's head on by n events; the first of their sequence numbers."""
@@ -173,14 +177,13 @@ class StoreCore:
         ).fetchone()
         return head - n + 1
 
-    def _appended(self, kb_id: str, first: int, events: list[tuple[str, str]]) -> int:
-        """Tell the listeners of the (type, article_id) events from sequence `first` on once
-        committed, drop what retention no longer keeps, and return the head."""
-        head = first + len(events) - 1
-        self._pending += [
-            Change(kb_id, seq, type_, article_id)
-            for seq, (type_, article_id) in enumerate(events, first)
-        ]
+    def _appended(
+        self, kb_id: str, first: int, types: Iterable[str], article_ids: list[str]
+    ) -> int:
+        """Tell the listeners of the events of these types and articles, from sequence
+        `first` on, once committed; drop what retention no longer keeps; return the head."""
+        head = first + len(article_ids) - 1
+        self._pending += zip(itertools.repeat(kb_id), itertools.count(first), types, article_ids)
         if self._retention is not None and head > self._retention:
             self._db.execute(
                 "DELETE FROM events WHERE kb_id = ? AND sequence <= ?",
