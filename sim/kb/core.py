@@ -49,10 +49,11 @@ def serialised(
             committed = self._committed if self._depth == 0 else []
             if committed:
                 self._committed = []
-        for fields in committed if self._listeners else ():  # outside the lock: a listener
-            change = Change(*fields)  # may block on another thread
-            for listener in self._listeners:
-                listener(change)
+        if self._listeners:  # outside the lock: a listener may block on another thread
+            for fields in committed:
+                change = Change(*fields)
+                for listener in self._listeners:
+                    listener(change)
         return result
 
     return locked
@@ -147,8 +148,8 @@ class StoreCore:
         return self._append_events(kb_id, [(type_, article_id, us, actor)])
 
     def _append_events(self, kb_id: str, events: list[tuple[str, str, int, str]]) -> int:
-        """Append (type, article_id, us, actor) events in order, in three statements (a bulk
-        load's thousands as one save's one), and return the new head sequence."""
+        """Append (type, article_id, us, actor) events in order, in three statements (many
+        as one), and return the new head sequence."""
         first = self._claim_sequences(kb_id, len(events))
         self._db.executemany(
             "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",

@@ -65,8 +65,7 @@ def ascii_tokens(text: str) -> list[bytes]:
     return [t.encode() for t in tokens(text)]
 
 
-_NUL = 0
-_NOT_IN_TOKENS_BUT_NUL = bytes([_NUL]) + _NOT_IN_TOKENS[1:]
+_NOT_IN_TOKENS_BUT_NUL = b"\x00" + _NOT_IN_TOKENS[1:]
 
 
 def _batch_tokens(chunk: list[tuple[int, str, str]]) -> tuple[list[bytes], list[int]]:
