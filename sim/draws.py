@@ -98,7 +98,7 @@ def _bulk(
     redraws = np.zeros(m, bool)
     for k in range(low, high):
         rows = np.flatnonzero(k_of == k)
-        # uint32 c of an item (c >= 1) is half 2p + c, or 2p + c - 1 after a buffered one
+        # uint32 c >= 1 of an item from output p: half 2p + c + 1, or 2p + c if buffered
         cols = 2 * p_of[rows, None] + np.arange(1, 2 * k) + (1 - buffered)
         u = np.column_stack([halves[first_of[rows]], halves[cols]])
         bound = np.array(
