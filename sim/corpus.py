@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim import draws
 from sim.kb.store import KBStore
 
 TOPICS: dict[str, tuple[str, ...]] = {
@@ -253,17 +254,53 @@ def title_for(spec: ArticleSpec | dict[str, str], revision: int) -> str:
 
 
 _LEAD = "This article explains how to {verb} the {obj} in the {place}."
+_SENTENCES_PER_BODY = (4, 7)
+"""A body's sentences after the lead: 4 to 6, distinct, in drawn order."""
+_UNIFORMS = 3
+"""Uniforms per sentence: its role, section and symptom (drawn whether it names them or not)."""
 
 
-def _body(words: dict[str, str], rng: np.random.Generator) -> str:
-    """The lead, then 4 to 6 distinct sentences, each with 3 uniforms: drawn in one call
-    (a Generator's doubles come one after another whatever the call's size)."""
-    picks = rng.choice(len(_SENTENCES), size=int(rng.integers(4, 7)), replace=False).tolist()
-    u = rng.random(3 * len(picks)).tolist()
-    paragraphs = [_LEAD.format_map(words)]  # the lead names no role, section or symptom
-    for k, i in enumerate(picks):
-        paragraphs.append(_filled(_SENTENCES[i], words, u[3 * k : 3 * k + 3]))
-    return "\n\n".join(paragraphs)
+_TASK_WORDS = ("verb", "gerund", "obj", "place", "topic")
+_PICKED = (_ROLES, _SECTIONS, _SYMPTOMS)
+
+
+def _with_task_fields(template: str, **picked: str) -> str:
+    """The template with `picked` filled in and the task's words left as %-fields: a
+    corpus fills 50,000 bodies, and % with a dict is the cheapest of Python's formats."""
+    fields = {w: f"%({w})s" for w in _TASK_WORDS}
+    escaped = {k: v.replace("%", "%%") for k, v in picked.items()}
+    return template.replace("%", "%%").format_map(fields | escaped)
+
+
+_LEAD_FIELDS = _with_task_fields(_LEAD)
+_TITLE_FIELDS = _with_task_fields(_TITLES[0])  # as title_for(d, 0): no role, section, symptom
+_VARIANTS = [
+    _with_task_fields(template, role=r, section=s, symptom=y)
+    for template in _SENTENCES
+    for r in _ROLES
+    for s in _SECTIONS
+    for y in _SYMPTOMS
+]
+"""Every sentence with its role, section and symptom filled in: sentence i with uniforms
+picking r, s, y is number ((i·R + r)·S + s)·Y + y."""
+
+
+def _bodies(n: int, rng: np.random.Generator) -> list[str]:
+    """n bodies with %-fields for their tasks' words: each the lead, then 4 to 6 distinct
+    sentences, each with 3 uniforms, drawn as ``rng.choice(8, size=rng.integers(4, 7),
+    replace=False)`` then ``rng.random(3 * size)`` per body (``sim.draws`` in bulk)."""
+    sizes, picks, u = draws.choices_with_uniforms(
+        rng, n, len(_SENTENCES), *_SENTENCES_PER_BODY, _UNIFORMS
+    )
+    variant = picks
+    for k, words in enumerate(_PICKED):
+        variant = variant * len(words) + (u[k::_UNIFORMS] * len(words)).astype(np.int64)
+    texts = [_VARIANTS[v] for v in variant.tolist()]
+    ends = np.cumsum(sizes).tolist()
+    return [
+        "\n\n".join([_LEAD_FIELDS, *texts[end - k : end]])
+        for end, k in zip(ends, sizes.tolist(), strict=True)
+    ]
 
 
 BASE_ARTICLES = 400
@@ -317,35 +354,31 @@ def build_corpus(n_articles: int, rng: np.random.Generator) -> list[tuple[Articl
             f"n_articles: at most {n_tasks * products} distinct tasks; got {n_articles}"
         )
     if products == 1:
-        drawn = [(0, t) for t in rng.choice(n_tasks, size=n_articles, replace=False).tolist()]
+        product_of = np.zeros(n_articles, np.int64)
+        task_of = rng.choice(n_tasks, size=n_articles, replace=False)
     else:
         product_of = rng.permutation(np.arange(n_articles) % products)
-        drawn = [(0, 0)] * n_articles
+        task_of = np.zeros(n_articles, np.int64)
         for p in range(products):
             where = np.flatnonzero(product_of == p)
-            tasks = rng.choice(n_tasks, size=len(where), replace=False).tolist()
-            for i, t in zip(where.tolist(), tasks, strict=True):
-                drawn[i] = (p, t)
-    vocabularies = {p: _vocabulary(p) for p in range(products)}
+            task_of[where] = rng.choice(n_tasks, size=len(where), replace=False)
+    vocabularies = [_vocabulary(p) for p in range(products)]
+    article_id = f"art-%0{max(5, len(str(n_articles)))}d"  # art-00001 ..
+    o_of, rest = np.divmod(task_of, len(VERBS) * len(PLACES))
+    v_of, p_of = np.divmod(rest, len(PLACES))
+    bodies = _bodies(n_articles, rng)
     drawn_articles = []
-    width = max(5, len(str(n_articles)))
-    for i, (product, t) in enumerate(drawn):
+    for i, (product, o, v, p, body) in enumerate(
+        zip(*(a.tolist() for a in (product_of, o_of, v_of, p_of)), bodies, strict=True)
+    ):
         objects, places = vocabularies[product]
-        o, rest = divmod(t, len(VERBS) * len(PLACES))
-        v, p = divmod(rest, len(PLACES))
         topic, obj = objects[o]
-        d = {
-            "verb": VERBS[v][0],
-            "gerund": VERBS[v][1],
-            "obj": obj,
-            "place": places[p],
-            "topic": topic,
-        }
-        article_id = f"art-{i + 1:0{width}d}"
-        words = _words(d)
-        title = _TITLES[0].format_map(words)  # as title_for(d, 0): no role, section, symptom
-        spec = ArticleSpec(article_id, topic, d["verb"], d["gerund"], obj, d["place"], title)
-        drawn_articles.append((spec, _body(words, rng)))
+        verb, gerund = VERBS[v]
+        words = {"verb": verb, "gerund": gerund, "obj": obj, "place": places[p], "topic": topic}
+        spec = ArticleSpec(
+            article_id % (i + 1), topic, verb, gerund, obj, places[p], _TITLE_FIELDS % words
+        )
+        drawn_articles.append((spec, body % words))
     return drawn_articles
 
 

@@ -243,7 +243,11 @@ def _postings_state(index: BM25Index) -> tuple:
 @settings(max_examples=examples(60), deadline=None)
 @given(
     rows=st.lists(
-        st.tuples(st.sampled_from([1, 2]), text | st.just("") | st.just("Café"), text),
+        st.tuples(
+            st.sampled_from([1, 2]),
+            text | st.just("") | st.just("Café") | st.just("a NUL\x00between"),
+            text,
+        ),
         max_size=40,
     ),
     batch=st.integers(1, 7),
@@ -252,7 +256,8 @@ def test_the_bulk_build_equals_adding_row_by_row(
     rows: list[tuple[int, str, str]], batch: int
 ) -> None:
     """The posting arrays a bulk load builds at once are those ``add`` builds a row at a
-    time: every term's rowids and weights (and their order), lengths, counts, non-ASCII rows."""
+    time: every term's rowids and weights (and their order), lengths, counts, non-ASCII rows
+    (a batch holding non-ASCII text or a NUL is tokenized text by text)."""
     numbered = sorted(
         ((kb << 32) + i, title, content) for i, (kb, title, content) in enumerate(rows)
     )

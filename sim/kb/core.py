@@ -9,9 +9,10 @@ mixins ``sim.kb.store`` composes; each sees only this.
 from __future__ import annotations
 
 import functools
+import itertools
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Concatenate, ParamSpec, Self, TypeVar
 
@@ -21,6 +22,8 @@ from sim.kb.search import INDEX_MIN_ROWS, Search
 from sim.kb.versions import Clock
 
 _S = TypeVar("_S", bound="StoreCore")
+ChangeFields = tuple[str, int, str, str]
+"""A Change's fields: listeners are told of Change objects, made only if one listens."""
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -46,9 +49,11 @@ def serialised(
             committed = self._committed if self._depth == 0 else []
             if committed:
                 self._committed = []
-        for change in committed:  # outside the lock: a listener may block on another thread
-            for listener in self._listeners:
-                listener(change)
+        if self._listeners:  # outside the lock: a listener may block on another thread
+            for fields in committed:
+                change = Change(*fields)
+                for listener in self._listeners:
+                    listener(change)
         return result
 
     return locked
@@ -72,8 +77,8 @@ class StoreCore:
         self._rowid_ranges: dict[str, tuple[int, int]] = {}
         self._lock = threading.RLock()
         self._depth = 0
-        self._pending: list[Change] = []
-        self._committed: list[Change] = []
+        self._pending: list[ChangeFields] = []
+        self._committed: list[ChangeFields] = []
         self._listeners: list[Callable[[Change], None]] = []
         self.path = path
         self._db = sqlite3.connect(
@@ -143,22 +148,43 @@ class StoreCore:
         return self._append_events(kb_id, [(type_, article_id, us, actor)])
 
     def _append_events(self, kb_id: str, events: list[tuple[str, str, int, str]]) -> int:
-        """Append (type, article_id, us, actor) events in order, in three statements (a bulk
-        load's thousands as one save's one), and return the new head sequence."""
-        (head,) = self._db.execute(
-            "UPDATE kbs SET head_sequence = head_sequence + ? WHERE kb_id = ? "
-            "RETURNING head_sequence",
-            (len(events), kb_id),
-        ).fetchone()
-        first = head - len(events) + 1
+        """Append (type, article_id, us, actor) events in order, in three statements (many
+        as one), and return the new head sequence."""
+        first = self._claim_sequences(kb_id, len(events))
         self._db.executemany(
             "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
             [(kb_id, seq, *event) for seq, event in enumerate(events, first)],
         )
-        self._pending += [
-            Change(kb_id, seq, type_, article_id)
-            for seq, (type_, article_id, _, _) in enumerate(events, first)
-        ]
+        return self._appended(kb_id, first, [e[0] for e in events], [e[1] for e in events])
+
+    def _append_created(self, kb_id: str, first_rowid: int, article_ids: list[str]) -> int:
+        """``_append_events`` of the human's 'created' event for each row from first_rowid
+        on, just written (`article_ids` in rowid order), at the row's version: copied from
+        the rows by one INSERT ... SELECT (a bulk load's 50,000 never pass through Python)."""
+        first = self._claim_sequences(kb_id, len(article_ids))
+        self._db.execute(
+            "INSERT INTO events SELECT kb_id, ? + rowid - ?, 'created', article_id, updated_us, "
+            "'human' FROM articles WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+            (first, first_rowid, first_rowid, first_rowid + len(article_ids) - 1),
+        )
+        return self._appended(kb_id, first, itertools.repeat("created"), article_ids)
+
+    def _claim_sequences(self, kb_id: str, n: int) -> int:
+        """Move the KB's head on by n events; the first of their sequence numbers."""
+        (head,) = self._db.execute(
+            "UPDATE kbs SET head_sequence = head_sequence + ? WHERE kb_id = ? "
+            "RETURNING head_sequence",
+            (n, kb_id),
+        ).fetchone()
+        return head - n + 1
+
+    def _appended(
+        self, kb_id: str, first: int, types: Iterable[str], article_ids: list[str]
+    ) -> int:
+        """Tell the listeners of the events of these types and articles, from sequence
+        `first` on, once committed; drop what retention no longer keeps; return the head."""
+        head = first + len(article_ids) - 1
+        self._pending += zip(itertools.repeat(kb_id), itertools.count(first), types, article_ids)
         if self._retention is not None and head > self._retention:
             self._db.execute(
                 "DELETE FROM events WHERE kb_id = ? AND sequence <= ?",

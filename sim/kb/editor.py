@@ -58,7 +58,8 @@ class EditorSide(StoreCore):
             )
             if published:
                 self._search.add_many([(r[0], r[3], r[4]) for r in new])
-            self._append_events(kb_id, [("created", r[2], r[6], "human") for r in new])
+            if new:
+                self._append_created(kb_id, new[0][0], [r[2] for r in new])
 
     @serialised
     def save(
