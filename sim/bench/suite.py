@@ -151,7 +151,12 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
             f" (before issue 23: {MAKE_TEST_BEFORE_S:.0f} s; on 4db5bcd pytest alone, in one"
             f" process, took {MAKE_TEST_BEFORE_SPLIT_S:.0f} s)",
         ),
-        ("make_check", "`make check` (the full fresh rerun) wall", 300.0, ""),
+        (
+            "make_check",
+            "`make check` (the full fresh rerun, then the deep tests) wall",
+            300.0,
+            "",
+        ),
         (
             "advise_5000",
             "`python -m sim advise` at 5,000 articles wall",
