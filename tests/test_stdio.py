@@ -300,4 +300,6 @@ def test_a_question_pending_when_stdin_closes_ends_in_a_refusal_that_wrote_nothi
     assert result["isError"]
     assert result["structuredContent"]["error"]["code"] == "approval_required"
     assert "Nothing was written" in result["content"][0]["text"]
+    assert "closed its input before answering" in result["content"][0]["text"]
+    assert "was not a JSON-RPC response" not in result["content"][0]["text"]  # none came
     assert "Traceback" not in stderr

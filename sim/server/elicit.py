@@ -29,7 +29,7 @@ from sim.kb import approvals
 from sim.server.approval_prompt import Earlier, approval_prompt
 from sim.server.edit import EDIT_TOOL
 from sim.server.results import Reply, error
-from sim.server.stdio import MALFORMED_ANSWER
+from sim.server.stdio import CLOSED_BEFORE_ANSWER, MALFORMED_ANSWER
 from sim.server.tools import Session
 from sim.server.validation import describe_value
 
@@ -127,6 +127,10 @@ def _failure(approval_id: int, e: Exception) -> str:
 
     if isinstance(e, MCPError) and e.error.code == types.REQUEST_TIMEOUT:
         what = f"no answer came within {ANSWER_WAIT_S:g} s"
+    elif (
+        isinstance(e, MCPError) and e.error.message == f"{MALFORMED_ANSWER}: {CLOSED_BEFORE_ANSWER}"
+    ):
+        what = "your client closed its input before answering (no answer was read)"
     elif isinstance(e, MCPError) and e.error.message.startswith(MALFORMED_ANSWER):
         what = f"your client's answer was not a JSON-RPC response ({e.error.message})"
     elif isinstance(e, MCPError):
