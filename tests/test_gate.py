@@ -44,6 +44,7 @@ def test_a_write_without_an_approval_is_refused_and_says_how_to_get_one() -> Non
     assert err["code"] == "approval_required"
     assert "none was asked for" in r.structured["message"]
     assert "approve this exact edit" in err["what_to_do"]
+    assert "argument" not in err  # the version sent is fine: no argument is blamed
     assert server.store.snapshot() == before
 
 

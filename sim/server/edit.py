@@ -198,9 +198,7 @@ def edit_article(
                 f"has none to use: {_approval_state(latest)}. "
                 + (f"{gate.why_not_approved} " if gate.why_not_approved else "")
                 + "Nothing was written.",
-                gate.how_to_approve,
-                argument="expected_version",
-                received=describe_value(expected_version),
+                gate.how_to_approve,  # no argument is at fault: none is named
             )
         case rows.Conflict(current_us=current_us, expected_was_a_version=known):
             current = format_version(current_us)
