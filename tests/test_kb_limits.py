@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sim.server.tools import KBServer, Session
@@ -151,6 +153,9 @@ def test_error_names_the_value_received(session: Session) -> None:
     assert "received 21" in r.structured["message"]
     r = session.call(SEARCH, search(limit=5.0))
     assert "(5)" in r.structured["error"]["what_to_do"]
+    r = session.call(SEARCH, search(limit=json.loads("1e400")))  # past a double: read as inf
+    assert "received a number too large to hold (infinity as read)" in r.structured["message"]
+    assert "decimal point" not in r.structured["message"]
 
 
 def test_unknown_tool_and_non_object_arguments(server: KBServer, session: Session) -> None:

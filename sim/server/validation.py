@@ -9,6 +9,7 @@ refused too, so a misspelt ``limt`` is not silently ignored.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -169,6 +170,11 @@ def describe_value(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN (not a number)"
+    if isinstance(value, float) and math.isinf(value):
+        sign = "-" if value < 0 else ""  # JSON has no such value: a number past a double's range
+        return f"a number too large to hold ({sign}infinity as read)"
     if isinstance(value, float):
         return f"{value!r} (a number with a decimal point)"
     if isinstance(value, int):
