@@ -163,6 +163,9 @@ def test_unknown_tool_and_non_object_arguments(server: KBServer, session: Sessio
     r = session.call("delete_knowledge_base", {"knowledge_base_id": KB})
     assert r.is_error and r.structured["error"]["code"] == "unknown_tool"
     assert "search_knowledge_base" in r.structured["error"]["what_to_do"]
+    r = session.call(None, {})  # no name sent: said so, not "no tool null"
+    assert r.is_error and r.structured["message"].startswith("No tool was named")
+    assert r.structured["error"]["received"] == "no name"
     r = session.call(SEARCH, ["password"])
     assert r.is_error and r.structured["error"]["code"] == "invalid_arguments"
     assert server.store.snapshot() == before

@@ -79,6 +79,15 @@ def shape_refusal(name: Any, arguments: Any) -> Reply | None:
     """A name that is no tool, or arguments that are no object: refused before any check.
 
     The stdio transport answers the same two faults as JSON-RPC invalid params."""
+    if name is None:  # params.name missing or null: no tool was named at all
+        names = ", ".join(TOOL_NAMES)
+        return error(
+            "unknown_tool",
+            "No tool was named: the call's name is missing (or null).",
+            f"Send the tool's name as name, one of: {names}.",
+            received="no name",
+            allowed=names,
+        )
     if not isinstance(name, str) or name not in TOOL_NAMES:
         names = ", ".join(TOOL_NAMES)
         shown = describe_name(name)
