@@ -225,6 +225,23 @@ def test_the_editor_with_nothing_published_waits_and_the_server_keeps_serving() 
     assert "no published article to edit" in stderr and "Traceback" not in stderr
 
 
+def test_a_line_nested_too_deep_to_parse_is_answered_at_its_id() -> None:
+    """Nesting past the parser's recursion (thousands deep) is refused with the id the top
+    level holds, before or after the deep part, so the request waiting on it ends."""
+    screen = Screen(lambda name, args: None)
+    deep = "[" * 5_000 + "]" * 5_000
+    lines = {
+        '{"jsonrpc":"2.0","id":18,"method":"ping","params":{"_meta":' + deep + "}}": 18,
+        '{"jsonrpc":"2.0","params":{"id":5,"x":' + deep + '},"method":"ping","id":"r-1"}': "r-1",
+        '{"jsonrpc":"2.0","method":"id","params":' + deep + "}": None,  # "id" only as a value
+        '{"jsonrpc":"2.0","id":true,"params":' + deep + "}": None,  # no valid id
+    }
+    for line, want in lines.items():
+        verdict = screen(line.encode())
+        assert verdict is not None and verdict.reply["id"] == want, line[:60]  # type: ignore[union-attr]
+        assert verdict.reply["error"]["code"] == -32600  # type: ignore[union-attr]
+
+
 def test_the_screen_answers_what_the_sdk_would_drop() -> None:
     """The screen alone, without a process: the codes JSON-RPC 2.0 §5.1 gives."""
     screen = Screen(lambda name, args: None)

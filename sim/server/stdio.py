@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -89,6 +90,47 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+_SCALAR = json.JSONDecoder()
+_STRUCTURE = re.compile(r'"|[\[\]{}]+')
+"""A string's opening quote, or a run of brackets (a hostile line is mostly brackets)."""
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_COLON = re.compile(r"[ \t\r\n]*:[ \t\r\n]*")
+
+
+def _top_level_id(text: str) -> Any:
+    """The id of an object nested too deep for the parser, read where it stands: a scan of
+    its strings and brackets (no recursion), so the refusal reaches the request it answers.
+    None if the top level holds no id that is a string or an integer."""
+    depth, at = 0, 0
+    while found := _STRUCTURE.search(text, at):
+        at, run = found.start(), found.group()
+        if run != '"':
+            depth += run.count("[") + run.count("{") - run.count("]") - run.count("}")
+            at = found.end()
+            continue
+        if depth != 1:  # a string below the top level: skipped, never decoded
+            string = _STRING.match(text, at)
+            if string is None:
+                return None
+            at = string.end()
+            continue
+        try:
+            key, at = _SCALAR.raw_decode(text, at)  # a string: no recursion
+        except json.JSONDecodeError:
+            return None
+        colon = _COLON.match(text, at) if key == "id" else None
+        if colon is not None:
+            if text[colon.end() : colon.end() + 1] in ("[", "{", ""):
+                return None
+            try:
+                value, _ = _SCALAR.raw_decode(text, colon.end())  # a scalar: no recursion
+            except json.JSONDecodeError:
+                return None
+            integer = isinstance(value, int) and not isinstance(value, bool)
+            return value if integer or (isinstance(value, str) and is_unicode_text(value)) else None
+    return None
+
+
 def _lone_surrogate_at(value: Any, path: str = "") -> str | None:
     """Where a string (key or value) holds a lone surrogate, or None."""
     stack = [(value, path)]
@@ -133,7 +175,9 @@ class Screen:
         except RecursionError:
             return Answer(
                 error_reply(
-                    None, INVALID_REQUEST, f"Invalid Request: nested over {MAX_DEPTH} deep."
+                    _top_level_id(text),
+                    INVALID_REQUEST,
+                    f"Invalid Request: nested over {MAX_DEPTH} deep.",
                 )
             )
         except json.JSONDecodeError as e:
