@@ -361,6 +361,7 @@ def test_a_client_that_stops_reading_ends_the_server_cleanly() -> None:
         client.proc.stdin.close()
     client.proc.wait(timeout=30)
     stderr = client.proc.stderr.read().decode()
+    client.proc.stderr.close()
     _no_traceback(stderr)
     assert client.proc.returncode == 0, stderr
     said = [x for x in stderr.splitlines() if "stopped reading" in x]

@@ -76,6 +76,11 @@ class RawClient:
     def receive(self, timeout_s: float = 30.0) -> dict[str, Any] | None:
         """The next line on stdout, parsed, or None if none came in time."""
         assert self.proc.stdout is not None
+        if self.proc.stdout.closed:  # after close(): what the server wrote is all buffered
+            if b"\n" not in self._buffer:
+                return None
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            return json.loads(line)
         fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + timeout_s
         while b"\n" not in self._buffer:
@@ -102,17 +107,27 @@ class RawClient:
         Raises AssertionError if it is still running 20 s later (it is then killed): a
         server must end at the end of its input."""
         assert self.proc.stdin is not None and self.proc.stderr is not None
+        assert self.proc.stdout is not None
         self.proc.stdin.close()
         try:
             self.proc.wait(timeout=EXIT_WAIT_S)
+            hung = False
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+            hung = True
+        # the server has ended: its answers not yet received are kept for receive(), and
+        # both pipes are closed here rather than left to the garbage collector
+        self._buffer += self.proc.stdout.read()
+        self.proc.stdout.close()
+        stderr = self.proc.stderr.read().decode("utf-8", "replace")
+        self.proc.stderr.close()
+        if hung:
             raise AssertionError(
                 f"the server was still running {EXIT_WAIT_S:g} s after stdin closed "
-                f"(killed); its stderr: {self.proc.stderr.read().decode('utf-8', 'replace')}"
-            ) from None
-        return self.proc.stderr.read().decode("utf-8", "replace")
+                f"(killed); its stderr: {stderr}"
+            )
+        return stderr
 
 
 def tool_call(request_id: int | str, name: str, arguments: Any) -> dict[str, Any]:
