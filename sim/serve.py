@@ -25,7 +25,7 @@ import numpy as np
 from sim.kb.faults import BUSY_TIMEOUT_S, store_fault
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
-from sim.model.opening import KB_ID, open_kb
+from sim.model.opening import KB_ID, collector_paused, open_kb
 from sim.popularity import zipf_weights
 
 NO_ARTICLE_WAIT_S = 5.0
@@ -141,15 +141,12 @@ async def serve(
     # SDK builds some 2,000 pydantic classes as it loads; the cyclic collector, run again and
     # again over them meanwhile, finds nothing to free, so it waits (about 0.2 s a start),
     # and what they leave is frozen out of every later collection.
-    gc.disable()
-    try:
+    with collector_paused():
         from sim.server.calllog import CallLog
         from sim.server.mcp_server import ELICITATION_GATE, build_server, tools_call_refusal
         from sim.server.stdio import screened_stdio
         from sim.server.tools import KBServer
-    finally:
-        gc.enable()
-        gc.freeze()
+    gc.freeze()
 
     log = CallLog(sink=call_log, keep=False)
     server = KBServer(store, wall_clock_us, log, write_gate=write_gate)

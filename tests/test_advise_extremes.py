@@ -8,6 +8,7 @@ are checked on the same computation in this process, on sizes measured once per 
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -45,13 +46,8 @@ def _advice(params: Params, target_min: float) -> tuple[str, dict[str, Any]]:
         return text, json.loads(json.dumps(as_json(params, COSTS, target_min, result)))
 
 
-_MEASURED: dict[Params, Any] = {}
-
-
-def _sizes(params: Params) -> Any:
-    if params not in _MEASURED:
-        _MEASURED[params] = measured_sizes(params)
-    return _MEASURED[params]
+_sizes = functools.cache(measured_sizes)
+"""Sizes measured once per extreme (Params is frozen, so hashable)."""
 
 
 def test_the_command_at_an_extreme_prints_its_advice_and_nothing_on_stderr() -> None:

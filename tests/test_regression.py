@@ -78,13 +78,19 @@ def test_sampled_seeds_simulated_again_give_their_committed_rows(
     for part in experiment.parts:
         if part in experiment.pooled:
             continue
-        got = seedrows.read_csv(seedrows.to_csv(fresh[part]))
         committed = ROWS[part]
-        want = committed[committed["seed"].isin(seeds)].reset_index(drop=True)
-        assert list(got.columns) == list(want.columns), f"{part}: {rerun}"
-        pd.testing.assert_frame_equal(
-            got, want, check_exact=True, check_dtype=False, obj=f"{part} ({rerun})"
-        )
+        _assert_rows_equal(fresh[part], committed[committed["seed"].isin(seeds)], part, rerun)
+
+
+def _assert_rows_equal(fresh: pd.DataFrame, want: pd.DataFrame, part: str, rerun: str) -> None:
+    """Fresh rows, through the rows file's text as `make reproduce` writes them, equal the
+    committed ones exactly."""
+    got = seedrows.read_csv(seedrows.to_csv(fresh))
+    want = want.reset_index(drop=True)
+    assert list(got.columns) == list(want.columns), f"{part}: {rerun}"
+    pd.testing.assert_frame_equal(
+        got, want, check_exact=True, check_dtype=False, obj=f"{part} ({rerun})"
+    )
 
 
 SUB_GRID = {"n_saves": 2, "n_questions": 1}
@@ -100,19 +106,14 @@ def test_a_sampled_part_of_the_break_even_grid_gives_its_committed_rows(
     rng = random.Random(f"{regression_sample_seed}:{experiment.name}:grid")
     axes = {k: sorted(rng.sample(v, SUB_GRID[k])) for k, v in breakeven.AXES.items()}
     request = breakeven.break_even_request(Params(), axes, seeds)
-    got = seedrows.read_csv(
-        seedrows.to_csv(breakeven.break_even_rows(request, run_all([request], 1, False)[0]))
-    )
+    fresh = breakeven.break_even_rows(request, run_all([request], 1, False)[0])
     committed = ROWS["break_even"]
     chosen = committed["seed"].isin(seeds)
     for axis, values in axes.items():
         chosen &= committed[axis].isin(values)
-    want = committed[chosen].reset_index(drop=True)
     rerun = f"seeds {seeds}, {axes}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
-    assert len(want) and list(got.columns) == list(want.columns), rerun
-    pd.testing.assert_frame_equal(
-        got, want, check_exact=True, check_dtype=False, obj=f"break_even ({rerun})"
-    )
+    assert chosen.any(), rerun
+    _assert_rows_equal(fresh, committed[chosen], "break_even", rerun)
 
 
 def test_every_part_is_committed_and_every_seed_counted() -> None:

@@ -25,10 +25,11 @@ DAY_START_US = us_from_datetime(datetime(2026, 11, 9, 9, 0, tzinfo=UTC))
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off meanwhile: an opening allocates a few hundred
-    thousand containers and frees no cycle, and the collector's passes over the caller's
-    heap (the advisor's holds pandas) cost 0.3-0.6 s of a 50,000-article opening."""
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off meanwhile, for work that allocates many
+    containers and frees no cycle: an opening (the collector's passes over the caller's
+    heap, the advisor's holding pandas, cost 0.3-0.6 s of a 50,000-article opening), or
+    loading the MCP SDK (``sim.serve``)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -40,7 +41,7 @@ def _collector_paused() -> Iterator[None]:
 
 def open_kb(store: KBStore, seed: int, n_articles: int) -> tuple[ArticleSpec, ...]:
     """Draw the seed's corpus and publish it in `store`, as the editors would at opening."""
-    with _collector_paused():
+    with collector_paused():
         articles = corpus.build_corpus(n_articles, rng.streams(seed)["corpus"])
         corpus.load(store, KB_ID, articles)
         return tuple(spec for spec, _ in articles)

@@ -126,9 +126,15 @@ def _top_level_id(text: str) -> Any:
                 value, _ = _SCALAR.raw_decode(text, colon.end())  # a scalar: no recursion
             except json.JSONDecodeError:
                 return None
-            integer = isinstance(value, int) and not isinstance(value, bool)
-            return value if integer or (isinstance(value, str) and is_unicode_text(value)) else None
+            return value if _valid_id(value) else None
     return None
+
+
+def _valid_id(value: Any) -> bool:
+    """A request id JSON-RPC allows here: an integer (no boolean) or a Unicode string."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, str) and is_unicode_text(value)
+    )
 
 
 def _lone_surrogate_at(value: Any, path: str = "") -> str | None:
@@ -212,9 +218,7 @@ class Screen:
     def _screen_object(self, msg: dict[str, Any]) -> Forward | Answer | Drop:
         has_id = "id" in msg
         rid = msg.get("id")
-        id_ok = (isinstance(rid, int) and not isinstance(rid, bool)) or (
-            isinstance(rid, str) and is_unicode_text(rid)
-        )
+        id_ok = _valid_id(rid)
         reply_id = rid if id_ok else None
 
         def invalid(why: str, code: int = INVALID_REQUEST, data: Any = None) -> Answer | Drop:

@@ -39,9 +39,9 @@ def _import_jsonschema_without_unused_formats() -> None:
     over a second of every fresh process (the stdio server's cold start), and the others
     (arrow under isoduration among them) about 90 ms more. Hidden for this one import only.
     """
-    hidden = [m for m in UNCHECKED_FORMAT_LIBRARIES if m not in sys.modules]
     if "jsonschema" in sys.modules:
         return
+    hidden = [m for m in UNCHECKED_FORMAT_LIBRARIES if m not in sys.modules]
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]
     try:
