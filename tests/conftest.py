@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,7 @@ from hypothesis.internal.detection import is_hypothesis_test
 
 from sim.kb.store import KBStore
 from sim.server.tools import KBServer, Session
+from tests.forkserve import Zygote
 
 KB = "kb-test"
 OTHER_KB = "kb-other"
@@ -88,6 +90,15 @@ def edit_args(article_id: str, version: str, key: str, content: str = "new body"
         "idempotency_key": key,
         **extra,
     }
+
+
+@pytest.fixture(scope="session")
+def serve_command() -> Iterator[list[str]]:
+    """The command that runs `python -m sim serve` (flags go after it) in a process forked
+    from this worker's zygote, which imported the SDK once (tests/forkserve.py)."""
+    zygote = Zygote()
+    yield zygote.command("serve")
+    zygote.close()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -93,8 +93,8 @@ def _refused(answer: dict[str, Any], code: int, *words: str) -> None:
 # -- 1: a cursor the server never issued ------------------------------------------------
 
 
-def test_resources_list_refuses_every_cursor_it_did_not_issue() -> None:
-    client = RawClient("--articles", "250")
+def test_resources_list_refuses_every_cursor_it_did_not_issue(serve_command: list[str]) -> None:
+    client = RawClient("--articles", "250", serve=serve_command)
     client.handshake()
     first = _ask(client, 1, "resources/list", {})["result"]
     issued = first["nextCursor"]
@@ -112,10 +112,10 @@ def test_resources_list_refuses_every_cursor_it_did_not_issue() -> None:
 
 
 def test_a_call_log_on_a_full_disk_never_turns_a_committed_edit_into_a_failure(
-    tmp_path: Path,
+    tmp_path: Path, serve_command: list[str]
 ) -> None:
     db = _kb_file(tmp_path / "kb.sqlite")
-    client = RawClient("--db", str(db), "--call-log", "/dev/full")
+    client = RawClient("--db", str(db), "--call-log", "/dev/full", serve=serve_command)
     client.handshake()
     version = _version(client, 1)
     saved = _edit(client, 2, version, "k1")
@@ -130,7 +130,7 @@ def test_a_call_log_on_a_full_disk_never_turns_a_committed_edit_into_a_failure(
 
 
 def test_a_call_log_fifo_whose_reader_goes_away_is_said_once_and_serving_goes_on(
-    tmp_path: Path,
+    tmp_path: Path, serve_command: list[str]
 ) -> None:
     fifo = tmp_path / "log.fifo"
     os.mkfifo(fifo)
@@ -142,7 +142,7 @@ def test_a_call_log_fifo_whose_reader_goes_away_is_said_once_and_serving_goes_on
 
     reader = threading.Thread(target=read_one_line, daemon=True)
     reader.start()
-    client = RawClient("--articles", "40", "--call-log", str(fifo))
+    client = RawClient("--articles", "40", "--call-log", str(fifo), serve=serve_command)
     client.handshake()
     _read_tool(client, 1)
     reader.join(timeout=30)
@@ -169,10 +169,12 @@ def _zero_page_of(db: Path, index: str) -> None:
         f.write(bytes(page_size))
 
 
-def test_a_damaged_kb_file_gets_a_clean_refusal_from_resources_and_tools(tmp_path: Path) -> None:
+def test_a_damaged_kb_file_gets_a_clean_refusal_from_resources_and_tools(
+    tmp_path: Path, serve_command: list[str]
+) -> None:
     db = _kb_file(tmp_path / "kb.sqlite")
     _zero_page_of(db, "sqlite_autoindex_articles_1")
-    client = RawClient("--db", str(db))
+    client = RawClient("--db", str(db), serve=serve_command)
     client.handshake()
     for i, (method, params) in enumerate(
         [
@@ -210,10 +212,10 @@ def read_only_db(tmp_path: Path) -> Any:
     "flags", [["--write-gate"], ["--human-edits-per-minute", "600"]], ids=["gate", "editor"]
 )
 def test_flags_that_need_writes_refuse_a_read_only_file_at_start(
-    read_only_db: Path, flags: list[str]
+    read_only_db: Path, flags: list[str], serve_command: list[str]
 ) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "sim", "serve", "--db", str(read_only_db), *flags],
+        [*serve_command, "--db", str(read_only_db), *flags],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -227,10 +229,10 @@ def test_flags_that_need_writes_refuse_a_read_only_file_at_start(
 
 
 def test_an_edit_refused_by_a_read_only_file_is_an_error_result_and_writes_nothing(
-    read_only_db: Path,
+    read_only_db: Path, serve_command: list[str]
 ) -> None:
     before = read_only_db.read_bytes()
-    client = RawClient("--db", str(read_only_db))
+    client = RawClient("--db", str(read_only_db), serve=serve_command)
     client.handshake()
     version = _version(client, 1)
     answer = _edit(client, 2, version, "k1")["result"]
@@ -244,14 +246,14 @@ def test_an_edit_refused_by_a_read_only_file_is_an_error_result_and_writes_nothi
 
 
 def test_the_editor_failing_on_a_file_made_read_only_after_start_says_so_and_serving_goes_on(
-    tmp_path: Path,
+    tmp_path: Path, serve_command: list[str]
 ) -> None:
     """The file turns immutable mid-session: the editor's next save fails at commit, leaving
     SQLite's journal to undo it. The editor stops with one line; every call is still answered
     (a KB-file refusal while the journal cannot be rolled back); once the file is writable
     again the journal is rolled back and reads work, nothing half-written."""
     db = _kb_file(tmp_path / "kb.sqlite")
-    client = RawClient("--db", str(db), "--human-edits-per-minute", "6000")
+    client = RawClient("--db", str(db), "--human-edits-per-minute", "6000", serve=serve_command)
     client.handshake()
     subprocess.run(["chattr", "+i", str(db)], check=True)
     try:
@@ -303,12 +305,14 @@ def locker() -> Any:
         p.communicate(timeout=10)
 
 
-def test_a_locked_file_at_start_is_said_to_be_busy_not_no_kb(tmp_path: Path, locker: Any) -> None:
+def test_a_locked_file_at_start_is_said_to_be_busy_not_no_kb(
+    tmp_path: Path, locker: Any, serve_command: list[str]
+) -> None:
     db = _kb_file(tmp_path / "kb.sqlite")
     locker(db)
     started = time.monotonic()
     run = subprocess.run(
-        [sys.executable, "-m", "sim", "serve", "--db", str(db)],
+        [*serve_command, "--db", str(db)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -322,10 +326,10 @@ def test_a_locked_file_at_start_is_said_to_be_busy_not_no_kb(tmp_path: Path, loc
 
 
 def test_a_file_locked_after_start_gets_a_busy_refusal_within_a_bounded_wait(
-    tmp_path: Path, locker: Any
+    tmp_path: Path, locker: Any, serve_command: list[str]
 ) -> None:
     db = _kb_file(tmp_path / "kb.sqlite")
-    client = RawClient("--db", str(db))
+    client = RawClient("--db", str(db), serve=serve_command)
     client.handshake()
     locker(db)
     started = time.monotonic()
@@ -342,8 +346,8 @@ def test_a_file_locked_after_start_gets_a_busy_refusal_within_a_bounded_wait(
 # -- a client that stops reading -------------------------------------------------------------
 
 
-def test_a_client_that_stops_reading_ends_the_server_cleanly() -> None:
-    client = RawClient("--articles", "40")
+def test_a_client_that_stops_reading_ends_the_server_cleanly(serve_command: list[str]) -> None:
+    client = RawClient("--articles", "40", serve=serve_command)
     client.handshake()
     assert client.proc.stdout is not None
     client.proc.stdout.close()
@@ -443,8 +447,8 @@ DEFINED = {-32700, -32600, -32601, -32602, -32603, -32002}
 
 
 @pytest.fixture(scope="module")
-def resource_client() -> Any:
-    client = RawClient("--articles", "120")
+def resource_client(serve_command: list[str]) -> Any:
+    client = RawClient("--articles", "120", serve=serve_command)
     client.handshake()
     yield client
     stderr = client.close()

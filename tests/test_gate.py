@@ -229,11 +229,10 @@ def test_approval_lines_are_json_of_the_same_log(tmp_path: Any) -> None:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_over_stdio_the_server_asks_the_user_by_elicitation_and_records_the_answer(
-    tmp_path: Any, mode: str
+    tmp_path: Any, mode: str, serve_command: list[str]
 ) -> None:
     """An SDK client that accepts the first elicitation and declines the second: asked over
     the back-channel in the handshake era, as input required in the 2026-07-28 era."""
-    import sys
     from pathlib import Path
 
     import anyio
@@ -244,8 +243,8 @@ def test_over_stdio_the_server_asks_the_user_by_elicitation_and_records_the_answ
 
     log = tmp_path / "gate.jsonl"
     params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "sim", "serve", "--articles", "20", "--write-gate", "--call-log", str(log)],
+        command=serve_command[0],
+        args=[*serve_command[1:], "--articles", "20", "--write-gate", "--call-log", str(log)],
         cwd=str(Path(__file__).resolve().parents[1]),
     )
     prompts: list[str] = []
@@ -289,11 +288,13 @@ def test_over_stdio_the_server_asks_the_user_by_elicitation_and_records_the_answ
     assert calls[granted["authorised_call"] - 1]["outcome"] == "ok"
 
 
-def test_over_stdio_a_client_without_elicitation_is_told_why_it_cannot_write() -> None:
+def test_over_stdio_a_client_without_elicitation_is_told_why_it_cannot_write(
+    serve_command: list[str],
+) -> None:
     from sim.bench.stdio import RawClient, tool_call
     from sim.model.opening import KB_ID
 
-    client = RawClient("--articles", "5", "--write-gate")
+    client = RawClient("--articles", "5", "--write-gate", serve=serve_command)
     client.handshake()  # declares no capabilities
     client.send(
         tool_call(

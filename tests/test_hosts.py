@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import importlib.metadata
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +48,10 @@ CURRENT = Article(
 )
 
 
-def _server(*flags: str) -> StdioServerParameters:
+def _server(serve: list[str], *flags: str) -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "sim", "serve", "--articles", "5", "--write-gate", *flags],
+        command=serve[0],
+        args=[*serve[1:], "--articles", "5", "--write-gate", *flags],
         cwd=str(ROOT),
     )
 
@@ -121,7 +120,7 @@ def test_every_prompt_fits_what_a_host_can_show_and_says_what_it_cut(
 # -- over stdio, both eras -----------------------------------------------------------
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_sdk_client_stale_version_is_refused_without_a_prompt_and_prompts_show_the_edit(
-    mode: str,
+    mode: str, serve_command: list[str]
 ) -> None:
     prompts: list[str] = []
 
@@ -130,7 +129,7 @@ def test_sdk_client_stale_version_is_refused_without_a_prompt_and_prompts_show_t
         return types.ElicitResult(action="accept", content={})
 
     async def main() -> tuple[Any, ...]:
-        async with Client(_server(), elicitation_callback=accept, mode=mode) as client:
+        async with Client(_server(serve_command), elicitation_callback=accept, mode=mode) as client:
             info, caps = client.server_info, client.server_capabilities
             read = await client.call_tool("read_knowledge_article", READ)
             version = read.structured_content["updated_at"]
@@ -155,8 +154,8 @@ def test_sdk_client_stale_version_is_refused_without_a_prompt_and_prompts_show_t
     assert "Body: unchanged." in title_prompt
 
 
-def _raw(capabilities: dict[str, Any], version: str = "2025-06-18") -> RawClient:
-    client = RawClient("--articles", "5", "--write-gate")
+def _raw(serve: list[str], capabilities: dict[str, Any], version: str = "2025-06-18") -> RawClient:
+    client = RawClient("--articles", "5", "--write-gate", serve=serve)
     client.send(
         {
             "jsonrpc": "2.0",
@@ -181,8 +180,10 @@ def _version(client: RawClient) -> str:
     return answer["result"]["structuredContent"]["updated_at"]
 
 
-def test_a_client_with_url_mode_elicitation_only_is_not_sent_a_form_and_is_told_why() -> None:
-    client = _raw({"elicitation": {"url": {}}}, "2025-11-25")
+def test_a_client_with_url_mode_elicitation_only_is_not_sent_a_form_and_is_told_why(
+    serve_command: list[str],
+) -> None:
+    client = _raw(serve_command, {"elicitation": {"url": {}}}, "2025-11-25")
     client.send(tool_call(2, EDIT_TOOL, _edit(_version(client))))
     answer = client.receive()
     assert answer is not None and answer.get("id") == 2, answer  # no elicitation/create came
@@ -200,10 +201,12 @@ MALFORMED_REPLIES = [
 ]
 
 
-def test_a_malformed_or_failed_answer_is_a_refusal_not_a_protocol_error() -> None:
+def test_a_malformed_or_failed_answer_is_a_refusal_not_a_protocol_error(
+    serve_command: list[str],
+) -> None:
     """One session, one edit per reply (a refusal writes nothing, so each is sent with the
     version read first): a bad answer never poisons the next prompt."""
-    client = _raw({"elicitation": {}})
+    client = _raw(serve_command, {"elicitation": {}})
     version = _version(client)
     for i, reply in enumerate(MALFORMED_REPLIES, start=2):
         client.send(tool_call(i, EDIT_TOOL, _edit(version, f"k{i}", content=f"Body {i}.")))
@@ -222,7 +225,9 @@ def test_a_malformed_or_failed_answer_is_a_refusal_not_a_protocol_error() -> Non
     assert "Traceback" not in client.close()
 
 
-def test_a_prompt_handler_that_fails_is_a_refusal_and_the_next_prompt_says_it_asks_again() -> None:
+def test_a_prompt_handler_that_fails_is_a_refusal_and_the_next_prompt_says_it_asks_again(
+    serve_command: list[str],
+) -> None:
     prompts: list[str] = []
 
     async def flaky(_context: Any, request: Any) -> types.ElicitResult:
@@ -232,7 +237,9 @@ def test_a_prompt_handler_that_fails_is_a_refusal_and_the_next_prompt_says_it_as
         return types.ElicitResult(action="accept", content={})
 
     async def main() -> tuple[Any, Any]:
-        async with Client(_server(), elicitation_callback=flaky, mode="legacy") as client:
+        async with Client(
+            _server(serve_command), elicitation_callback=flaky, mode="legacy"
+        ) as client:
             read = await client.call_tool("read_knowledge_article", READ)
             args = _edit(read.structured_content["updated_at"])
             return await client.call_tool(EDIT_TOOL, args), await client.call_tool(EDIT_TOOL, args)
@@ -246,7 +253,7 @@ def test_a_prompt_handler_that_fails_is_a_refusal_and_the_next_prompt_says_it_as
 
 
 def test_an_answer_after_the_clients_timeout_is_recorded_and_the_retry_uses_it(
-    tmp_path: Path,
+    tmp_path: Path, serve_command: list[str]
 ) -> None:
     prompts: list[str] = []
     log = tmp_path / "calls.jsonl"
@@ -257,7 +264,7 @@ def test_an_answer_after_the_clients_timeout_is_recorded_and_the_retry_uses_it(
         return types.ElicitResult(action="accept", content={})
 
     async def main() -> tuple[str, Any, Any]:
-        server = _server("--call-log", str(log))
+        server = _server(serve_command, "--call-log", str(log))
         async with Client(server, elicitation_callback=slow, mode="legacy") as client:
             read = await client.call_tool("read_knowledge_article", READ)
             args = _edit(read.structured_content["updated_at"])
@@ -301,12 +308,14 @@ FORGED_STATES = [
 ]
 
 
-def test_a_forged_request_state_gets_a_clear_refusal_and_writes_nothing() -> None:
+def test_a_forged_request_state_gets_a_clear_refusal_and_writes_nothing(
+    serve_command: list[str],
+) -> None:
     """2026-07-28 era: the first call returns the question as input required with
     requestState approval:N; a retry with another call's or a forged state is refused. One
     session goes through every forged state in turn, each round on the article as the last
     round left it: a refusal leaves nothing behind that the next round would meet."""
-    client = RawClient("--articles", "5", "--write-gate")
+    client = RawClient("--articles", "5", "--write-gate", serve=serve_command)
     ids = iter(range(1, 1_000))
 
     def call(name: str, args: dict[str, Any], **extra: Any) -> dict[str, Any]:

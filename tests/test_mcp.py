@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -135,14 +134,14 @@ def test_a_replayed_edit_over_mcp_is_a_replay() -> None:
     anyio.run(main)
 
 
-def test_serve_over_stdio_with_a_live_human_editor(tmp_path: Path) -> None:
+def test_serve_over_stdio_with_a_live_human_editor(
+    tmp_path: Path, serve_command: list[str]
+) -> None:
     db = tmp_path / "kb.sqlite"
     params = StdioServerParameters(
-        command=sys.executable,
+        command=serve_command[0],
         args=[
-            "-m",
-            "sim",
-            "serve",
+            *serve_command[1:],
             "--articles",
             "40",
             "--db",
@@ -185,13 +184,15 @@ def test_serve_over_stdio_with_a_live_human_editor(tmp_path: Path) -> None:
     assert db.exists()
 
 
-def test_serve_refuses_a_kb_file_of_another_schema_version(tmp_path: Path) -> None:
+def test_serve_refuses_a_kb_file_of_another_schema_version(
+    tmp_path: Path, serve_command: list[str]
+) -> None:
     db = tmp_path / "old.sqlite"
     with sqlite3.connect(db) as con:
         con.execute("CREATE TABLE kbs (kb_id TEXT PRIMARY KEY)")
     before = db.read_bytes()
     run = subprocess.run(
-        [sys.executable, "-m", "sim", "serve", "--db", str(db)],
+        [*serve_command, "--db", str(db)],
         cwd=Path(__file__).resolve().parents[1],
         capture_output=True,
         text=True,

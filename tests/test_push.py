@@ -247,15 +247,15 @@ def test_unnoticed_time_is_half_the_interval_when_changes_are_uniform() -> None:
 # -- over real stdio, with the SDK client, in both protocol eras --------------------------
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_over_stdio_a_subscriber_hears_the_editor_save_and_rereads_the_new_version(
-    mode: str,
+    mode: str, serve_command: list[str]
 ) -> None:
     import anyio
     import mcp_types as types
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "sim", "serve", "--articles", "4", "--human-edits-per-minute", "600"],
+        command=serve_command[0],
+        args=[*serve_command[1:], "--articles", "4", "--human-edits-per-minute", "600"],
         cwd=str(ROOT),
     )
     uris = [resources.uri(KB_ID, f"art-0000{i}") for i in range(1, 5)]
@@ -303,10 +303,12 @@ def test_over_stdio_a_subscriber_hears_the_editor_save_and_rereads_the_new_versi
     assert tool["updated_at"] >= after["updated_at"]
 
 
-def test_over_stdio_a_bad_subscription_is_invalid_params_naming_the_uri() -> None:
+def test_over_stdio_a_bad_subscription_is_invalid_params_naming_the_uri(
+    serve_command: list[str],
+) -> None:
     from sim.bench.stdio import RawClient
 
-    client = RawClient("--articles", "3")
+    client = RawClient("--articles", "3", serve=serve_command)
     try:
         client.handshake()
         client.send(

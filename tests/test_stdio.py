@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import random
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -101,8 +100,8 @@ def _hostile_lines(rng: random.Random) -> tuple[list[bytes], set[int], int]:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_every_line_with_an_id_gets_exactly_one_answer(seed: int) -> None:
-    client = RawClient("--articles", "20")
+def test_every_line_with_an_id_gets_exactly_one_answer(seed: int, serve_command: list[str]) -> None:
+    client = RawClient("--articles", "20", serve=serve_command)
     client.handshake()
     lines, ids, nulls = _hostile_lines(random.Random(seed))
     client.send_all(list(lines))
@@ -123,8 +122,8 @@ def test_every_line_with_an_id_gets_exactly_one_answer(seed: int) -> None:
     assert "Traceback" not in stderr
 
 
-def test_requests_before_initialize_are_told_so() -> None:
-    client = RawClient("--articles", "5")
+def test_requests_before_initialize_are_told_so(serve_command: list[str]) -> None:
+    client = RawClient("--articles", "5", serve=serve_command)
     client.send(tool_call(1, "read_knowledge_article", READ))
     client.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
     early, ping = client.receive(), client.receive()
@@ -138,8 +137,10 @@ def test_requests_before_initialize_are_told_so() -> None:
     client.close()
 
 
-def test_arguments_that_are_no_object_get_invalid_params_with_the_servers_message() -> None:
-    client = RawClient("--articles", "5")
+def test_arguments_that_are_no_object_get_invalid_params_with_the_servers_message(
+    serve_command: list[str],
+) -> None:
+    client = RawClient("--articles", "5", serve=serve_command)
     client.handshake()
     client.send(tool_call(1, "search_knowledge_base", ["password"]))
     answer = client.receive()
@@ -151,9 +152,11 @@ def test_arguments_that_are_no_object_get_invalid_params_with_the_servers_messag
     client.close()
 
 
-def test_two_thousand_pipelined_calls_all_come_back_and_all_are_logged(tmp_path: Path) -> None:
+def test_two_thousand_pipelined_calls_all_come_back_and_all_are_logged(
+    tmp_path: Path, serve_command: list[str]
+) -> None:
     log = tmp_path / "calls.jsonl"
-    client = RawClient("--articles", "40", "--call-log", str(log))
+    client = RawClient("--articles", "40", "--call-log", str(log), serve=serve_command)
     client.handshake()
     requests = mixed_calls(2_000)
     client.send_all(list(requests))
@@ -179,9 +182,11 @@ def test_two_thousand_pipelined_calls_all_come_back_and_all_are_logged(tmp_path:
         (["--call-log", "."], "--call-log"),
     ],
 )
-def test_bad_flags_get_one_line_and_exit_2(flags: list[str], named: str) -> None:
+def test_bad_flags_get_one_line_and_exit_2(
+    flags: list[str], named: str, serve_command: list[str]
+) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "sim", "serve", *flags],
+        [*serve_command, *flags],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -194,11 +199,13 @@ def test_bad_flags_get_one_line_and_exit_2(flags: list[str], named: str) -> None
     assert named in run.stderr and "Traceback" not in run.stderr
 
 
-def test_a_file_that_is_not_a_kb_is_refused_and_left_alone(tmp_path: Path) -> None:
+def test_a_file_that_is_not_a_kb_is_refused_and_left_alone(
+    tmp_path: Path, serve_command: list[str]
+) -> None:
     db = tmp_path / "notes.txt"
     db.write_bytes(b"not a database at all\n" * 100)
     run = subprocess.run(
-        [sys.executable, "-m", "sim", "serve", "--db", str(db)],
+        [*serve_command, "--db", str(db)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -209,8 +216,10 @@ def test_a_file_that_is_not_a_kb_is_refused_and_left_alone(tmp_path: Path) -> No
     assert db.read_bytes() == b"not a database at all\n" * 100
 
 
-def test_the_editor_with_nothing_published_waits_and_the_server_keeps_serving() -> None:
-    client = RawClient("--articles", "0", "--human-edits-per-minute", "6000")
+def test_the_editor_with_nothing_published_waits_and_the_server_keeps_serving(
+    serve_command: list[str],
+) -> None:
+    client = RawClient("--articles", "0", "--human-edits-per-minute", "6000", serve=serve_command)
     client.handshake()
     for i in range(5):
         client.send(
@@ -261,10 +270,10 @@ def test_the_screen_answers_what_the_sdk_would_drop() -> None:
         assert verdict is not None and verdict.reply["error"]["code"] == code, line  # type: ignore[union-attr]
 
 
-def test_requests_read_before_stdin_closes_are_all_answered() -> None:
+def test_requests_read_before_stdin_closes_are_all_answered(serve_command: list[str]) -> None:
     """A client may write its requests and close its end at once: the server answers every
     request it read before leaving (the SDK alone would cancel the ones still running)."""
-    client = RawClient("--articles", "20")
+    client = RawClient("--articles", "20", serve=serve_command)
     client.handshake()
     ids = list(range(1, 41))
     search = {"knowledge_base_id": KB_ID, "query": "password reset export"}
@@ -278,10 +287,12 @@ def test_requests_read_before_stdin_closes_are_all_answered() -> None:
     assert "Traceback" not in stderr
 
 
-def test_a_question_pending_when_stdin_closes_ends_in_a_refusal_that_wrote_nothing() -> None:
+def test_a_question_pending_when_stdin_closes_ends_in_a_refusal_that_wrote_nothing(
+    serve_command: list[str],
+) -> None:
     """The write gate's question to the user can no longer be answered once stdin is
     closed: the edit waiting on it is refused (isError), and the server leaves at once."""
-    client = RawClient("--articles", "5", "--write-gate")
+    client = RawClient("--articles", "5", "--write-gate", serve=serve_command)
     init = {
         "jsonrpc": "2.0",
         "id": "init",

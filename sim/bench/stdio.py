@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,8 @@ INITIALIZE = {
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
+SERVE = [sys.executable, "-m", "sim", "serve"]
+
 EXIT_WAIT_S = 20.0
 """How long a server may take to end once its stdin is closed."""
 
@@ -40,9 +43,10 @@ EXIT_WAIT_S = 20.0
 class RawClient:
     """A `python -m sim serve` process spoken to line by line, as a hostile client would."""
 
-    def __init__(self, *flags: str) -> None:
+    def __init__(self, *flags: str, serve: Sequence[str] = SERVE) -> None:
+        """Start `serve` (the command, to which the flags are added) on pipes."""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sim", "serve", *flags],
+            [*serve, *flags],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -1,0 +1,178 @@
+"""A fork server for the tests' `python -m sim serve` processes.
+
+A server costs about 1.5 CPU-s to start, nearly all of it the interpreter importing the
+MCP SDK, and the tests start some forty. Here a zygote imports `sim` and the SDK once per
+test worker. A launch is a small launcher process (standard library only) that hands its
+own stdin, stdout and stderr to the zygote, which forks a server onto them: the forked
+process runs ``sim.__main__.main(args)``, the code `python -m sim serve` runs once its
+imports are done. The launcher passes on a signal it gets, exits with the server's status,
+and takes the server with it if it dies: a client still has one process at the other
+end of its pipes. What this leaves untested, the interpreter's start and the imports,
+is still run by test_agent_view and timed by the bench's cold start.
+
+Run as a script: ``forkserve.py SOCKET ARGS...`` launches; ``forkserve.py --zygote FD``
+is the zygote, on the listening socket FD (started by ``Zygote``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import NoReturn
+
+HERE = Path(__file__).resolve()
+STD_FDS = (0, 1, 2)
+
+
+class Zygote:
+    """A zygote process for this test worker, started on first use."""
+
+    def __init__(self) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="zygote-")
+        self.socket = os.path.join(self._dir.name, "s")
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def command(self, *args: str) -> list[str]:
+        """The command that runs `python -m sim ARGS...` in a process forked from the zygote."""
+        if self._proc is None:
+            # bound here and handed over, so a launch never finds no socket: it waits in the
+            # backlog while the zygote imports
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+                listener.bind(self.socket)
+                listener.listen(64)
+                self._proc = subprocess.Popen(
+                    [sys.executable, str(HERE), "--zygote", str(listener.fileno())],
+                    stdin=subprocess.PIPE,  # the zygote leaves when this closes: the worker ended
+                    stdout=subprocess.DEVNULL,
+                    pass_fds=[listener.fileno()],
+                )
+        return [sys.executable, str(HERE), self.socket, *args]
+
+    def close(self) -> None:
+        if self._proc is not None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            self._proc.wait(timeout=10)
+        self._dir.cleanup()
+
+
+def zygote(listening_fd: int) -> NoReturn:
+    """Import what `sim serve` imports (launchers wait in the listening socket's backlog),
+    then fork a monitor per launch until stdin closes."""
+    import gc
+
+    listener = socket.socket(fileno=listening_fd)
+    gc.disable()  # as serve loads the SDK: a collection over its classes finds nothing
+    import anyio  # noqa: F401
+
+    import sim.__main__
+    import sim.serve  # noqa: F401
+    from sim.server import calllog, mcp_server, stdio, tools  # noqa: F401
+
+    gc.enable()
+    gc.freeze()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the monitors
+    while True:
+        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        if sys.stdin in ready:
+            os._exit(0)
+        conn, _ = listener.accept()
+        message, fds, _, _ = socket.recv_fds(conn, 1 << 20, len(STD_FDS))
+        while not message.endswith(b"\n"):
+            message += conn.recv(1 << 20)
+        if os.fork() == 0:
+            listener.close()
+            _monitor(conn, fds, json.loads(message))
+        conn.close()
+        for fd in fds:
+            os.close(fd)
+
+
+def _monitor(conn: socket.socket, fds: list[int], request: dict) -> NoReturn:
+    """Fork the server; tell the launcher its pid, then its wait status. If the launcher
+    goes first, the server is killed."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    pid = os.fork()
+    if pid == 0:
+        conn.close()
+        _server(fds, request)
+    for fd in fds:
+        os.close(fd)
+    conn.sendall(f"{pid}\n".encode())
+    ended = os.pidfd_open(pid)
+    if ended not in select.select([ended, conn], [], [])[0]:
+        os.kill(pid, signal.SIGKILL)  # the launcher closed: nobody is at the other end
+    _, status = os.waitpid(pid, 0)
+    with contextlib.suppress(OSError):  # the launcher may be gone
+        conn.sendall(f"{status}\n".encode())
+    os._exit(0)
+
+
+def _server(fds: list[int], request: dict) -> NoReturn:
+    """The launcher's streams as this process's, then `python -m sim ARGS` as Python runs a
+    main module: SystemExit's code, or a traceback and 1."""
+    for target, fd in zip(STD_FDS, fds, strict=True):
+        os.dup2(fd, target)
+    for fd in fds:
+        if fd not in STD_FDS:
+            os.close(fd)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.argv = ["-m", *request["args"]]
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    from sim.__main__ import main
+
+    try:
+        status = main(request["args"])
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+        if not isinstance(e.code, int | None):
+            print(e.code, file=sys.stderr)
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
+
+
+def launch(path: str, args: list[str]) -> NoReturn:
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(path)
+    request = {"args": args, "cwd": os.getcwd(), "env": dict(os.environ)}
+    socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], list(STD_FDS))
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in STD_FDS:  # only the server holds the client's pipes, so their ends are its
+        os.dup2(devnull, fd)
+    lines = conn.makefile("rb")
+    pid = int(lines.readline())
+
+    def pass_on(sig: int, _: object) -> None:
+        with contextlib.suppress(ProcessLookupError):  # it has ended meanwhile
+            os.kill(pid, sig)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, pass_on)
+    ended = lines.readline()
+    code = os.waitstatus_to_exitcode(int(ended)) if ended else 1
+    if code < 0:  # killed by a signal: so is the launcher, as the client would see it
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--zygote":
+        zygote(int(sys.argv[2]))
+    launch(sys.argv[1], sys.argv[2:])
