@@ -25,12 +25,15 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from pathlib import Path
 from typing import NoReturn
 
 HERE = Path(__file__).resolve()
 STD_FDS = (0, 1, 2)
+REAP_EVERY_S = 1.0
+"""How often the zygote waits for ended monitors, and how long for the last at its end."""
 
 
 class Zygote:
@@ -80,27 +83,43 @@ def zygote(listening_fd: int) -> NoReturn:
 
     gc.enable()
     gc.freeze()
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the monitors
+    monitors: set[int] = set()
     while True:
-        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        ready, _, _ = select.select([listener, sys.stdin], [], [], REAP_EVERY_S)
+        _reap(monitors)
         if sys.stdin in ready:
+            deadline = time.monotonic() + REAP_EVERY_S
+            while monitors and time.monotonic() < deadline:
+                time.sleep(0.01)
+                _reap(monitors)
             os._exit(0)
+        if not ready:
+            continue
         conn, _ = listener.accept()
         message, fds, _, _ = socket.recv_fds(conn, 1 << 20, len(STD_FDS))
         while not message.endswith(b"\n"):
             message += conn.recv(1 << 20)
-        if os.fork() == 0:
+        pid = os.fork()
+        if pid == 0:
             listener.close()
             _monitor(conn, fds, json.loads(message))
+        monitors.add(pid)
         conn.close()
         for fd in fds:
             os.close(fd)
 
 
+def _reap(monitors: set[int]) -> None:
+    """Wait for the monitors that have ended, so that their CPU time and their servers' is
+    counted in the zygote's children, and so in the test run's (the bench's CPU seconds)."""
+    for pid in list(monitors):
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            monitors.discard(pid)
+
+
 def _monitor(conn: socket.socket, fds: list[int], request: dict) -> NoReturn:
     """Fork the server; tell the launcher its pid, then its wait status. If the launcher
     goes first, the server is killed."""
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     pid = os.fork()
     if pid == 0:
         conn.close()
@@ -129,7 +148,6 @@ def _server(fds: list[int], request: dict) -> NoReturn:
     os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = ["-m", *request["args"]]
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     from sim.__main__ import main
 
     try:
