@@ -4,6 +4,12 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
+# Python's bytecode caches (__pycache__, ignored by git) are written even where the
+# environment sets PYTHONDONTWRITEBYTECODE (as these machines do): without them every test
+# worker, server and notebook kernel compiles each module again, and pytest rewrites every
+# test module's asserts again, on every run.
+export PYTHONDONTWRITEBYTECODE :=
+
 .PHONY: test lint reproduce check bench clean
 
 $(VENV)/.installed: pyproject.toml
