@@ -45,12 +45,16 @@ def test_advise_from_the_packaged_log(tmp_path: Path) -> None:
     assert "nan" not in r.stdout
 
 
-def test_advise_from_a_fitted_shape_as_json(tmp_path: Path) -> None:
+def test_advise_from_a_fitted_shape_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through main() in this process: the command line itself is run by the test above."""
     path = tmp_path / "shape.json"
     path.write_text(fit(read_log(BUNDLED), boot=0, gof_sims=10).shape.to_json())
-    r = _advise(tmp_path, "--edit-shape", str(path), "--saves-per-day", "300", *SMALL, "--json")
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    status = main(["advise", "--edit-shape", str(path), "--saves-per-day", "300", *SMALL, "--json"])
+    out_text, err = capsys.readouterr()
+    assert status == 0 and err == "", err
+    out = json.loads(out_text)
     processes = {row["process"] for row in out["rows"]}
     assert processes == {"calibrated", "poisson"}
     choice = out["calibrated_choice"]
