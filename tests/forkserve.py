@@ -167,7 +167,10 @@ def _server(fds: list[int], request: dict) -> NoReturn:
 
 def launch(path: str, args: list[str]) -> NoReturn:
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.connect(path)
+    try:
+        conn.connect(path)
+    except OSError as e:  # the zygote failed to start (see the test worker's stderr) or left
+        sys.exit(f"forkserve: no zygote answers at {path} ({e.strerror}); nothing was started")
     request = {"args": args, "cwd": os.getcwd(), "env": dict(os.environ)}
     socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], list(STD_FDS))
     devnull = os.open(os.devnull, os.O_RDWR)
