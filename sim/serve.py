@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import signal
 import sqlite3
 import sys
 import time
@@ -152,14 +153,27 @@ async def serve(
     server = KBServer(store, wall_clock_us, log, write_gate=write_gate)
     session = server.connect("mcp-client", [KB_ID], gate=ELICITATION_GATE)
     server = build_server(session)
-    async with (
-        screened_stdio(tools_call_refusal) as (read, write),
-        anyio.create_task_group() as tg,
-    ):
-        if edits_per_minute > 0:
-            tg.start_soon(human_editor, store, edits_per_minute, seed)
-        await server.run(read, write, server.create_initialization_options())
-        tg.cancel_scope.cancel()
+    async with anyio.create_task_group() as outer:
+        outer.start_soon(_stop_on_interrupt, outer.cancel_scope)
+        async with (
+            screened_stdio(tools_call_refusal) as (read, write),
+            anyio.create_task_group() as tg,
+        ):
+            if edits_per_minute > 0:
+                tg.start_soon(human_editor, store, edits_per_minute, seed)
+            await server.run(read, write, server.create_initialization_options())
+            tg.cancel_scope.cancel()
+        outer.cancel_scope.cancel()
+
+
+async def _stop_on_interrupt(serving: anyio.CancelScope) -> None:
+    """Ctrl-C (SIGINT) ends serving as the end of stdin does. Left to Python, it raised
+    KeyboardInterrupt inside whichever SDK task ran, and the SDK's others then met closed
+    streams: the interrupt was reported as an internal error with status 1."""
+    with anyio.open_signal_receiver(signal.SIGINT) as signals:
+        async for _ in signals:
+            serving.cancel()
+            return
 
 
 def leave(status: int) -> NoReturn:
