@@ -330,13 +330,18 @@ def test_over_stdio_a_bad_subscription_is_invalid_params_naming_the_uri(
 
 
 # -- the advisor ---------------------------------------------------------------------------
-def test_advise_prints_a_recommendation_and_json() -> None:
+def test_advise_prints_a_recommendation_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """The text through the command line as a user runs it; the JSON through the same main()
+    in this process."""
+    from sim.__main__ import main
+
     run = lambda *a: subprocess.run(  # noqa: E731
         [sys.executable, "-m", "sim", "advise", *a], cwd=ROOT, capture_output=True, text=True
     )
     text = run("--max-unnoticed-min", "10")
     assert text.returncode == 0 and text.stdout.splitlines()[1].startswith("Use ")
-    data = json.loads(run("--json", "--articles", "200").stdout)
+    assert main(["advise", "--json", "--articles", "200"]) == 0
+    data = json.loads(capsys.readouterr().out)
     choice = data["choice"]
     assert choice["mean_unnoticed_min"] <= 30 and data["inputs"]["articles"] == 200
     cheaper = [
