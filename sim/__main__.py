@@ -79,6 +79,41 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
     return 0
 
 
+def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
+    """serve: open the KB, serve it until stdin closes or Ctrl-C, and leave."""
+    import contextlib
+
+    import anyio
+
+    from sim.kb.rows import StoreError
+    from sim.serve import check_writable, leave, open_store, serve
+
+    try:
+        store = open_store(args.seed, args.articles, args.db)
+        if args.db is not None and args.write_gate:
+            check_writable(store, "--write-gate")
+        if args.db is not None and args.human_edits_per_minute > 0:
+            check_writable(store, "--human-edits-per-minute")
+        log = args.call_log.open("a", encoding="utf-8") if args.call_log else None
+    except StoreError as e:
+        srv.error(str(e))
+    except OSError as e:
+        srv.error(f"--call-log {args.call_log}: cannot append to it ({e.strerror})")
+    status = 0
+    try:
+        anyio.run(serve, store, args.human_edits_per_minute, args.seed, log, args.write_gate)
+    except KeyboardInterrupt:
+        pass
+    except Exception as e:  # no traceback reaches the client's terminal
+        print(f"{srv.prog}: stopped by an internal error: {e!r}", file=sys.stderr)
+        status = 1
+    finally:
+        if log is not None:
+            with contextlib.suppress(OSError):  # a failed log was said when it failed
+                log.close()
+    leave(status)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -314,39 +349,16 @@ def main(argv: list[str] | None = None) -> int:
         except BadLogLine as e:
             lr.error(f"{args.file}: not a call log of this project: {e}")
     elif args.command == "serve":
-        import contextlib
-
-        import anyio
-
-        from sim.kb.rows import StoreError
-        from sim.serve import check_writable, leave, open_store, serve
-
         try:
-            store = open_store(args.seed, args.articles, args.db)
-            if args.db is not None and args.write_gate:
-                check_writable(store, "--write-gate")
-            if args.db is not None and args.human_edits_per_minute > 0:
-                check_writable(store, "--human-edits-per-minute")
-            log = args.call_log.open("a", encoding="utf-8") if args.call_log else None
-        except StoreError as e:
-            srv.error(str(e))
-        except OSError as e:
-            srv.error(f"--call-log {args.call_log}: cannot append to it ({e.strerror})")
-        status = 0
-        try:
-            anyio.run(serve, store, args.human_edits_per_minute, args.seed, log, args.write_gate)
-        except KeyboardInterrupt:
-            pass
-        except Exception as e:  # no traceback reaches the client's terminal
-            print(f"{srv.prog}: stopped by an internal error: {e!r}", file=sys.stderr)
-            status = 1
-        finally:
-            if log is not None:
-                with contextlib.suppress(OSError):  # a failed log was said when it failed
-                    log.close()
-        leave(status)
+            _serve(srv, args)
+        except KeyboardInterrupt:  # Ctrl-C while it starts (imports, the corpus): it ends as
+            sys.exit(0)  # one while serving does, with no traceback
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback (serve ends with 0 instead)
+        print("python -m sim: interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -169,11 +169,16 @@ async def serve(
 async def _stop_on_interrupt(serving: anyio.CancelScope) -> None:
     """Ctrl-C (SIGINT) ends serving as the end of stdin does. Left to Python, it raised
     KeyboardInterrupt inside whichever SDK task ran, and the SDK's others then met closed
-    streams: the interrupt was reported as an internal error with status 1."""
-    with anyio.open_signal_receiver(signal.SIGINT) as signals:
-        async for _ in signals:
-            serving.cancel()
-            return
+    streams: the interrupt was reported as an internal error with status 1. Once serving
+    ends, by either, a further Ctrl-C is ignored: the process leaves within milliseconds,
+    and one raised during the SDK's unwinding printed a traceback."""
+    try:
+        with anyio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                serving.cancel()
+                break
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def leave(status: int) -> NoReturn:
