@@ -18,7 +18,7 @@ import pytest
 from sim.bench.stdio import EXIT_WAIT_S, ROOT, RawClient, mixed_calls, tool_call
 from sim.model.opening import KB_ID
 from sim.server.calllog import read_jsonl
-from sim.server.stdio import Screen
+from sim.server.stdio import MAX_LINE_BYTES, Screen
 
 READ = {"knowledge_base_id": KB_ID, "article_id": "art-00001"}
 
@@ -376,3 +376,20 @@ def test_an_interrupt_while_the_server_starts_ends_it_quietly(serve_command: lis
     status = client.proc.wait(timeout=EXIT_WAIT_S)
     stderr = client.close()
     assert (status, stderr) == (0, ""), stderr
+
+
+def test_a_line_over_the_limit_is_refused_at_its_id_and_serving_goes_on(
+    serve_command: list[str],
+) -> None:
+    """A line over 16 MiB is refused unread, with the id its top level holds near its start
+    (it was answered with id null, so the request waiting on it never ended)."""
+    client = RawClient("--articles", "5", serve=serve_command)
+    client.handshake()
+    filler = "x" * (MAX_LINE_BYTES + 1)
+    over = {"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"_meta": {"pad": filler}}}
+    client.send_all([over, {"jsonrpc": "2.0", "id": 5, "method": "ping"}]).join()
+    refused, served = client.receive(), client.receive()
+    assert refused is not None and refused["id"] == 4, refused
+    assert refused["error"]["code"] == -32600 and "over" in refused["error"]["message"]
+    assert served == {"jsonrpc": "2.0", "id": 5, "result": {}}
+    assert "Traceback" not in client.close()

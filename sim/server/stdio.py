@@ -43,6 +43,8 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600,
 NOT_INITIALIZED = -32002
 """JSON-RPC leaves -32000 to -32099 to servers; LSP's 'server not initialized' is this one."""
 MAX_LINE_BYTES = 16 * 2**20
+ID_SCAN_BYTES = 2**16
+"""How much of a line over MAX_LINE_BYTES is searched for the id its top level holds."""
 MAX_DEPTH = 64
 """Deepest nesting a message may have: MCP's own messages need about ten levels."""
 MODERN_ENVELOPE_KEY = types.PROTOCOL_VERSION_META_KEY
@@ -449,9 +451,12 @@ async def screened_stdio(
             if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
                 while (rest := await readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
                     pass
+                head = line[:ID_SCAN_BYTES].decode("utf-8", "replace")
                 verdict: Forward | Answer | Drop | None = Answer(
                     error_reply(
-                        None, INVALID_REQUEST, f"Invalid Request: over {MAX_LINE_BYTES} bytes."
+                        _top_level_id(head),  # so the request waiting on it ends
+                        INVALID_REQUEST,
+                        f"Invalid Request: over {MAX_LINE_BYTES} bytes.",
                     )
                 )
             else:
