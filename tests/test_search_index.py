@@ -13,6 +13,7 @@ answer of FTS5's own SQL.
 from __future__ import annotations
 
 import itertools
+import re
 import sqlite3
 from collections import Counter
 
@@ -274,5 +275,48 @@ def test_the_bulk_build_refuses_rowids_out_of_order() -> None:
 
 @settings(max_examples=examples(300), deadline=None)
 @given(st.text() | st.text(alphabet=st.characters(max_codepoint=127)))
-def test_the_bulk_builds_tokens_are_the_regexs(text: str) -> None:
-    assert ascii_tokens(text) == [t.encode() for t in tokens(text)]
+def test_the_byte_tokenizers_give_the_regexs_runs(text: str) -> None:
+    """Both tokenizers translate bytes; they give the runs of letters and digits the regex
+    finds in the lower-cased text (which test_ascii_tokens_are_the_ones_fts5_sees holds to
+    FTS5)."""
+    runs = re.findall(r"[a-z0-9]+", text.lower())
+    assert tokens(text) == runs
+    assert ascii_tokens(text) == [t.encode() for t in runs]
+
+
+class _Forgetful(dict):
+    """A `saved` that keeps nothing: every removal tokenizes the row's text again."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    rows=st.lists(st.tuples(text, text), min_size=1, max_size=6),
+    saves=st.lists(st.tuples(st.integers(0, 5), text, text, st.booleans()), max_size=20),
+)
+def test_a_row_saved_again_leaves_the_postings_it_was_added_to(
+    rows: list[tuple[str, str]], saves: list[tuple[int, str, str, bool]]
+) -> None:
+    """A row added one at a time keeps the postings it went into, and its next removal
+    takes it out of exactly those: the same postings, lengths and counts as removing it by
+    tokenizing its text again (what a bulk-built row's removal does); and the rows' present
+    text's postings, as a fresh build holds them (a term left with no row stays listed)."""
+    built = [(i, title, content) for i, (title, content) in enumerate(rows)]
+    kept, retokenized = BM25Index.built(built), BM25Index.built(built)
+    retokenized.saved = _Forgetful()
+    text_of = {rowid: (title, content) for rowid, title, content in built}
+    for i, title, content, search in saves:
+        rowid = i % len(rows)
+        for index in (kept, retokenized):
+            index.apply([(False, rowid, *text_of[rowid]), (True, rowid, title, content)])
+            if search:  # a search drains the queue: later removals meet rows added since
+                len(index)
+        text_of[rowid] = (title, content)
+    assert kept.saved.keys() <= text_of.keys() and not retokenized.saved
+    assert _postings_state(kept) == _postings_state(retokenized)
+    fresh = BM25Index.built(sorted((r, *t) for r, t in text_of.items()))
+    terms, *rest = _postings_state(kept)
+    fresh_terms, *fresh_rest = _postings_state(fresh)
+    assert {t[0]: t for t in terms if t[2]} == {t[0]: t for t in fresh_terms} and rest == fresh_rest
