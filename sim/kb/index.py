@@ -454,7 +454,8 @@ def idf(n_rows: int, n_hit: int) -> float:
 def bm25(freqs: np.ndarray, idfs: np.ndarray, length: np.ndarray, avgdl: float) -> np.ndarray:
     """FTS5's bm25 of rows, given each query word's weighted count in them (rows × words, in
     query order) and their lengths: its floating-point operations in its order (each word's
-    term, then the terms added left to right), negated as FTS5 ranks."""
+    term, then the terms added left to right), negated as FTS5 ranks. Integer counts are
+    taken as they are: the first operation on them gives exact float64 values."""
     norm = K1 * ((1 - B) + B * length / avgdl)
     terms = idfs * ((freqs * (K1 + 1.0)) / (freqs + norm[:, None]))
     return -1.0 * np.add.accumulate(terms, axis=1)[:, -1]
