@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.kb.index import BM25Index, ascii_tokens, tokens
+from sim.kb.index import BM25Index, Postings, ascii_tokens, tokens
 from sim.kb.matrix_index import MatrixIndex
 from sim.kb.rows import StoreError
 from sim.kb.schema import SCHEMA
@@ -284,39 +284,13 @@ def test_the_byte_tokenizers_give_the_regexs_runs(text: str) -> None:
     assert ascii_tokens(text) == [t.encode() for t in runs]
 
 
-class _Forgetful(dict):
-    """A `saved` that keeps nothing: every removal tokenizes the row's text again."""
-
-    def __setitem__(self, key: object, value: object) -> None:
-        pass
-
-
-@settings(max_examples=examples(60), deadline=None)
-@given(
-    rows=st.lists(st.tuples(text, text), min_size=1, max_size=6),
-    saves=st.lists(st.tuples(st.integers(0, 5), text, text, st.booleans()), max_size=20),
-)
-def test_a_row_saved_again_leaves_the_postings_it_was_added_to(
-    rows: list[tuple[str, str]], saves: list[tuple[int, str, str, bool]]
-) -> None:
-    """A row added one at a time keeps the postings it went into, and its next removal
-    takes it out of exactly those: the same postings, lengths and counts as removing it by
-    tokenizing its text again (what a bulk-built row's removal does); and the rows' present
-    text's postings, as a fresh build holds them (a term left with no row stays listed)."""
-    built = [(i, title, content) for i, (title, content) in enumerate(rows)]
-    kept, retokenized = BM25Index.built(built), BM25Index.built(built)
-    retokenized.saved = _Forgetful()
-    text_of = {rowid: (title, content) for rowid, title, content in built}
-    for i, title, content, search in saves:
-        rowid = i % len(rows)
-        for index in (kept, retokenized):
-            index.apply([(False, rowid, *text_of[rowid]), (True, rowid, title, content)])
-            if search:  # a search drains the queue: later removals meet rows added since
-                len(index)
-        text_of[rowid] = (title, content)
-    assert kept.saved.keys() <= text_of.keys() and not retokenized.saved
-    assert _postings_state(kept) == _postings_state(retokenized)
-    fresh = BM25Index.built(sorted((r, *t) for r, t in text_of.items()))
-    terms, *rest = _postings_state(kept)
-    fresh_terms, *fresh_rest = _postings_state(fresh)
-    assert {t[0]: t for t in terms if t[2]} == {t[0]: t for t in fresh_terms} and rest == fresh_rest
+@settings(max_examples=examples(200), deadline=None)
+@given(rowids=st.sets(st.integers(0, 60)), removed=st.sets(st.integers(-5, 70)))
+def test_a_merge_keeps_the_rows_np_isin_keeps(rowids: set[int], removed: set[int]) -> None:
+    """A merge finds its removed rows by binary search: the rows np.isin finds, whether a
+    removed row is held, was only ever queued (absent), or lies beyond the ends."""
+    postings = Postings(
+        np.array(sorted(rowids), np.int64), np.zeros(len(rowids), np.int32), "t", {}, removed
+    )
+    expected = ~np.isin(postings.rowids, np.fromiter(removed, np.int64, len(removed)))
+    assert np.array_equal(postings._kept(), expected)

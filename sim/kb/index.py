@@ -176,12 +176,8 @@ class BM25Index:
         self.lengths: dict[int, np.ndarray] = {}
         """Per KB (rowid >> KB_ROWID_BITS), each row's length in tokens by its place in the
         KB's rowid range (0 while out): a KB's rowids are dense, so no posting repeats a
-        length."""
-        self.saved: dict[int, tuple[Postings, ...]] = {}
-        """Each row added one at a time since the build (a save's new text): the postings it
-        was queued in, so that its next save takes it out of them without tokenizing its
-        text again. A bulk-built row keeps none (removal tokenizes the text the store
-        passes): a KB's rows hold tens of terms each, and a day saves few of them."""
+        length, and no row keeps a list of its terms (removal reads them again from the
+        text the store passes)."""
         self.n_rows = 0
         self.non_ascii: set[int] = set()
         self.total_tokens = 0
@@ -303,15 +299,12 @@ class BM25Index:
     def _add(self, rowid: int, title: str, content: str, touched: dict[str, Postings]) -> None:
         """Queue the row in each of its terms' postings (named in `touched`)."""
         weights, length = weighted_counts(title, content)
-        held = []
         for term, weight in weights.items():
             postings = self.postings.get(term)
             if postings is None:
                 postings = self.postings[term] = Postings(term=term)
             postings.added[rowid] = weight
             touched[term] = postings
-            held.append(postings)
-        self.saved[rowid] = tuple(held)
         lengths, place = self._length_of(rowid)
         lengths[place] = length
         self.n_rows += 1
@@ -325,11 +318,8 @@ class BM25Index:
         lengths[place] = 0
         self.n_rows -= 1
         self.non_ascii.discard(rowid)
-        held = self.saved.pop(rowid, None)
-        if held is None:
-            held = tuple(self.postings[t] for t in {*tokens(title), *tokens(content)})
-        for postings in held:
-            touched[postings.term] = postings
+        for term in {*tokens(title), *tokens(content)}:
+            postings = touched[term] = self.postings[term]
             postings.added.pop(rowid, None)
             postings.removed.add(rowid)  # harmless if only ever queued: the merge finds nothing
 
