@@ -10,12 +10,15 @@ import pandas as pd
 import pytest
 
 from sim.experiments import experiment_params, run_points, run_study
+from sim.kb.store import KBStore
 from sim.kb.versions import format_version
 from sim.model import checker as checker_module
 from sim.model.checker import GroundTruthMismatch
 from sim.model.day import DAY_START_US, KB_ID, DayResult, run_day
 from sim.model.opening import Opening
+from sim.model.oracle import GroundTruthOracle
 from sim.params import Params
+from tests.conftest import KB, ManualClock
 
 BASE = Params()
 
@@ -240,4 +243,28 @@ def test_each_reading_changes_only_what_it_should() -> None:
     assert gaps == {round(base.day_s / base.n_saves, 6)}
     assert [c.question_article for c in even.citations] == [
         c.question_article for c in default.citations
+    ]
+
+
+def test_the_oracle_judges_each_citation_as_if_alone(store: KBStore, clock: ManualClock) -> None:
+    """statuses reads each article once for the whole list: every citation gets the status
+    it gets judged alone, repeated articles and all (body and title changes, a gone one)."""
+    oracle = GroundTruthOracle(store, KB)
+    before = {a: store.article_state(KB, a) for a in ("a1", "a2", "a3")}
+    clock.advance(1)
+    store.save(KB, "a1", "A new body.")
+    store.save(KB, "a2", before["a2"].content, title="A new title")
+    store.set_published(KB, "a3", False)
+    now = format_version(store.article_state(KB, "a1").updated_us)
+    cited = [(a, format_version(before[a].updated_us), before[a].title) for a in before]
+    cited = [cited[0], (cited[0][0], now, cited[0][2]), cited[1], cited[1], cited[2], cited[0]]
+    judged = oracle.statuses(cited)
+    assert judged == [oracle.statuses([c])[0] for c in cited]
+    assert judged == [
+        ("stale", "body"),
+        ("fresh", ""),
+        ("stale", "title"),
+        ("stale", "title"),
+        ("gone", "gone"),
+        ("stale", "body"),
     ]

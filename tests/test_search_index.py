@@ -13,6 +13,7 @@ answer of FTS5's own SQL.
 from __future__ import annotations
 
 import itertools
+import re
 import sqlite3
 from collections import Counter
 
@@ -21,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.kb.index import BM25Index, ascii_tokens, tokens
+from sim.kb.index import BM25Index, Postings, ascii_tokens, tokens
 from sim.kb.matrix_index import MatrixIndex
 from sim.kb.rows import StoreError
 from sim.kb.schema import SCHEMA
@@ -274,5 +275,22 @@ def test_the_bulk_build_refuses_rowids_out_of_order() -> None:
 
 @settings(max_examples=examples(300), deadline=None)
 @given(st.text() | st.text(alphabet=st.characters(max_codepoint=127)))
-def test_the_bulk_builds_tokens_are_the_regexs(text: str) -> None:
-    assert ascii_tokens(text) == [t.encode() for t in tokens(text)]
+def test_the_byte_tokenizers_give_the_regexs_runs(text: str) -> None:
+    """Both tokenizers translate bytes; they give the runs of letters and digits the regex
+    finds in the lower-cased text (which test_ascii_tokens_are_the_ones_fts5_sees holds to
+    FTS5)."""
+    runs = re.findall(r"[a-z0-9]+", text.lower())
+    assert tokens(text) == runs
+    assert ascii_tokens(text) == [t.encode() for t in runs]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(rowids=st.sets(st.integers(0, 60)), removed=st.sets(st.integers(-5, 70)))
+def test_a_merge_keeps_the_rows_np_isin_keeps(rowids: set[int], removed: set[int]) -> None:
+    """A merge finds its removed rows by binary search: the rows np.isin finds, whether a
+    removed row is held, was only ever queued (absent), or lies beyond the ends."""
+    postings = Postings(
+        np.array(sorted(rowids), np.int64), np.zeros(len(rowids), np.int32), "t", {}, removed
+    )
+    expected = ~np.isin(postings.rowids, np.fromiter(removed, np.int64, len(removed)))
+    assert np.array_equal(postings._kept(), expected)

@@ -75,6 +75,7 @@ class CasEdit(StoreCore):
                 if approval is None:
                     return ApprovalMissing(latest)
             us, seq = self._write(
+                row,
                 kb_id,
                 article_id,
                 row[1] if title is None else title,

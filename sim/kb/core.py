@@ -24,6 +24,8 @@ from sim.kb.versions import Clock
 _S = TypeVar("_S", bound="StoreCore")
 ChangeFields = tuple[str, int, str, str]
 """A Change's fields: listeners are told of Change objects, made only if one listens."""
+Row = tuple[int, str, str, int, int]
+"""An article's row: rowid, title, content, published (0 or 1), updated_us."""
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -192,14 +194,14 @@ class StoreCore:
             )
         return head
 
-    def _row(self, kb_id: str, article_id: str) -> tuple[int, str, str, int, int] | None:
+    def _row(self, kb_id: str, article_id: str) -> Row | None:
         return self._db.execute(
             "SELECT rowid, title, content, published, updated_us FROM articles "
             "WHERE kb_id = ? AND article_id = ?",
             (kb_id, article_id),
         ).fetchone()
 
-    def _require_row(self, kb_id: str, article_id: str) -> tuple[int, str, str, int, int]:
+    def _require_row(self, kb_id: str, article_id: str) -> Row:
         row = self._row(kb_id, article_id)
         if row is None:
             raise StoreError(f"no article {article_id!r} in knowledge base {kb_id!r}")
@@ -207,6 +209,7 @@ class StoreCore:
 
     def _write(
         self,
+        row: Row,
         kb_id: str,
         article_id: str,
         title: str,
@@ -215,10 +218,10 @@ class StoreCore:
         type_: str,
         actor: str,
     ) -> tuple[int, int]:
-        """Write the new state, keep FTS equal to the published set, append the event."""
-        rowid, old_title, old_content, was_published, current_us = self._require_row(
-            kb_id, article_id
-        )
+        """Write the new state over `row` (the article as this transaction read it: every
+        write reads it first, to decide), keep FTS equal to the published set, append the
+        event."""
+        rowid, old_title, old_content, was_published, current_us = row
         us = self._next_version(current_us)
         self._db.execute(
             "UPDATE articles SET title = ?, content = ?, published = ?, updated_us = ? "

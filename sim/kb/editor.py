@@ -72,8 +72,10 @@ class EditorSide(StoreCore):
     ) -> int:
         """Human save of a published article or a draft; returns the new version."""
         with self._tx():
-            _, old_title, _, published, _ = self._require_row(kb_id, article_id)
+            row = self._require_row(kb_id, article_id)
+            _, old_title, _, published, _ = row
             us, _ = self._write(
+                row,
                 kb_id,
                 article_id,
                 old_title if title is None else title,
@@ -87,9 +89,10 @@ class EditorSide(StoreCore):
     @serialised
     def set_published(self, kb_id: str, article_id: str, published: bool) -> int:
         with self._tx():
-            _, title, content, _, _ = self._require_row(kb_id, article_id)
+            row = self._require_row(kb_id, article_id)
+            _, title, content, _, _ = row
             type_ = "published" if published else "unpublished"
-            us, _ = self._write(kb_id, article_id, title, content, published, type_, "human")
+            us, _ = self._write(row, kb_id, article_id, title, content, published, type_, "human")
         return us
 
     @serialised

@@ -47,14 +47,18 @@ def exact_words(words: list[str]) -> bool:
     return all(_ASCII_TOKEN.match(w) for w in words)
 
 
-def tokens(text: str) -> list[str]:
-    """unicode61's tokens of ASCII text: runs of letters and digits, lower-cased."""
-    return _TOKEN.findall(text.lower())
-
-
 _NOT_IN_TOKENS = bytes(
     c if chr(c).isascii() and (chr(c).islower() or chr(c).isdigit()) else 32 for c in range(256)
 )
+
+
+def tokens(text: str) -> list[str]:
+    """unicode61's tokens of ASCII text: runs of letters and digits, lower-cased. ASCII
+    text (all the study's) is lower-cased, its other bytes made spaces and split: the
+    regex's runs in a third of its time (a save tokenizes its row's old and new text)."""
+    if text.isascii():
+        return text.encode().lower().translate(_NOT_IN_TOKENS).decode().split()
+    return _TOKEN.findall(text.lower())
 
 
 def ascii_tokens(text: str) -> list[bytes]:
@@ -138,7 +142,7 @@ class Postings:
 
     def merged(self) -> Postings:
         if self.added or self.removed:
-            keep = ~np.isin(self.rowids, np.fromiter(self.removed, np.int64, len(self.removed)))
+            keep = self._kept()
             n = len(self.added)
             rowids = np.concatenate([self.rowids[keep], np.fromiter(self.added, np.int64, n)])
             weight = np.fromiter(self.added.values(), np.int32, n)
@@ -147,6 +151,16 @@ class Postings:
             self.weight = np.concatenate([self.weight[keep], weight])[order]
             self.added, self.removed = {}, set()
         return self
+
+    def _kept(self) -> np.ndarray:
+        """Which rows stay: those not removed (found by binary search in the sorted rowids,
+        as a queue is a few rows against thousands; np.isin sorts both)."""
+        keep = np.ones(len(self.rowids), bool)
+        if self.removed and len(self.rowids):
+            removed = np.fromiter(self.removed, np.int64, len(self.removed))
+            at = np.minimum(np.searchsorted(self.rowids, removed), len(self.rowids) - 1)
+            keep[at[self.rowids[at] == removed]] = False
+        return keep
 
     def copy(self) -> Postings:
         m = self.merged()
@@ -304,7 +318,7 @@ class BM25Index:
         lengths[place] = 0
         self.n_rows -= 1
         self.non_ascii.discard(rowid)
-        for term in set(tokens(title)) | set(tokens(content)):
+        for term in {*tokens(title), *tokens(content)}:
             postings = touched[term] = self.postings[term]
             postings.added.pop(rowid, None)
             postings.removed.add(rowid)  # harmless if only ever queued: the merge finds nothing
@@ -430,7 +444,8 @@ def idf(n_rows: int, n_hit: int) -> float:
 def bm25(freqs: np.ndarray, idfs: np.ndarray, length: np.ndarray, avgdl: float) -> np.ndarray:
     """FTS5's bm25 of rows, given each query word's weighted count in them (rows × words, in
     query order) and their lengths: its floating-point operations in its order (each word's
-    term, then the terms added left to right), negated as FTS5 ranks."""
+    term, then the terms added left to right), negated as FTS5 ranks. Integer counts are
+    taken as they are: the first operation on them gives exact float64 values."""
     norm = K1 * ((1 - B) + B * length / avgdl)
     terms = idfs * ((freqs * (K1 + 1.0)) / (freqs + norm[:, None]))
     return -1.0 * np.add.accumulate(terms, axis=1)[:, -1]

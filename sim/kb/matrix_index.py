@@ -137,11 +137,11 @@ class MatrixIndex:
         if not found or not n:
             return np.empty(0, np.int64), np.empty(0)
         block = self.counts[:n, found]
-        hit = np.flatnonzero(block.any(axis=1) & self._in_range(n, first_rowid, last_rowid))
+        hit = (block.any(axis=1) & self._in_range(n, first_rowid, last_rowid)).nonzero()[0]
         n_rows = len(self.indexed)
         avgdl = float(self.total_tokens) / float(n_rows) if n_rows else 1.0
         idfs = np.array([idf(n_rows, int(self.df[c])) for c in found])
-        return self.rowid[hit], bm25(block[hit].astype(np.float64), idfs, self.length[hit], avgdl)
+        return self.rowid[hit], bm25(block[hit], idfs, self.length[hit], avgdl)
 
     def _in_range(self, n: int, first_rowid: int, last_rowid: int) -> np.ndarray:
         """Which of the first n slots hold a rowid of the KB (kept until a slot is added)."""

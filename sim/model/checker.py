@@ -135,7 +135,7 @@ class Checker:
 
     def check(self, k: int) -> None:
         held = list(self.citations)
-        truth = [self.oracle.status(c.article_id, c.version, c.title) for c in held]
+        truth = self.oracle.statuses([(c.article_id, c.version, c.title) for c in held])
         status = [s for s, _ in truth]
         self._record(k, "truth", held, truth, status, [])
         methods: dict[str, Callable[[list[HeldCitation]], list[str]]] = {

@@ -142,8 +142,9 @@ class Day:
 
     def day_end(self) -> Proc:
         yield self.env.timeout(self.params.day_s)
-        for c in self.agent.citations:
-            self.final[(c.answer, c.slot)] = self.oracle.status(c.article_id, c.version, c.title)
+        held = self.agent.citations
+        truth = self.oracle.statuses([(c.article_id, c.version, c.title) for c in held])
+        self.final = {(c.answer, c.slot): t for c, t in zip(held, truth, strict=True)}
         s = self.schedule
         top10 = set(int(i) for i in s.question_rank.argsort()[:10])
         self.result.day = DayRecord(

@@ -6,6 +6,7 @@ judged against it and never use it.
 
 from __future__ import annotations
 
+from sim.kb.rows import Article
 from sim.kb.store import KBStore
 from sim.kb.versions import parse_version
 
@@ -15,9 +16,21 @@ class GroundTruthOracle:
         self._store = store
         self._kb_id = kb_id
 
-    def status(self, article_id: str, cited_version: str, cited_title: str) -> tuple[str, str]:
-        """(status, kind): ('fresh', ''), ('stale', 'body' | 'title') or ('gone', 'gone')."""
-        a = self._store.article_state(self._kb_id, article_id)
+    def statuses(self, cited: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+        """Each citation's (article_id, version, title) status now, as (status, kind):
+        ('fresh', ''), ('stale', 'body' | 'title') or ('gone', 'gone'). Each article is read
+        once: a day's citations repeat its popular articles, and a check judges them all."""
+        states: dict[str, Article] = {}
+        out = []
+        for article_id, version, title in cited:
+            a = states.get(article_id)
+            if a is None:
+                a = states[article_id] = self._store.article_state(self._kb_id, article_id)
+            out.append(self._judged(a, version, title))
+        return out
+
+    @staticmethod
+    def _judged(a: Article, cited_version: str, cited_title: str) -> tuple[str, str]:
         if not a.published:
             return "gone", "gone"
         if a.updated_us > parse_version(cited_version):
@@ -36,4 +49,6 @@ class GroundTruthOracle:
         return self._store.head_sequence(self._kb_id)
 
     def unpublished_count(self, article_ids: list[str]) -> int:
-        return sum(not self._store.article_state(self._kb_id, a).published for a in article_ids)
+        """How many of these articles of the KB are unpublished now: one statement, not
+        one read per article (a 50,000-article day ends with it)."""
+        return len(self._store.unpublished_among(self._kb_id, article_ids))
