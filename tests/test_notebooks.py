@@ -30,7 +30,13 @@ SMALL = {
 
 
 @pytest.mark.parametrize("name", sorted(SMALL))
-def test_notebook_runs_on_small_parameters(name: str, tmp_path: Path) -> None:
+def test_notebook_runs_on_small_parameters(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel draws with Agg: every figure is still made and saved, but not drawn again
+    as an inline image (a quarter of this test's time); the full runs of `make reproduce`
+    and `make check` draw them inline too."""
+    monkeypatch.setenv("MPLBACKEND", "agg")  # the kernel takes it from its environment
     nb = execute(NOTEBOOKS / name, {**SMALL[name], "OUT_DIR": str(tmp_path)})
     errors = [
         o
