@@ -184,16 +184,19 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 LONGEST_FIRST = (
     "test_regression.py",
     "test_model.py",
-    "test_notebooks.py",
     "test_theory.py",
-    "test_stdio.py",
-    "test_push.py",
-    "test_faults.py",
+    "test_notebooks.py",
     "test_advise_calibrated.py",
-    "test_hosts.py",
+    "test_push.py",
     "test_advise_extremes.py",
-    "test_gate.py",
+    "test_stdio.py",
+    "test_faults.py",
     "test_mcp.py",
+    "test_hosts.py",
+    "test_sweep.py",
+    "test_gate.py",
+    "test_corpus_draws.py",
+    "test_forkserve.py",
 )
 """The modules that take longest, started first so no worker is left with one at the end."""
 
