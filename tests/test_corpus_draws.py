@@ -11,7 +11,8 @@ import pytest
 from sim import corpus, draws, rng
 from sim.corpus import PLACES, VERBS, ArticleSpec, n_products
 from sim.draws import choices_with_uniforms
-from sim.kb.index import BM25Index, tokens
+from sim.kb.fts5 import tokens
+from sim.kb.index import BM25Index
 from sim.kb.matrix_index import MatrixIndex
 from sim.kb.search import INDEX_MIN_ROWS
 from sim.kb.store import KBStore

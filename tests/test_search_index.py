@@ -22,7 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.kb.index import BM25Index, Postings, ascii_tokens, tokens
+from sim.kb.fts5 import ascii_tokens, tokens
+from sim.kb.index import BM25Index, Postings
 from sim.kb.matrix_index import MatrixIndex
 from sim.kb.rows import StoreError
 from sim.kb.schema import SCHEMA

@@ -8,7 +8,8 @@ evaluates exactly FTS5's formula (``ext/fts5/fts5_aux.c``, SQLite 3.40: k1 = 1.2
 b = 0.75, idf = log((N − n + 0.5) / (n + 0.5)) floored at 1e-6, column weights title 4
 and body 1, N and the average row length over the whole FTS table) with the same
 floating-point operations in the same order, then sorts by (score, rowid) as the SQL
-does. A property test holds it to FTS5 on random corpora and edit sequences.
+does. A property test holds it to FTS5 on random corpora and edit sequences. The
+tokenizer and the formula are ``fts5.py``'s, shared with the small KB's matrix index.
 
 Scope: unicode61 tokenization is reproduced for ASCII only (runs of letters and digits,
 lower-cased). While any indexed row holds a non-ASCII character, or a query word is not
@@ -19,71 +20,30 @@ search of record. The store applies changes at commit, never for a rolled-back w
 from __future__ import annotations
 
 import itertools
-import math
-import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.kb.fts5 import (
+    K1,
+    TITLE_WEIGHT,
+    B,
+    batch_tokens,
+    bm25,
+    exact_words,
+    idf,
+    tokens,
+    weighted_counts,
+)
 from sim.kb.schema import KB_ROWID_BITS
 
-K1 = 1.2
-B = 0.75
-TITLE_WEIGHT = 4
-"""FTS5's title weight, an integer: weighted counts are then exact in integer arrays."""
 MAX_QUEUED = 64
-_TOKEN = re.compile(r"[a-z0-9]+")
-_ASCII_TOKEN = re.compile(r"[a-z0-9]+\Z")
 
 
 Term = tuple[np.ndarray, np.ndarray, np.ndarray]
 """A word's rows within a KB: rowids, weighted counts (title 4, body 1), row lengths."""
-
-
-def exact_words(words: list[str]) -> bool:
-    """Whether each query word is one ASCII token, as the in-memory indexes tokenize."""
-    return all(_ASCII_TOKEN.match(w) for w in words)
-
-
-_NOT_IN_TOKENS = bytes(
-    c if chr(c).isascii() and (chr(c).islower() or chr(c).isdigit()) else 32 for c in range(256)
-)
-
-
-def tokens(text: str) -> list[str]:
-    """unicode61's tokens of ASCII text: runs of letters and digits, lower-cased. ASCII
-    text (all the study's) is lower-cased, its other bytes made spaces and split: the
-    regex's runs in a third of its time (a save tokenizes its row's old and new text)."""
-    if text.isascii():
-        return text.encode().lower().translate(_NOT_IN_TOKENS).decode().split()
-    return _TOKEN.findall(text.lower())
-
-
-def ascii_tokens(text: str) -> list[bytes]:
-    """``tokens`` of the text, encoded: for ASCII text a byte translation and a split, the
-    same runs at a fraction of the regex's cost (a bulk build tokenizes every row)."""
-    if text.isascii():
-        return text.encode().lower().translate(_NOT_IN_TOKENS).split()
-    return [t.encode() for t in tokens(text)]
-
-
-_NOT_IN_TOKENS_BUT_NUL = b"\x00" + _NOT_IN_TOKENS[1:]
-
-
-def _batch_tokens(chunk: list[tuple[int, str, str]]) -> tuple[list[bytes], list[int]]:
-    """Each row's ``ascii_tokens`` of its body then of its title, one list, and how many
-    each text gave: for ASCII text without NUL, one translation of the batch's texts
-    joined by NUL, split at NUL and then into tokens (two calls a text instead of five)."""
-    texts = [text for _, title, content in chunk for text in (content, title)]
-    joined = "\x00".join(texts)
-    if joined.isascii() and joined.count("\x00") == len(texts) - 1:
-        pieces = joined.encode().lower().translate(_NOT_IN_TOKENS_BUT_NUL).split(b"\x00")
-        split = list(map(bytes.split, pieces))
-    else:
-        split = list(map(ascii_tokens, texts))
-    return list(itertools.chain.from_iterable(split)), list(map(len, split))
 
 
 def _weighted_pairs(
@@ -103,16 +63,6 @@ def _weighted_pairs(
     firsts = np.concatenate([[0], np.flatnonzero(np.diff(pair)) + 1])  # body run, title run
     pair = pair[firsts]
     return pair // n, rowids[pair % n], np.add.reduceat(counted, firsts).astype(np.int32)
-
-
-def weighted_counts(title: str, content: str) -> tuple[Counter[str], int]:
-    """Each term's count weighted as FTS5's bm25(title 4, body 1) weighs it, and the row's
-    length in tokens."""
-    title_tokens, body_tokens = tokens(title), tokens(content)
-    weights = Counter(body_tokens)
-    for term in title_tokens:
-        weights[term] += TITLE_WEIGHT
-    return weights, len(title_tokens) + len(body_tokens)
 
 
 Op = tuple[bool, int, str, str]
@@ -210,7 +160,7 @@ class BM25Index:
                     f"BM25Index.built: rowids must ascend; {chunk[i][0]} after {after}"
                 )
             last = chunk[-1][0]
-            flat, counts = _batch_tokens(chunk)
+            flat, counts = batch_tokens(chunk)
             term_ids = np.fromiter(map(vocabulary.__getitem__, flat), np.int64, len(flat))
             per_text = np.array(counts, np.int64).reshape(len(chunk), 2)  # body, title
             index._count_rows(chunk, rowids, per_text.sum(axis=1))
@@ -433,19 +383,3 @@ class BM25Index:
                 freqs[inside, j] = weight[at[inside]]
                 length[inside] = term_length[at[inside]]
         return bm25(freqs, np.array(idfs), length, avgdl)
-
-
-def idf(n_rows: int, n_hit: int) -> float:
-    """FTS5's idf of a word held by n_hit of the table's n_rows rows."""
-    value = math.log((n_rows - n_hit + 0.5) / (n_hit + 0.5)) if n_rows else 0.0
-    return value if value > 0.0 else 1e-6
-
-
-def bm25(freqs: np.ndarray, idfs: np.ndarray, length: np.ndarray, avgdl: float) -> np.ndarray:
-    """FTS5's bm25 of rows, given each query word's weighted count in them (rows × words, in
-    query order) and their lengths: its floating-point operations in its order (each word's
-    term, then the terms added left to right), negated as FTS5 ranks. Integer counts are
-    taken as they are: the first operation on them gives exact float64 values."""
-    norm = K1 * ((1 - B) + B * length / avgdl)
-    terms = idfs * ((freqs * (K1 + 1.0)) / (freqs + norm[:, None]))
-    return -1.0 * np.add.accumulate(terms, axis=1)[:, -1]

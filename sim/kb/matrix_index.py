@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.kb.index import Op, bm25, exact_words, idf, weighted_counts
+from sim.kb.fts5 import bm25, exact_words, idf, weighted_counts
+from sim.kb.index import Op
 
 
 class MatrixIndex:
