@@ -38,6 +38,14 @@ def test_scaling_probe_counts_matches_through_the_tools() -> None:
     assert row["tool_calls"] > 0 and row["kb_database_mib"] > 0
 
 
+_MINIMAL = {
+    "reproduction_seeds_1_5": {"wall_s": {"median": 2.4}},
+    "reproduction_kb_floor": {"replay_s": {"median": 0.5}},
+    "sweep": {"days_per_s": 19.0},
+    "scaling": [],
+}
+
+
 def test_targets_compare_each_tool_with_its_own_cost_at_x1() -> None:
     b = {
         "reproduction_seeds_1_5": {"wall_s": {"median": 2.4}},
@@ -91,3 +99,23 @@ def test_retiming_some_loops_keeps_the_rest_and_says_so(monkeypatch: pytest.Monk
     assert "Timed again on abc1234 (`python -m sim bench --only`): `make_test`" in (
         suite.readme_table(b)
     )
+
+
+def test_a_loop_timed_several_times_reports_its_median_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sim.bench import loops
+
+    walls = iter([2.5, 1.5, 9.0, 1.9, 2.1])
+    monkeypatch.setattr(
+        loops, "_run", lambda steps: {"wall_s": next(walls), "passed": True, "steps": []}
+    )
+    timed = loops._median_of(5, [("advise", ["true"])])
+    assert timed["wall_s"] == 2.1 and timed["runs_wall_s"] == [2.5, 1.5, 9.0, 1.9, 2.1]
+    (row,) = [t for t in targets({**_MINIMAL, "advise_5000": timed}) if "5,000" in t["target"]]
+    assert row["measured"].startswith("2.10 s (median of 5 runs, 1.50–9.00 s;")
+    assert row["met"] is False
+    monkeypatch.setattr(
+        loops, "_run", lambda steps: {"wall_s": 1.0, "passed": len(steps) > 5, "steps": []}
+    )
+    assert loops._median_of(3, [("advise", ["false"])])["passed"] is False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -87,14 +88,28 @@ def check_wall() -> dict[str, Any]:
     return _run([("check", [sys.executable, "-m", "sim.check"]), ("deep tests", deep)])
 
 
+def _median_of(runs: int, steps: list[tuple[str, list[str]]]) -> dict[str, Any]:
+    """`_run` `runs` times: the run of median wall time, with every run's wall seconds
+    (`runs_wall_s`); passed only if every run passed. For loops of seconds, where one run
+    says more about the machine's neighbours than about the code."""
+    done = [_run(steps) for _ in range(runs)]
+    walls = [d["wall_s"] for d in done]
+    median = statistics.median_low(walls)
+    return {**done[walls.index(median)], "passed": all(d["passed"] for d in done)} | {
+        "runs_wall_s": walls
+    }
+
+
 ADVISE_ARGS = ["--saves-per-day", "2000", "--max-unnoticed-min", "10"]
 """Issue 23's advisor command, at 5,000 and at 50,000 articles."""
+ADVISE_RUNS = 5
 
 
 def advise_wall(articles: int) -> dict[str, Any]:
-    """`python -m sim advise --articles N --saves-per-day 2000 --max-unnoticed-min 10`."""
+    """`python -m sim advise --articles N --saves-per-day 2000 --max-unnoticed-min 10`, the
+    median of ADVISE_RUNS runs."""
     command = [sys.executable, "-m", "sim", "advise", "--articles", str(articles), *ADVISE_ARGS]
-    return _run([("advise", command)])
+    return _median_of(ADVISE_RUNS, [("advise", command)])
 
 
 LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
