@@ -209,13 +209,7 @@ def run_requests(
     as soon as its last seed is in, so its rows can become frames and the day rows no other
     request needs be let go. Results do not depend on the worker count."""
     days = [[r.days(p) for p in r.points] for r in requests]
-    users: dict[tuple[int, DayKey], int] = {}
-    kept: dict[tuple[int, DayKey], set[str]] = {}
-    for r, point_days in zip(requests, days, strict=True):
-        for s in r.seeds:
-            for key in dict.fromkeys((s, d) for ds in point_days for d in ds):
-                users[key] = users.get(key, 0) + 1
-                kept.setdefault(key, set()).update(r.records)
+    users, kept = _day_users(requests, days)
     by_seed: dict[int, list[DayKey]] = {}
     for s, d in users:
         by_seed.setdefault(s, []).append(d)
@@ -252,6 +246,26 @@ def run_requests(
         bar.close()
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def _day_users(
+    requests: list[Request], days: list[list[list[DayKey]]]
+) -> tuple[dict[tuple[int, DayKey], int], dict[tuple[int, DayKey], set[str]]]:
+    """Each distinct day (seed, key) of the requests: how many requests use it, and the
+    record types they read of it."""
+    users: dict[tuple[int, DayKey], int] = {}
+    kept: dict[tuple[int, DayKey], set[str]] = {}
+    for r, point_days in zip(requests, days, strict=True):
+        for s in r.seeds:
+            for key in dict.fromkeys((s, d) for ds in point_days for d in ds):
+                users[key] = users.get(key, 0) + 1
+                kept.setdefault(key, set()).update(r.records)
+    return users, kept
+
+
+def distinct_days(requests: list[Request]) -> int:
+    """The days run_requests runs for these requests: each distinct day once."""
+    return len(_day_users(requests, [[r.days(p) for p in r.points] for r in requests])[0])
 
 
 def _point_runs(

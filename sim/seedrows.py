@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from sim.calibrate.validate import calibration_outputs
-from sim.experiments import PointRuns, Request, run_requests, study_frames
+from sim.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
 from sim.metrics import per_seed
 from sim.params import Params
 from sim.report import breakeven, exposure, gate, realshape, sensitivity, tables
@@ -242,11 +242,20 @@ def run(
     base: Params, seeds: dict[str, int], workers: int | None = None, progress: bool = True
 ) -> Rows:
     """Every experiment on seeds 1..seeds[name] (its default where not given)."""
-    plans = [e.plan(base, list(range(1, seeds.get(e.name, e.seeds) + 1))) for e in EXPERIMENTS]
     rows: Rows = {}
-    for parts in run_plans(plans, workers, progress):
+    for parts in run_plans(_plans(base, seeds), workers, progress):
         rows |= parts
     return rows
+
+
+def _plans(base: Params, seeds: dict[str, int]) -> list[Plan]:
+    return [e.plan(base, list(range(1, seeds.get(e.name, e.seeds) + 1))) for e in EXPERIMENTS]
+
+
+def study_days(base: Params, seeds: dict[str, int] | None = None) -> int:
+    """The simulated days `run` runs: each distinct day once, however many experiments,
+    readings and points use it."""
+    return distinct_days([r for p in _plans(base, seeds or {}) for r in p.requests])
 
 
 def seed_counts(rows: Rows) -> dict[str, int]:

@@ -119,3 +119,15 @@ def test_a_loop_timed_several_times_reports_its_median_run(
         loops, "_run", lambda steps: {"wall_s": 1.0, "passed": len(steps) > 5, "steps": []}
     )
     assert loops._median_of(3, [("advise", ["false"])])["passed"] is False
+
+
+def test_a_missed_reproduction_target_says_what_a_day_costs_and_what_fits() -> None:
+    steps = [{"step": "study", "wall_s": 500.0, "cpu_s": 1000.0}]
+    loop = {"wall_s": 700.0, "passed": True, "steps": steps, "study_days": 4000}
+    b = {**_MINIMAL, "machine": {"cores": 2}, "make_reproduce": loop}
+    (row,) = [t for t in targets(b) if "make reproduce" in t["target"]]
+    assert row["met"] is False
+    assert row["measured"].endswith(
+        "runs 4,000 distinct days (each shared by every experiment, reading and point that"
+        " uses it) at 0.25 CPU-s a day; 240 s on 2 cores holds 0.12 CPU-s a day with no notebook"
+    )

@@ -30,6 +30,7 @@ def test_requests_together_give_what_each_gives_alone(monkeypatch) -> None:
     together = run_all([a, b], workers=1, progress=False)
     # (SMALL, seed 1, staleness) is wanted by both and simulated once
     assert len(simulated) == len(set(simulated)) == 2 * 2 * 2 + 1
+    assert experiments.distinct_days([a, b]) == len(simulated)  # what the bench reports
     for request, runs in zip((a, b), together, strict=True):
         alone = run_points(list(request.points), list(request.seeds), request.experiments, 1, False)
         for point_runs, frames in zip(runs, alone, strict=True):
