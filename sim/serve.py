@@ -171,7 +171,11 @@ async def _stop_on_interrupt(serving: anyio.CancelScope) -> None:
     KeyboardInterrupt inside whichever SDK task ran, and the SDK's others then met closed
     streams: the interrupt was reported as an internal error with status 1. Once serving
     ends, by either, a further Ctrl-C is ignored: the process leaves within milliseconds,
-    and one raised during the SDK's unwinding printed a traceback."""
+    and one raised during the SDK's unwinding printed a traceback. A server started with
+    SIGINT ignored (a non-interactive shell's `&` starts background jobs so, to spare them
+    the foreground's Ctrl-C) keeps ignoring it, as Python did while it started."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        return
     try:
         with anyio.open_signal_receiver(signal.SIGINT) as signals:
             async for _ in signals:

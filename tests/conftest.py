@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import random
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -137,7 +138,13 @@ SAMPLE_SEED = pytest.StashKey[int]()
 def pytest_configure(config: pytest.Config) -> None:
     """Draws the seed of the regression test's sample once per run: new on each run unless
     REGRESSION_SAMPLE_SEED is set. Under pytest-xdist only the controller draws it and hands
-    it to every worker, so all workers rerun one sample and the printed seed reruns it."""
+    it to every worker, so all workers rerun one sample and the printed seed reruns it.
+
+    SIGINT is given back its default if this run inherited it ignored, as a non-interactive
+    shell's `make test &` does (and exec keeps it so): the tests start servers and send them
+    Ctrl-C as from a terminal, and a server started ignoring SIGINT keeps ignoring it."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     os.environ[DEEP_ENV] = "1" if config.getoption("deep") else "0"
     config.addinivalue_line(
         "markers", "deep: takes a larger sample under --deep (make check) than in make test"

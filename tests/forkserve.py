@@ -144,6 +144,10 @@ def _server(fds: list[int], request: dict) -> NoReturn:
     for fd in fds:
         if fd not in STD_FDS:
             os.close(fd)
+    # as the interpreter a real start would run: SIGINT ignored if the launcher started
+    # with it ignored, else Python's KeyboardInterrupt (the zygote's may differ)
+    ignored = request["sigint_ignored"]
+    signal.signal(signal.SIGINT, signal.SIG_IGN if ignored else signal.default_int_handler)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
@@ -165,13 +169,18 @@ def _server(fds: list[int], request: dict) -> NoReturn:
     os._exit(status)
 
 
-def launch(path: str, args: list[str]) -> NoReturn:
+def launch(path: str, args: list[str], sigint_ignored: bool) -> NoReturn:
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(path)
     except OSError as e:  # the zygote failed to start (see the test worker's stderr) or left
         sys.exit(f"forkserve: no zygote answers at {path} ({e.strerror}); nothing was started")
-    request = {"args": args, "cwd": os.getcwd(), "env": dict(os.environ)}
+    request = {
+        "args": args,
+        "cwd": os.getcwd(),
+        "env": dict(os.environ),
+        "sigint_ignored": sigint_ignored,
+    }
     socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], list(STD_FDS))
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in STD_FDS:  # only the server holds the client's pipes, so their ends are its
@@ -196,4 +205,4 @@ def launch(path: str, args: list[str]) -> NoReturn:
 if __name__ == "__main__":
     if sys.argv[1] == "--zygote":
         zygote(int(sys.argv[2]))
-    launch(sys.argv[1], sys.argv[2:])
+    launch(sys.argv[1], sys.argv[2:], signal.getsignal(signal.SIGINT) is signal.SIG_IGN)

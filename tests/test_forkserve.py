@@ -7,6 +7,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 
 from sim.bench.stdio import ROOT, SERVE, RawClient, tool_call
 from sim.model.opening import KB_ID
@@ -75,3 +76,29 @@ def test_a_signal_to_the_launcher_reaches_the_server_and_its_status_comes_back(
         return status
 
     assert interrupted(serve_command) == interrupted(SERVE) == 0
+
+
+IGNORING_SIGINT = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
+"""Runs its arguments with SIGINT ignored, as a non-interactive shell starts a job with `&`
+(exec keeps an ignored signal ignored)."""
+
+
+def test_a_server_started_ignoring_sigint_keeps_ignoring_it(serve_command: list[str]) -> None:
+    """As Python does while it starts: the foreground's Ctrl-C, which the shell spared the
+    background job, must not end it. Once stdin closes it leaves as usual, with status 0."""
+
+    def survives(serve: list[str]) -> int:
+        client = RawClient("--articles", "5", serve=[*IGNORING_SIGINT, *serve])
+        client.handshake()
+        client.proc.send_signal(signal.SIGINT)
+        client.send({"jsonrpc": "2.0", "id": "p", "method": "ping"})
+        assert client.receive() == {"jsonrpc": "2.0", "id": "p", "result": {}}
+        assert client.close() == ""
+        return client.proc.returncode
+
+    assert survives(serve_command) == survives(SERVE) == 0
