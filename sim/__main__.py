@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument(
         "--no-loops",
         action="store_true",
-        help="leave out the timed `make reproduce` and `make test` (about 6 minutes)",
+        help="leave out the timed loops: `make reproduce`, `make test`, `make check`, advise "
+        "(about 30 minutes)",
     )
     bench.add_argument(
         "--only",

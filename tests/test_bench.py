@@ -130,5 +130,6 @@ def test_a_missed_reproduction_target_says_what_a_day_costs_and_what_fits() -> N
     assert row["met"] is False
     assert row["measured"].endswith(
         "runs 4,000 distinct days (each shared by every experiment, reading and point that"
-        " uses it) at 0.25 CPU-s a day; 240 s on 2 cores holds 0.12 CPU-s a day with no notebook"
+        " uses it) at most 0.25 CPU-s a day (its step's CPU, the calibration, tables and figures"
+        " included, over its days); 240 s on 2 cores holds 0.12 CPU-s a day even with no notebook"
     )

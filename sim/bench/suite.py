@@ -135,8 +135,9 @@ def _study_days(b: dict[str, Any]) -> str:
     cores = b["machine"]["cores"]
     return (
         f". The study runs {days:,} distinct days (each shared by every experiment, reading"
-        f" and point that uses it) at {study['cpu_s'] / days:.2f} CPU-s a day; 240 s on"
-        f" {cores} cores holds {240 * cores / days:.2f} CPU-s a day with no notebook"
+        f" and point that uses it) at most {study['cpu_s'] / days:.2f} CPU-s a day (its step's"
+        f" CPU, the calibration, tables and figures included, over its days); 240 s on"
+        f" {cores} cores holds {240 * cores / days:.2f} CPU-s a day even with no notebook"
     )
 
 
@@ -202,7 +203,8 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
                     "measured": f"{_seconds(loop['wall_s'])} s ("
                     + _runs(loop)
                     + ", ".join(
-                        f"{s['step']} {s['wall_s']:.1f} s, CPU {s.get('cpu_s', float('nan')):.1f} s"
+                        f"{s['step']} {_seconds(s['wall_s'])} s, CPU "
+                        f"{s.get('cpu_s', float('nan')):.1f} s"
                         for s in loop["steps"]
                     )
                     + ")"
@@ -338,7 +340,9 @@ def readme_table(b: dict[str, Any]) -> str:
     m = b["machine"]
     lines += [
         "",
-        f"Measured by `make bench` on {m['cores']} cores ({m['processor']}), Python {m['python']}.",
+        "Measured by `make bench`"
+        + (f" on {b['commit']}" if b.get("commit") else "")
+        + f", {m['cores']} cores ({m['processor']}), Python {m['python']}.",
     ]
     if "retimed" in b:
         again = ", ".join(f"`{name}`" for name in b["retimed"]["loops"])
@@ -367,13 +371,13 @@ def main(
 ) -> None:
     from sim.report import readme
 
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
     if only:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip()
         b = retime(json.loads((out / "bench.json").read_text()), only, head)
     else:
-        b = run_all(repeats, factors, loops=loops)
+        b = run_all(repeats, factors, loops=loops) | {"commit": head}
     b["targets"] = targets(b)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(b, indent=2) + "\n")

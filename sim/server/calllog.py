@@ -1,12 +1,13 @@
 """One line per tool call: the study's costs are computed from this log.
 
 A line holds the call's time, client, tool, its arguments as the log may show them,
-the characters the client received (text plus structured content), whether the
-result was empty, the outcome and the dispatch time. Free text is never logged:
-queries, titles and bodies appear only as their length, idempotency keys only by
-name. Ids, enumerations and numbers are kept, so a citation can be traced to the
-read that produced it. The simulation and ``python -m sim serve --call-log`` write
-the same lines; ``python -m sim log-report`` turns them into the cost table.
+the characters of its result (text plus structured content, counted when the result
+is made, before it is sent), whether the result was empty, the outcome and the
+dispatch time. Free text is never logged: queries, titles and bodies appear only as
+their length, idempotency keys only by name. Ids, enumerations and numbers are kept,
+so a citation can be traced to the read that produced it. The simulation and
+``python -m sim serve --call-log`` write the same lines; ``python -m sim log-report``
+turns them into the cost table.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class ToolCall:
     args: dict[str, LoggedValue]
     """Argument name -> its value, {"length": n} for free text, or "?"."""
     result_chars: int
-    """Characters the client received: the text content plus the structured content's JSON."""
+    """Characters of the result as made for the client (written when made, before it is
+    sent): the text content plus the structured content's JSON."""
     empty: bool
     """No hits, no events, or a refusal."""
     outcome: str
