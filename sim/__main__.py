@@ -118,7 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("reproduce", help="run the study and write results/")
-    rep.add_argument("--out", type=Path, default=Path("results"))
+    rep.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder (default: results; quick-results with --quick)",
+    )
     rep.add_argument(
         "--seeds", type=_at_least_5, default=None, help="staleness runs on seeds 1..N (default 150)"
     )
@@ -126,6 +131,18 @@ def main(argv: list[str] | None = None) -> int:
         "--cas-seeds", type=_at_least_5, default=None, help="CAS runs on seeds 1..N (default 300)"
     )
     rep.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    rep.add_argument(
+        "--scheduler",
+        default=None,
+        help="run the days on the Dask cluster at this scheduler address, e.g. tcp://host:8786"
+        " (same bytes as a local run)",
+    )
+    rep.add_argument(
+        "--quick",
+        action="store_true",
+        help="every part on a twentieth of its seeds (at least 2), each page marked as a quick"
+        " run: every table and figure in about a minute, into quick-results/ or --out",
+    )
     bench = sub.add_parser("bench", help="speed figures into results/bench.json and the README")
     bench.add_argument("--out", type=Path, default=Path("results"))
     bench.add_argument("--repeats", type=int, default=5, help="runs per timed figure")
@@ -263,13 +280,21 @@ def main(argv: list[str] | None = None) -> int:
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
 
         readme = Path("README.md")
+        args.out = args.out or Path("quick-results" if args.quick else "results")
         in_place = args.out == Path("results") and readme.exists()
+        if args.quick and args.out.resolve() == Path("results").resolve():
+            parser.error(
+                "--quick: a quick run does not overwrite the study's results/; got --out"
+                f" {args.out}: give another folder, e.g. --out quick-results"
+            )
         reproduce(
             args.out,
             args.seeds or STALENESS_SEEDS,
             args.cas_seeds or CAS_SEEDS,
             args.workers,
-            readme_path=readme if in_place else None,
+            readme_path=readme if in_place and not args.quick else None,
+            scheduler=args.scheduler,
+            quick=args.quick,
         )
         print(f"wrote {args.out}/REPORT.md and its tables and figures", file=sys.stderr)
     elif args.command == "bench":

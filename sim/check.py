@@ -2,7 +2,8 @@
 
 Every table, text and per-seed rows file must be equal byte for byte; a figure (PNG) must
 exist in both and be a PNG (matplotlib's output is not byte-stable across versions). The
-README's generated blocks must be those of the fresh run. Run it before committing
+README's generated blocks must be those of the fresh run. environment.json must name the
+same package versions (the machine's Python and CPU may differ). Run it before committing
 anything that touches sim/ or results/; CI runs it after `make test`.
 """
 
@@ -13,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from sim import environment
 from sim.report import readme
 from sim.reproduce import readme_blocks, reproduce
 
@@ -35,6 +37,8 @@ def differences(committed: Path, fresh: Path) -> list[str]:
         a, b = committed / name, fresh / name
         if not a.exists() or not b.exists():
             out.append(f"{name}: {'only in the fresh run' if b.exists() else 'not reproduced'}")
+        elif name == environment.FILE:
+            out += environment.differences(a, b)
         elif name.endswith(".png"):
             if a.read_bytes()[:8] != PNG or b.read_bytes()[:8] != PNG:
                 out.append(f"{name}: not a PNG")

@@ -168,7 +168,12 @@ def _time(text: str, name: str, line: int) -> float:
         raise LogError(
             f"{name}: line {line}: time {text!r} is not UTC ISO 8601 like 2020-08-05T23:32:32Z"
         )
-    return when.astimezone(UTC).timestamp()
+    try:
+        return when.astimezone(UTC).timestamp()
+    except OverflowError:  # year 1 with a positive offset, year 9999 with a negative one
+        raise LogError(
+            f"{name}: line {line}: time {text!r} is in UTC outside the years 0001 to 9999"
+        ) from None
 
 
 def _int(text: str, column: str, name: str, line: int) -> int:

@@ -11,7 +11,11 @@ a lognormal fit missed the log's share under 10 min by a sixth.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from sim import exactmath
 
 DEFAULT_SESSION_GAP_S = 86400.0
 """A re-save within a day continues the session: the longest re-save scale the study reads
@@ -74,7 +78,8 @@ def memory(gaps: np.ndarray) -> float:
     a, b = gaps[:-1], gaps[1:]
     if len(a) < 2 or a.std() == 0 or b.std() == 0:
         return float("nan")
-    return float(np.corrcoef(a, b)[0, 1])
+    da, db = a - a.mean(), b - b.mean()  # Pearson's r without BLAS (sim.exactmath)
+    return exactmath.dot(da, db) / math.sqrt(exactmath.dot(da, da) * exactmath.dot(db, db))
 
 
 def coefficients(

@@ -9,10 +9,13 @@ winning sooner. A sweep over edit volume and held citations measures both.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from sim import exactmath
 from sim.experiments import PointRuns, Request, run_all
 from sim.params import Params
 from sim.sweep import grid, sweep_request, sweep_rows
@@ -91,11 +94,11 @@ def crossings(table: pd.DataFrame) -> pd.DataFrame:
             "citations_held_at_end": g["citations_held_at_end"].mean(),
         }
         for ratio in ("calls_ratio", "chars_ratio"):
-            x, y = np.log(g["events_per_check"].to_numpy()), np.log(g[ratio].to_numpy())
+            x, y = exactmath.log(g["events_per_check"]), exactmath.log(g[ratio])
             at = np.nan
             for i in range(len(x) - 1):
                 if y[i] < 0 <= y[i + 1]:
-                    at = float(np.exp(x[i] - y[i] * (x[i + 1] - x[i]) / (y[i + 1] - y[i])))
+                    at = math.exp(x[i] - y[i] * (x[i + 1] - x[i]) / (y[i + 1] - y[i]))
                     break
             row[f"events_per_check_where_{ratio}_is_1"] = at
         rows.append(row)

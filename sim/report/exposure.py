@@ -10,13 +10,14 @@ unnoticed time; costs are the methods' calls and characters from the call log.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim import theory
+from sim import exactmath, theory
 from sim.experiments import Request, StudyFrames
 from sim.params import Params
 from sim.report.markdown import md
@@ -166,14 +167,12 @@ def crossings(table: pd.DataFrame) -> pd.DataFrame:
     for method in ("reread", "poll", "poll_from_oldest"):
         g = table[table["method"] == method].sort_values("interval_min")
         for measure in ("messages_per_day", "chars_per_day"):
-            x, y = np.log(g["interval_min"].to_numpy()), np.log(g[measure].to_numpy())
-            target = np.log(push[measure])
+            x, y = exactmath.log(g["interval_min"]), exactmath.log(g[measure])
+            target = math.log(push[measure])
             at = np.nan
             for i in range(len(g) - 1):
                 if (y[i] - target) * (y[i + 1] - target) <= 0 and y[i] != y[i + 1]:
-                    at = float(
-                        np.exp(x[i] + (target - y[i]) * (x[i + 1] - x[i]) / (y[i + 1] - y[i]))
-                    )
+                    at = math.exp(x[i] + (target - y[i]) * (x[i + 1] - x[i]) / (y[i + 1] - y[i]))
                     break
             rows.append(
                 {
