@@ -10,6 +10,7 @@ words, so the question still finds the article after it is edited or renamed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -314,7 +315,7 @@ _SYLLABLES = ("zor", "vex", "lin", "mar", "tek", "dra", "nix", "pel", "quo", "sa
 
 
 def n_products(n_articles: int) -> int:
-    return max(1, round((n_articles / BASE_ARTICLES) ** HEAPS_BETA))
+    return max(1, round(math.pow(n_articles / BASE_ARTICLES, HEAPS_BETA)))
 
 
 def _coined(product: int, kind: str, i: int) -> str:

@@ -11,6 +11,10 @@ The rule, for every value that decides a draw, a count or a written figure:
   or a sort can turn them into a different draw.
 - no BLAS product (``np.dot``, ``@``, ``np.corrcoef``): OpenBLAS picks its kernel by CPU too,
   and kernels add in different orders.
+- no order left to a sorting kernel: ``np.argpartition`` returns its k smallest in an order
+  its (CPU-dispatched) selection kernel decides, and a non-stable ``argsort`` orders ties so;
+  sort what is kept with ``kind="stable"`` (the bulk publishes' articles, in
+  sim.calibrate.generate, came out in another order under AVX2 than under the baseline).
 
 Instead, the functions here apply Python's ``math`` functions element by element (the C
 library's scalar functions, which numpy's dispatch never touches), and ``dot`` adds its
@@ -33,6 +37,7 @@ numpy offers on the machine and asserts byte-identical rows.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
@@ -59,13 +64,17 @@ def expm1(x: np.ndarray | float) -> np.ndarray:
 
 def log(x: np.ndarray | float) -> np.ndarray:
     """Natural log; 0 gives -inf (as numpy's), a negative number raises ValueError."""
-    return _each(lambda v: math.log(v) if v > 0 else (-math.inf if v == 0 else math.log(v)), x)
+    a = np.asarray(x, dtype=float)
+    if a.size and a.min() > 0:
+        return _each(math.log, a)
+    return _each(lambda v: -math.inf if v == 0 else math.log(v), a)
 
 
 def power(x: np.ndarray | float, y: float) -> np.ndarray:
     """x ** y for a scalar exponent y."""
-    y = float(y)
-    return _each(lambda v: math.pow(v, y), x)
+    a = np.asarray(x, dtype=float)
+    each = map(math.pow, a.ravel().tolist(), itertools.repeat(float(y)))
+    return np.fromiter(each, dtype=float, count=a.size).reshape(a.shape)
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> float:

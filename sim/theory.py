@@ -218,7 +218,7 @@ def unnoticed_time(params: Params, interval_s: float, grid: int = 20_000) -> dic
     noticed = np.ceil(c / interval_s) * interval_s
     wait = np.where(noticed <= last, noticed - c, d - c)
     mass = density * (d / grid)
-    order = np.argsort(wait)
+    order = np.argsort(wait, kind="stable")
     cdf = np.cumsum(mass[order]) / mass.sum()
     return {
         "mean_s": float((mass * wait).sum() / mass.sum()),

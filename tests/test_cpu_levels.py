@@ -4,6 +4,7 @@ numpy's baseline up to everything it found, and every digest must agree."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -61,3 +62,68 @@ def test_the_levels_run_down_to_the_baseline() -> None:
     found = levels()
     assert found[-1][0].startswith("baseline")
     assert len(found) == 1 + len(cpu_features()["dispatched_found"])
+
+
+KERNELS = {
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "power",
+    "float_power",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "arctan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "dot",
+    "matmul",
+    "inner",
+    "vdot",
+    "einsum",
+    "corrcoef",
+    "cov",
+    "logaddexp",
+}
+"""numpy functions whose results depend on the CPU's kernels (vector code or BLAS)."""
+ROUNDED = {"sim/theory.py", "sim/exactmath.py"}
+"""Modules allowed them: the closed forms round what they return (sim.exactmath.rounded)."""
+
+
+def _kernel_uses(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in KERNELS
+            and isinstance(node.value, ast.Name)
+            and node.value.id in {"np", "numpy"}
+        ):
+            found.append(f"np.{node.attr}")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            found.append("@")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            exponent = node.right
+            if not (isinstance(exponent, ast.Constant) and isinstance(exponent.value, int)):
+                found.append(f"** {ast.unparse(exponent)}")
+    return [f"{path.relative_to(ROOT)}:{f}" for f in found]
+
+
+def test_no_module_outside_the_closed_forms_uses_a_cpu_dependent_kernel() -> None:
+    """What decides a draw, a count or a figure goes through sim.exactmath instead."""
+    uses = [
+        u
+        for p in sorted((ROOT / "sim").rglob("*.py"))
+        if p.relative_to(ROOT).as_posix() not in ROUNDED
+        for u in _kernel_uses(p)
+    ]
+    assert not uses, uses

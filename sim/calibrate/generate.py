@@ -253,7 +253,10 @@ def _draw_articles(
     first = np.cumsum(k) - k
     for i in np.flatnonzero(k > 1):
         keys = rng.exponential(size=len(live)) / weights[live]
-        ranks[first[i] : first[i] + k[i]] = live[np.argpartition(keys, k[i] - 1)[: k[i]]]
+        pick = np.argpartition(keys, k[i] - 1)[: k[i]]
+        # in key order, the successive draws' order: argpartition leaves the k in an order
+        # that numpy's selection kernel decides, and it picks its kernel by CPU
+        ranks[first[i] : first[i] + k[i]] = live[pick[np.argsort(keys[pick], kind="stable")]]
     return ranks
 
 

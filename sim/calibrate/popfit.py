@@ -10,6 +10,7 @@ same distance in samples drawn from the fit, re-ranked and re-fitted the same wa
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -33,8 +34,25 @@ def law(n: int, params: tuple[float, ...]) -> np.ndarray:
     return w / w.sum()
 
 
+def _log_ranks(n: int, q: float) -> np.ndarray:
+    """log(r + q) for r = 1..n; Zipf's (q = 0) once per n, the optimisers' hot path."""
+    return _zipf_log_ranks(n) if q == 0 else exactmath.log(np.arange(1, n + 1) + q)
+
+
+@functools.lru_cache(maxsize=256)
+def _zipf_log_ranks(n: int) -> np.ndarray:
+    out = exactmath.log(np.arange(1, n + 1))
+    out.setflags(write=False)
+    return out
+
+
 def nll(c: np.ndarray, params: tuple[float, ...]) -> float:
-    return -exactmath.dot(c, exactmath.log(law(len(c), params)))
+    """-sum c_r log p_r, as s sum c_r log(r + q) + (sum c) log sum (r + q)**-s: one log and
+    one exponential a rank (none of them numpy's kernels: sim.exactmath)."""
+    s, q = params[0], (params[1] if len(params) > 1 else 0.0)
+    logs = _log_ranks(len(c), q)
+    total = math.fsum(exactmath.exp(-s * logs).tolist())
+    return s * exactmath.dot(c, logs) + math.fsum(c.tolist()) * math.log(total)
 
 
 def fit_zipf(c: np.ndarray) -> tuple[float]:

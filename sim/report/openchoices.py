@@ -3,6 +3,8 @@ every number in the prose comes from the tables of the run."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from sim.report.comparison import REPORTED, gone_counted_as_rejection, holm_family
@@ -35,7 +37,7 @@ def multiple_testing_text(comparison: pd.DataFrame) -> str:
     c = comparison.set_index("key")
     tested = c.loc[[k for k in family if k in c.index]]
     k = len(tested)
-    chance = 1 - 0.95**k
+    chance = 1 - math.pow(0.95, k)  # a scalar: the C library, not a numpy kernel
     rejected = holm({r.figure: p_value(r.z) for r in tested.itertuples()})
     named = ", ".join(rejected) if rejected else "none"
     left_out = "; ".join(
