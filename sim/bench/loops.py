@@ -72,6 +72,13 @@ def reproduce_wall() -> dict[str, Any]:
     return timed | {"study_days": study_days(Params())}
 
 
+def quick_wall() -> dict[str, Any]:
+    """`python -m sim reproduce --quick`: every table and figure on a twentieth of the seeds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [sys.executable, "-m", "sim", "reproduce", "--quick", "--out", f"{tmp}/q"]
+        return _run([("quick study", command)])
+
+
 def test_wall() -> dict[str, Any]:
     """`make test` once its environment is installed: ruff, then pytest (on every core, up to
     four: pyproject's addopts run it under pytest-xdist)."""
@@ -117,6 +124,7 @@ def advise_wall(articles: int) -> dict[str, Any]:
 
 LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
     "make_reproduce": reproduce_wall,
+    "reproduce_quick": quick_wall,
     "make_test": test_wall,
     "make_check": check_wall,
     "advise_5000": lambda: advise_wall(5_000),

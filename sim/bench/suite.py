@@ -175,6 +175,12 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
             + _study_days(b),
         ),
         (
+            "reproduce_quick",
+            "`python -m sim reproduce --quick` (every table and figure, marked quick) wall",
+            90.0,
+            "",
+        ),
+        (
             "make_test",
             "`make test` wall, once installed (ruff, pytest)",
             120.0,
