@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -22,6 +23,7 @@ from sim.params import Params
 from sim.popularity import top_share
 from sim.report import (
     breakeven,
+    designer,
     exposure,
     figures,
     gate,
@@ -173,24 +175,26 @@ ADVICE_SEEDS = exposure.SEEDS
 """The advice example checks its pick on every exposure seed, as §6's table does."""
 
 
-def advice_example(base: Params, rows: exposure.ExposureRows) -> str:
+def advice_example(base: Params, rows: exposure.ExposureRows) -> tuple[str, dict[str, Any]]:
     """`python -m sim advise --simulate 10` on the write-up's day, as the README shows it;
-    its simulated columns are the exposure runs' first seeds (the same days)."""
+    its simulated columns are the exposure runs' first seeds (the same days). The text and
+    the result it renders."""
     costs = advise.Costs()
     result = advise.advise(base, costs, ADVICE_TARGET_MIN, ADVICE_SEEDS, frames=rows)
-    return advise.render(base, costs, ADVICE_TARGET_MIN, result)
+    return advise.render(base, costs, ADVICE_TARGET_MIN, result), result
 
 
 def texts(base: Params, rows: Rows, t: Tables) -> dict[str, str]:
     """summary.json, advise.txt and REPORT.md: from the tables and the rows."""
     seeds = seedrows.seed_counts(rows)
-    advice = advice_example(base, _exposure_rows(rows))
+    advice, advice_result = advice_example(base, _exposure_rows(rows))
+    first_page = designer.page(t, rows, advice_result, ADVICE_TARGET_MIN)
     shape = EditShape.from_json(rows["calibration_shape"]["shape_json"].iloc[0])
     setting = realshape.setting(base, shape, realshape.advised_choice(base))
     return {
         "summary.json": json.dumps(summary(base, t, seeds), indent=2, ensure_ascii=False) + "\n",
         "advise.txt": advice + "\n",
-        "REPORT.md": writeup.render(base, seeds, t, advice, setting),
+        "REPORT.md": writeup.render(base, seeds, t, advice, setting, first_page),
     }
 
 

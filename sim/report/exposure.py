@@ -337,16 +337,16 @@ def section_text(
     )
     n_intervals = table[table["method"] == "poll"]["interval_min"].nunique()
     su_gap = 100 * float(
-        (poll_rows["stale_unknown_share"] / poll_rows["theory_stale_unknown_share"] - 1).abs().max()
+        (poll_rows["theory_stale_unknown_share"] / poll_rows["stale_unknown_share"] - 1).abs().max()
     )
     mean_gap = 100 * float(
-        (poll_rows["mean_unnoticed_min"] / poll_rows["theory_mean_unnoticed_min"] - 1).abs().max()
+        (poll_rows["theory_mean_unnoticed_min"] / poll_rows["mean_unnoticed_min"] - 1).abs().max()
     )
     rule = (
         "Re-reading and polling stop the same way (`stop_checking_known_stale`, a stated "
         "choice): once all held citations of an article are known stale, they stop checking "
         "it until it is cited again. That changes what the checks cost, not what they find "
-        "(tested). The write-up's hourly check (§ check cost) keeps its own definition: "
+        "(tested). The write-up's hourly check (§ 2) keeps its own definition: "
         "every held citation at every check, each id method equal to ground truth."
         if stop_rule
         else "Re-reading and polling check every held citation at every check, including "
@@ -396,7 +396,8 @@ The poll with the cursor kept, by interval, against the closed forms
 distributed as the day's citations change; `exposure.csv` has every method). The
 stale-and-unknown form (`theory.stale_unknown_share`) takes the day-end form's
 substitution: a target unpublished before its question is not cited, a random article
-is. It is within {su_gap:.1f} % of the simulation at every interval ({n_seeds} seeds;
+is. It is within {su_gap:.1f} % of the simulated value (taken as the base) at every
+interval ({n_seeds} seeds;
 `tests/test_theory.py` holds it to 8 %); the mean over changed citations, without the
 substitution, within {mean_gap:.1f} %.
 
