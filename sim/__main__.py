@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         "--cas-seeds", type=_at_least_5, default=None, help="CAS runs on seeds 1..N (default 300)"
     )
     rep.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    bench = sub.add_parser("bench", help="speed figures into results/bench.json and the README")
+    bench = sub.add_parser("bench", help="speed figures into results/bench.json and docs/SPEED.md")
     bench.add_argument("--out", type=Path, default=Path("results"))
     bench.add_argument("--repeats", type=int, default=5, help="runs per timed figure")
     bench.add_argument(
@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "bench":
         from sim.bench.suite import main as bench_main
 
-        readme = Path("README.md")
+        readme = Path("docs/SPEED.md")
         in_place = args.out == Path("results") and readme.exists()
         bench_main(
             args.out,

@@ -202,6 +202,7 @@ def readme_blocks(out: Path, t: Tables) -> dict[str, str]:
     """The README's generated blocks, by name."""
     return {
         "advise": readme.advise_block((out / "advise.txt").read_text()),
+        "answers": readme.answers_block((out / "REPORT.md").read_text()),
         "results": readme.results_block(t["comparison"]),
         "sizes": sizes.readme_block(t["response_sizes"]),
     }
