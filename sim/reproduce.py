@@ -23,6 +23,7 @@ from sim.params import Params
 from sim.popularity import top_share
 from sim.report import (
     breakeven,
+    columns,
     designer,
     exposure,
     figures,
@@ -254,6 +255,7 @@ def reproduce(
     seedrows.write(out / SEEDS_DIR, seedrows.run(base, seeds, workers, progress))
     rows = seedrows.read(out / SEEDS_DIR)
     t = write_tables(out, base, rows)
+    (out / "DATA.md").write_text(columns.data_dictionary(out))
     if readme_path is not None:
         for name, block in readme_blocks(out, t).items():
             readme.update(readme_path, name, block)
