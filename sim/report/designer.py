@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sim.report.sensitivity import READING_WORDS
 from sim.report.stats import Interval, interval, ratio_interval
 
 WRITEUP_TITLE = (
@@ -28,13 +29,7 @@ METHOD_WORDS = {
     "push": "push",
     "reread": "re-read every cited article",
 }
-CHOICE_LABELS = {
-    "agent_edit_targets = distinct_articles": "the agent's delayed edits never meet each other",
-    "edited_citation = second": "the agent edits its second citation, not its first",
-    "unpublished_save = republish": "a save drawn for an unpublished article republishes it",
-    "unpublished_save = redraw": "a save drawn for an unpublished article goes elsewhere",
-    "save_spread = distinct_articles": "saves spread over distinct articles",
-}
+CHOICE_LABELS = READING_WORDS
 """Plain words for the readings that top a headline figure (others print as `choice = v`)."""
 
 
