@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -23,6 +24,8 @@ from sim.params import Params
 from sim.popularity import top_share
 from sim.report import (
     breakeven,
+    columns,
+    designer,
     exposure,
     figures,
     gate,
@@ -174,24 +177,26 @@ ADVICE_SEEDS = exposure.SEEDS
 """The advice example checks its pick on every exposure seed, as §6's table does."""
 
 
-def advice_example(base: Params, rows: exposure.ExposureRows) -> str:
+def advice_example(base: Params, rows: exposure.ExposureRows) -> tuple[str, dict[str, Any]]:
     """`python -m sim advise --simulate 10` on the write-up's day, as the README shows it;
-    its simulated columns are the exposure runs' first seeds (the same days)."""
+    its simulated columns are the exposure runs' first seeds (the same days). The text and
+    the result it renders."""
     costs = advise.Costs()
     result = advise.advise(base, costs, ADVICE_TARGET_MIN, ADVICE_SEEDS, frames=rows)
-    return advise.render(base, costs, ADVICE_TARGET_MIN, result)
+    return advise.render(base, costs, ADVICE_TARGET_MIN, result), result
 
 
 def texts(base: Params, rows: Rows, t: Tables) -> dict[str, str]:
     """summary.json, advise.txt and REPORT.md: from the tables and the rows."""
     seeds = seedrows.seed_counts(rows)
-    advice = advice_example(base, _exposure_rows(rows))
+    advice, advice_result = advice_example(base, _exposure_rows(rows))
+    first_page = designer.page(t, rows, advice_result, ADVICE_TARGET_MIN)
     shape = EditShape.from_json(rows["calibration_shape"]["shape_json"].iloc[0])
     setting = realshape.setting(base, shape, realshape.advised_choice(base))
     return {
         "summary.json": json.dumps(summary(base, t, seeds), indent=2, ensure_ascii=False) + "\n",
         "advise.txt": advice + "\n",
-        "REPORT.md": writeup.render(base, seeds, t, advice, setting),
+        "REPORT.md": writeup.render(base, seeds, t, advice, setting, first_page),
     }
 
 
@@ -199,6 +204,7 @@ def readme_blocks(out: Path, t: Tables) -> dict[str, str]:
     """The README's generated blocks, by name."""
     return {
         "advise": readme.advise_block((out / "advise.txt").read_text()),
+        "answers": readme.answers_block((out / "REPORT.md").read_text()),
         "results": readme.results_block(t["comparison"]),
         "sizes": sizes.readme_block(t["response_sizes"]),
     }
@@ -275,6 +281,7 @@ def reproduce(
     rows = seedrows.read(out / SEEDS_DIR)
     t = write_tables(out, base, rows, mark=quick_mark(seeds) if quick else None)
     environment.write(out / environment.FILE)
+    (out / "DATA.md").write_text(columns.data_dictionary(out))
     if readme_path is not None:
         for name, block in readme_blocks(out, t).items():
             readme.update(readme_path, name, block)

@@ -112,7 +112,7 @@ def open_choices_text(table: pd.DataFrame) -> str:
                     "the write-up's text": c.text,
                     "other readings run": ", ".join(c.label(r) for r in c.readings)
                     if c is not LADDER
-                    else f"{len(c.readings)} other ladders (§ The delay ladder)",
+                    else f"{len(c.readings)} other ladders (Appendix B, The delay ladder)",
                     "runs it can move": ", ".join(c.runs),
                 }
                 for c in CHOICES
@@ -211,7 +211,7 @@ def cas_analysis_text(comparison: pd.DataFrame, table: pd.DataFrame | None) -> s
         )
         ratios = ladders["cas_reject_share"] / ladders["cas_reject_share_3600s"]
         spread = (
-            f"; across the {len(ratios)} ladders of § The delay ladder it runs from "
+            f"; across the {len(ratios)} ladders of Appendix B, The delay ladder it runs from "
             f"{ratios.min():.3f} to {ratios.max():.3f}"
         )
     return (
