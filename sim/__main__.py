@@ -143,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         help="every part on a twentieth of its seeds (at least 2), each page marked as a quick"
         " run: every table and figure in about a minute, into quick-results/ or --out",
     )
-    bench = sub.add_parser("bench", help="speed figures into results/bench.json and docs/SPEED.md")
+    bench = sub.add_parser(
+        "bench", help="speed figures into results/bench.json and results/SPEED.md"
+    )
     bench.add_argument("--out", type=Path, default=Path("results"))
     bench.add_argument("--repeats", type=int, default=5, help="runs per timed figure")
     bench.add_argument(
@@ -300,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "bench":
         from sim.bench.suite import main as bench_main
 
-        readme = Path("docs/SPEED.md")
+        readme = Path("results/SPEED.md")
         in_place = args.out == Path("results") and readme.exists()
         bench_main(
             args.out,

@@ -1,5 +1,5 @@
 """The whole suite: the reproduction and its KB floor, day against replay, MCP overhead,
-scaling and sweep throughput; written to bench.json and the table in docs/SPEED.md."""
+scaling and sweep throughput; written to bench.json and the table in results/SPEED.md."""
 
 from __future__ import annotations
 
