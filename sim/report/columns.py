@@ -353,7 +353,7 @@ JSON_KEYS = {
         " the figures do not depend on them, sim/exactmath.py says why)",
     },
 }
-"""Top-level keys of the JSON files (bench.json, written by `make bench`, is in results/SPEED.md)."""
+"""Top-level keys of the JSON files (bench.json, from `make bench`, is in results/SPEED.md)."""
 
 
 def describe(column: str) -> tuple[str, str] | None:
