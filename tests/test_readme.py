@@ -1,6 +1,7 @@
 """The README stays short and every command it shows runs: each `python -m sim` line of
 its shell blocks (and of sim/README.md and sim/server/README.md) is run with small
-arguments, the host configuration starts the server it names, and the quick start's SDK client gets a search answer."""
+arguments, the host configuration starts the server it names, and the quick start's SDK
+client gets a search answer."""
 
 from __future__ import annotations
 
