@@ -27,9 +27,10 @@ The closed forms of ``sim.theory`` are the one exception: they take millions of
 exponentials, so they use numpy's kernels and round their results (``rounded``, below).
 
 What this leaves: the C library's scalar functions are glibc's on the machines that made
-``results/``. glibc builds them twice on x86-64 (with and without FMA) and each is within
-about half an ulp, so a machine without FMA (none made since 2013) or another C library
-could still differ in a rare last bit. ``tests/test_cpu_levels.py`` runs the schedule draw,
+``results/``. glibc may pick another build of some of them on an x86-64 CPU without FMA, and
+another C library has its own; each is within about an ulp of the exact value, so such a
+machine could still differ in a rare last bit (not tested here: every machine of this
+project has FMA). ``tests/test_cpu_levels.py`` runs the schedule draw,
 the calibration fit with its bootstrap and days of every experiment under each CPU level
 numpy offers on the machine and asserts byte-identical rows.
 """
