@@ -1,5 +1,5 @@
 """Command line: `python -m sim reproduce | notebook | sweep | bench | serve | log-report |
-advise | calibrate`."""
+advise | calibrate | import`."""
 
 from __future__ import annotations
 
@@ -258,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     from sim.calibrate.flags import add_parser as add_calibrate
 
     cal = add_calibrate(sub)
+    from sim.importer.cli import add_parser as add_import
+
+    imp = add_import(sub)
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
@@ -339,6 +342,10 @@ def main(argv: list[str] | None = None) -> int:
         from sim.calibrate.cli import run as calibrate
 
         return calibrate(args, cal)
+    elif args.command == "import":
+        from sim.importer.cli import run as import_folder
+
+        return import_folder(args, imp)
     elif args.command == "log-report":
         from sim.server.calllog import BadLogLine
         from sim.server.logreport import report
