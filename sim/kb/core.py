@@ -116,6 +116,10 @@ class StoreCore:
                 "nothing was written. Name a new file, or one `python -m sim import` wrote."
             )
 
+    def close(self) -> None:
+        """Close the connection: the store is not used again."""
+        self._db.close()
+
     @classmethod
     def copy_of(cls, template: StoreCore, clock: Clock) -> Self:
         """A new in-memory store holding every page of `template` (SQLite online backup)."""

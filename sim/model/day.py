@@ -64,6 +64,10 @@ class Day:
         self.schedule: DaySchedule = draw_schedule(params, rng.streams(seed))
         self.env = simpy.Environment()
         clock = self.clock
+        if opening is None and params.corpus_db:
+            opening = Opening.build(
+                seed, params.n_articles, params.corpus_db, params.corpus_queries
+            )
         if opening is None:
             self.store = self.store_class(clock)
             self.specs = open_kb(self.store, seed, params.n_articles)
