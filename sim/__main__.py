@@ -50,14 +50,16 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
     """advise --edit-log / --edit-shape / --db: simulated advice from a real edit process
     (and with --db on a real KB), run to the precision asked for."""
     import json
+    import time
 
+    started = time.monotonic()
     from sim import advise_calibrated as ac
     from sim import advise_db
     from sim.advise import Costs
     from sim.advise_sampled import Precision
     from sim.params import Params
 
-    want = Precision(args.half_width, args.min_changed, args.max_days, args.max_seconds)
+    want = Precision(args.half_width, args.min_changed, args.max_days, args.max_seconds, started)
     costs = Costs(args.cost_per_call, args.cost_per_1k_chars)
     target = args.max_unnoticed_min
     if args.db is not None:
@@ -318,7 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         "--max-seconds",
         type=_bounded(float, 1, 1e6),
         default=25.0,
-        help="no new batch of days after this many seconds (default 25)",
+        help="start no batch of days that would end later than this many seconds after the "
+        "start (default 25)",
     )
     prec.add_argument(
         "--workers",

@@ -51,7 +51,7 @@ def edit_log_advice(
         "Poisson": params,
     }
     samples, why = sampled.run(
-        processes, ("exposure",), costs, target, want, workers, fixed_days, sampled.progress
+        processes, False, costs, target, want, workers, fixed_days, sampled.progress
     )
     tables = {n: sampled.options(s, costs) for n, s in samples.items()}
     lines = [
@@ -62,6 +62,7 @@ def edit_log_advice(
             "Write-up's Poisson process, same volume and days", tables["Poisson"], target
         ),
         *sampled.comparison_lines(samples, costs, target, "calibrated", "Poisson"),
+        *sampled.needed_lines(samples, want),
     ]
     return "\n".join(lines), _json(tables, why, target)
 
@@ -93,7 +94,7 @@ def db_advice(
         name = "the write-up's Poisson saves (no edit log: import it from a git work tree)"
     samples, why = sampled.run(
         {"kb": process},
-        ("exposure", "cas_curve"),
+        True,
         costs,
         target,
         want,
@@ -114,21 +115,20 @@ def db_advice(
         _header(process, costs, target, f"the KB {params.corpus_db}, its saves from {name}"),
         f"Stopped because {why}.",
         "Citations going stale: "
-        + sampled._ci(100 * share.mean, 100 * share.lo, 100 * share.hi, ".1f")
+        + sampled._ci(100 * share.mean, max(0.0, 100 * share.lo), 100 * share.hi, ".1f")
         + f" % of the day's citations were stale by its end ({share.n} days); "
-        + sampled._ci(1000 * per_hour.mean, 1000 * per_hour.lo, 1000 * per_hour.hi, ".2f")
+        + sampled._ci(1000 * per_hour.mean, max(0.0, 1000 * per_hour.lo), 1000 * per_hour.hi, ".2f")
         + " stale per 1,000 citation-hours held.",
         sampled.option_line("Cheapest way to notice", table, target),
+        *sampled.needed_lines({"kb": s}, want),
         "CAS edits rejected (a human saved between read and edit), by delay:",
     ]
     cas_rows = []
     for delay, g in cas.groupby("delay_s"):
         r = sampled.ratio_interval(g["rejected"].to_numpy(float), g["edits"].to_numpy(float))
         cas_rows.append({"delay_s": delay, "rejected_share": r.mean, "lo": r.lo, "hi": r.hi})
-        lines.append(
-            f"  {delay:>6g} s: {sampled._ci(100 * r.mean, 100 * r.lo, 100 * r.hi, '.2f')} % of "
-            f"{int(g['edits'].sum()):,} edits"
-        )
+        share_ci = sampled._ci(100 * r.mean, max(0.0, 100 * r.lo), 100 * r.hi, ".2f")
+        lines.append(f"  {delay:>6g} s: {share_ci} % of {int(g['edits'].sum()):,} edits")
     out = _json({"kb": table}, why, target)
     out["stale_share"] = {"mean": share.mean, "lo": share.lo, "hi": share.hi, "days": share.n}
     out["cas_by_delay"] = cas_rows

@@ -7,9 +7,14 @@ compared, until the chosen option's mean unnoticed time is known to a stated 95 
 half-width and at least a stated number of cited articles changed, or a cap on days or
 seconds is reached; every figure is printed with its interval and the days it rests on.
 
-Intervals are over seeds (a day is the unit): a mean unnoticed time is a ratio (unnoticed
-seconds over changed citations, pooled over days), its interval by the delta method; a
-cost a day, a stale share and a rejected share are means over days. An option is chosen
+Intervals are over seeds (a day is the unit), with Student's t for the few days a sparse
+log affords: a mean unnoticed time is a ratio (unnoticed seconds over changed citations,
+pooled over days), its interval by the delta method and only once MIN_DAYS_CHANGED days
+saw a change (one day's bulk publish, noticed at one check, has no spread to show); a
+cost a day and a stale share are means over days, a rejected share a ratio. The check
+intervals swept are those from a quarter of the target up (``swept_intervals``): a
+shorter one costs more and is needed only if none of them meets the target, which the
+advice then says; the 1-minute checks were most of a day's work. An option is chosen
 only if its interval's upper end meets the target (a recommendation must meet its target
 with margin); two choices differ beyond noise when the paired (same seeds) difference of
 their costs on the process that matters excludes zero.
@@ -20,14 +25,19 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from sim.advise import LABELS, Costs
 from sim.params import Params
-from sim.report.stats import Z95, Interval, interval
+from sim.report.stats import Interval
+
+NO_CHECKS = pd.DataFrame(columns=["seed", "check", "method", "calls", "result_chars"])
+"""The hourly checker's rows of a day run without it."""
+MIN_DAYS_CHANGED = 5
+"""Days with a changed cited article an unnoticed-time interval needs."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +48,9 @@ class Precision:
     """Changed cited articles (citations whose article changed while held) wanted at least."""
     max_days: int = 60
     max_seconds: float = 25.0
-    """No new batch of days is started once this much time has gone."""
+    """No new batch of days is started that would end later than this many seconds after
+    `started` (the advice's start: reading and fitting the log count too)."""
+    started: float = field(default_factory=time.monotonic)
 
 
 @dataclass
@@ -55,17 +67,44 @@ class Sample:
         return pd.concat(self.rows, ignore_index=True)
 
 
-def ratio_interval(num: np.ndarray, den: np.ndarray) -> Interval:
-    """ΣU/ΣC over days with its 95 % interval (delta method); NaN when nothing changed."""
+def swept_intervals(target_min: float) -> tuple[float, ...]:
+    """The study's check intervals (seconds) from a quarter of the target up."""
+    from sim.experiments import SWEEP_INTERVALS_S
+
+    return tuple(t for t in SWEEP_INTERVALS_S if t >= target_min * 60 / 4) or SWEEP_INTERVALS_S[-1:]
+
+
+def _t(n: int) -> float:
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, n - 1))
+
+
+def interval(values: np.ndarray) -> Interval:
+    """Mean over days with its 95 % Student-t interval (NaN bounds with one day)."""
+    v = np.asarray(values, dtype=float)
+    n = len(v)
+    mean = float(v.mean()) if n else math.nan
+    if n < 2:
+        return Interval(mean, math.nan, math.nan, math.nan, n)
+    sd = float(v.std(ddof=1))
+    half = _t(n) * sd / math.sqrt(n)
+    return Interval(mean, mean - half, mean + half, sd, n)
+
+
+def ratio_interval(num: np.ndarray, den: np.ndarray, min_days: int = 2) -> Interval:
+    """ΣU/ΣC over days with its 95 % interval (delta method, t quantile); NaN when nothing
+    changed, NaN bounds while fewer than min_days days have den > 0."""
     n, total = len(num), float(den.sum())
     if total == 0:
         return Interval(math.nan, math.nan, math.nan, math.nan, n)
     r = float(num.sum()) / total
-    if n < 2:
+    if n < 2 or int((den > 0).sum()) < min_days:
         return Interval(r, math.nan, math.nan, math.nan, n)
     resid = num - r * den
     se = math.sqrt(float((resid**2).sum()) / (n * (n - 1))) / (total / n)
-    return Interval(r, r - Z95 * se, r + Z95 * se, se * math.sqrt(n), n)
+    half = _t(n) * se
+    return Interval(r, r - half, r + half, se * math.sqrt(n), n)
 
 
 def options(sample: Sample, costs: Costs) -> pd.DataFrame:
@@ -79,7 +118,11 @@ def options(sample: Sample, costs: Costs) -> pd.DataFrame:
     out = []
     for (method, interval_s), g in r.groupby(["method", "interval_s"], sort=True):
         g = g.sort_values("seed")
-        u = ratio_interval(g["unnoticed_s"].fillna(0).to_numpy(), g["changed"].fillna(0).to_numpy())
+        u = ratio_interval(
+            g["unnoticed_s"].fillna(0).to_numpy(),
+            g["changed"].fillna(0).to_numpy(),
+            MIN_DAYS_CHANGED,
+        )
         c = interval(g["cost"].to_numpy())
         out.append(
             {
@@ -111,6 +154,8 @@ def precise(table: pd.DataFrame, target_min: float, want: Precision) -> bool:
     c = choice(table, target_min)
     if table.empty or table["changed"].max() < want.min_changed:
         return False
+    if c is not None and c["method"] != "push" and math.isnan(c["unnoticed_hi"]):
+        return False
     if c is None or c["method"] == "push":  # nothing periodic meets it: is that sure?
         periodic = table[table["method"] != "push"]
         return bool((periodic["unnoticed_lo"] > target_min).all())
@@ -119,7 +164,7 @@ def precise(table: pd.DataFrame, target_min: float, want: Precision) -> bool:
 
 def run(
     processes: dict[str, Params],
-    experiments: tuple[str, ...],
+    with_cas: bool,
     costs: Costs,
     target_min: float,
     want: Precision,
@@ -128,57 +173,55 @@ def run(
     say=print,
 ) -> tuple[dict[str, Sample], str]:
     """Days in batches on seeds 1, 2, ... for every process until precise (or `fixed_days`
-    exactly); the samples and why it stopped."""
-    from sim.experiments import run_study
+    exactly); the samples and why it stopped. Every process's days of a batch run in one
+    pool; a batch doubles the days done so far while the time left allows."""
+    from sim.experiments import Request, frames_of, run_all
     from sim.metrics import staleness_by_seed
     from sim.report.exposure import exposure_rows
     from sim.report.tables import edit_rows
 
     samples = {name: Sample(p) for name, p in processes.items()}
-    start, done, per_batch = time.monotonic(), 0, 0.0
+    swept = swept_intervals(target_min)
+    # the exposure day with the swept intervals only, run as the base experiment
+    # and without the write-up's hourly checker, which no figure here reads (a third of a day)
+    exposed = {
+        n: replace(s.params, push=True, sweep_intervals_s=swept, run_checker=False)
+        for n, s in samples.items()
+    }
+    start, done, per_day = want.started, 0, 0.0
+    cap = fixed_days or want.max_days
     while True:
-        cap = fixed_days or want.max_days
-        seeds = list(range(done + 1, min(done + workers, cap) + 1))
+        size = max(workers, done)
+        if per_day > 0:
+            left = want.max_seconds - (time.monotonic() - start)
+            size = min(size, max(workers, int(left / per_day) // workers * workers))
+        seeds = tuple(range(done + 1, min(done + size, cap) + 1))
         t0 = time.monotonic()
-        for s in samples.values():
-            f = run_study(s.params, seeds, experiments, workers, False)
-            ex = f.seeds(seeds)
-            if "exposure" in experiments:
-                s.rows.append(exposure_rows(s.params, _only(ex, "exposure")).rows)
-                s.stale.append(staleness_by_seed(_only(ex, "exposure").citations).reset_index())
-            if "cas_curve" in experiments:
-                s.cas.append(edit_rows(_only(ex, "cas_curve")))
+        requests = [Request((p,), seeds, ("staleness",)) for p in exposed.values()]
+        if with_cas:
+            requests += [Request((s.params,), seeds, ("cas_curve",)) for s in samples.values()]
+        runs = run_all(requests, workers, False)
+        for i, (name, s) in enumerate(samples.items()):
+            f = replace(frames_of(runs[i][0]), checks=NO_CHECKS)
+            s.rows.append(exposure_rows(exposed[name], f).rows)
+            s.stale.append(staleness_by_seed(f.citations).reset_index())
+            if with_cas:
+                s.cas.append(edit_rows(frames_of(runs[len(samples) + i][0])))
         done = seeds[-1]
-        per_batch = time.monotonic() - t0
+        per_day = (time.monotonic() - t0) / len(seeds)
         spent = time.monotonic() - start
         tables = {n: options(s, costs) for n, s in samples.items()}
-        changed = min(int(t["changed"].max()) if len(t) else 0 for t in tables.values())
-        say(f"advise: {done} simulated days in {spent:.0f} s; {changed} changed cited articles")
-        if fixed_days:
-            if done >= fixed_days:
-                return samples, f"{fixed_days} days, as asked"
-            continue
-        if all(precise(t, target_min, want) for t in tables.values()):
-            return samples, "the precision asked for was reached"
-        if done >= want.max_days:
-            return samples, f"the cap of {want.max_days} days was reached before the precision"
-        if spent + per_batch > want.max_seconds:
-            return samples, (
-                f"the time cap ({want.max_seconds:g} s) was reached before the precision"
-            )
-
-
-def _only(f, experiment: str):
-    from sim.experiments import StudyFrames
-
-    return StudyFrames(
-        *(
-            part[part["experiment"] == experiment].reset_index(drop=True)
-            if "experiment" in part
-            else part
-            for part in f.frames()
+        changed = ", ".join(
+            f"{n} {int(t['changed'].max()) if len(t) else 0}" for n, t in tables.items()
         )
-    )
+        say(f"advise: {done} simulated days in {spent:.0f} s; changed cited articles: {changed}")
+        if done >= cap:
+            why = "the days asked for were run" if fixed_days else "the cap on days was reached"
+            return samples, why
+        if not fixed_days and all(precise(t, target_min, want) for t in tables.values()):
+            return samples, "the precision asked for was reached"
+        if not fixed_days and spent + per_day * workers > want.max_seconds:
+            return samples, f"the time cap ({want.max_seconds:g} s) was reached first"
 
 
 def progress(line: str) -> None:
@@ -199,6 +242,18 @@ def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
         return f"{head}: no cited article changed, so no unnoticed time was measured."
     if c is None:
         return f"{head}: no option is known to meet the target."
+    periodic = table[table["method"] != "push"]
+    if c["method"] == "push" and periodic["unnoticed_hi"].isna().all():
+        best = periodic.loc[periodic["cost"].idxmin()] if len(periodic) else None
+        guess = (
+            ""
+            if best is None or math.isnan(best["unnoticed_min"])
+            else f" (estimate so far, {what(best)}: {best['unnoticed_min']:.1f} min unnoticed)"
+        )
+        return (
+            f"{head}: push, as no periodic option has an interval yet (too few days with a "
+            f"change){guess}; run more days (--max-seconds, --max-days)."
+        )
     unnoticed = (
         "0 min (noticed as it happens)"
         if c["method"] == "push"
@@ -212,8 +267,37 @@ def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
 
 def _ci(mean: float, lo: float, hi: float, fmt: str) -> str:
     if math.isnan(lo):
-        return f"{mean:{fmt}} (interval needs 2 days or more)"
+        return f"{mean:{fmt}} (no interval yet: too few days with a change)"
     return f"{mean:{fmt}} (95 % CI {lo:{fmt}} to {hi:{fmt}})"
+
+
+def needed_lines(samples: dict[str, Sample], want: Precision) -> list[str]:
+    """For a process short of the precision: the days its rate of changes says it needs."""
+    out = []
+    for name, s in samples.items():
+        r = s.exposure
+        per_day = r.drop_duplicates("seed").set_index("seed")  # changed is equal per method
+        changed = r[r["method"] == "push"].groupby("seed")["changed"].sum()
+        days, total = len(per_day), float(changed.sum())
+        with_change = int((changed > 0).sum())
+        if total >= want.min_changed and with_change >= MIN_DAYS_CHANGED:
+            continue
+        if total == 0:
+            out.append(
+                f"The {name} process: no cited article changed in {days} days; many more days "
+                "are needed (--max-days, --max-seconds), or advise on more saves a day."
+            )
+            continue
+        need = max(
+            math.ceil(want.min_changed * days / total),
+            math.ceil(MIN_DAYS_CHANGED * days / max(with_change, 1)),
+        )
+        out.append(
+            f"The {name} process: {total:.0f} changed cited articles on {with_change} of "
+            f"{days} days; the precision asked for needs about {need} days (--max-days "
+            f"{need}, with --max-seconds to match)."
+        )
+    return out
 
 
 def paired_cost_difference(
@@ -242,9 +326,15 @@ def comparison_lines(
     """How the `other` process's choice fares on the `main` process, by how much the two
     choices differ and whether beyond noise."""
     tables = {n: options(s, costs) for n, s in samples.items()}
+    for name, t in tables.items():
+        if t[t["method"] != "push"]["unnoticed_hi"].isna().all():
+            return [
+                f"The two choices cannot be compared yet: too few days with a change on the "
+                f"{name} process for an interval."
+            ]
     a, b = choice(tables[main], target_min), choice(tables[other], target_min)
     if a is None or b is None:
-        return ["The two choices cannot be compared: one process has no choice yet."]
+        return ["The two choices cannot be compared: one process has no choice."]
     if a["method"] == b["method"] and (
         a["method"] == "push" or a["interval_min"] == b["interval_min"]
     ):
