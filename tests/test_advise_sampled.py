@@ -1,0 +1,84 @@
+"""The precision loop's statistics and `advise --db` on an imported KB (a small docs site
+generated in git here): intervals over days, a choice only when its interval meets the
+target, and the imported articles searched and cited."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sim.__main__ import main
+from sim.advise_sampled import MIN_DAYS_CHANGED, choice, interval, ratio_interval
+from sim.bench.docsrepo import build
+from sim.importer.corpus import imported
+
+
+def test_a_ratio_interval_covers_the_pooled_ratio_and_widens_with_spread() -> None:
+    den = np.array([10.0, 12, 8, 11, 9, 10])
+    tight = ratio_interval(den * 60, den, MIN_DAYS_CHANGED)
+    assert tight.mean == 60 and tight.lo == tight.hi == 60
+    noisy = ratio_interval(den * 60 + np.array([50, -40, 30, -20, 10, 0.0]), den)
+    assert noisy.lo < noisy.mean < noisy.hi
+    assert math.isnan(ratio_interval(np.zeros(3), np.zeros(3)).mean)
+    few = ratio_interval(np.array([5.0, 0, 0]), np.array([1.0, 0, 0]), MIN_DAYS_CHANGED)
+    assert few.mean == 5 and math.isnan(few.lo)  # one day with a change: no interval
+    two = interval(np.array([1.0, 3.0]))
+    assert two.mean == 2 and two.hi - two.mean == pytest.approx(12.706 * 1.0, rel=1e-3)
+
+
+def test_a_periodic_option_is_chosen_only_if_its_upper_end_meets_the_target() -> None:
+    table = pd.DataFrame(
+        [
+            {"method": "poll", "interval_min": 60.0, "unnoticed_hi": 31.0, "cost": 5.0},
+            {"method": "poll", "interval_min": 30.0, "unnoticed_hi": 20.0, "cost": 9.0},
+            {"method": "push", "interval_min": 0.0, "unnoticed_hi": 0.0, "cost": 50.0},
+        ]
+    )
+    assert choice(table, 30.0)["interval_min"] == 30.0
+    assert choice(table, 10.0)["method"] == "push"
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("site")
+    repo = build(root / "docs", 40, commits=400)
+    db = root / "kb.sqlite"
+    assert main(["import", str(repo), "--db", str(db)]) == 0
+    return db
+
+
+def test_the_imported_corpus_asks_titles_or_the_query_log(kb, tmp_path) -> None:
+    specs, _ = imported(str(kb))
+    assert len(specs) == 40 and all(s.query == s.title for s in specs)
+    queries = tmp_path / "queries.txt"
+    queries.write_text(f"\n{specs[3].title.lower()}\n\nno such words zzz\n")
+    asked, _ = imported(str(kb), str(queries))
+    assert asked[3].query == specs[3].title.lower()
+    assert sum(s.query != s.title for s in asked) == 1
+
+
+def test_advise_db_answers_for_the_imported_kb(kb, capsys) -> None:
+    status = main(["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "2"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"Advice for the KB {kb}, its saves from the edit process fitted")
+    assert "40 articles" in lines[0]
+    assert lines[2].startswith("Citations going stale: ") and "(2 days)" in lines[2]
+    assert lines[3].startswith("Cheapest way to notice (2 days, ")
+    assert "CAS edits rejected" in out and "28800 s:" in out
+    assert "nan" not in out
+
+
+def test_advise_db_refuses_what_is_not_an_imported_kb(tmp_path, capsys) -> None:
+    for args, says in (
+        (["--db", str(tmp_path / "none.sqlite")], "no such file"),
+        (["--queries", str(tmp_path / "q.txt")], "--queries: only with --db"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(["advise", *args])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and says in err and len(err.strip().splitlines()) == 1
