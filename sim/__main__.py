@@ -74,14 +74,20 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
                 citations_per_answer=args.citations_per_answer,
             )
             params = advise_db.db_params(args.db, args.queries, base, args.saves_per_day)
-            shape = None
-            if args.edit_shape is not None or log.exists():
-                shape = ac.shape_from(None if args.edit_shape else log, args.edit_shape)
         except ValueError as e:
             adv.error(str(e))
+        shape, note = None, ""
+        try:
+            if args.edit_shape is not None or log.exists():
+                shape = ac.shape_from(None if args.edit_shape else log, args.edit_shape)
+        except ValueError as e:  # the log import wrote may be too short to fit
+            if args.edit_log is not None or args.edit_shape is not None:
+                adv.error(str(e))
+            note = f"The KB's edit log cannot be fitted ({e}); its saves are Poisson."
         text, out = advise_db.db_advice(
             params, shape, costs, target, want, args.workers, args.simulate, args.saves_per_day
         )
+        text = text.replace("\n", f"\n{note}\n", 1) if note else text
         print(json.dumps(out, indent=2) if args.json else text)
         return 0
     try:
@@ -266,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
         type=_bounded(int, 0, 10_000),
         default=0,
         metavar="N",
-        help="also run N seeded days and print the simulated figures beside",
+        help="also run N seeded days and print the simulated figures beside (with "
+        "--edit-log, --edit-shape or --db: exactly N days instead of days to the precision)",
     )
     real = adv.add_mutually_exclusive_group()
     real.add_argument(

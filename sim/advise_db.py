@@ -91,7 +91,7 @@ def db_advice(
         name = f"the edit process fitted to its history ({Path(shape.source).name})"
     else:
         process = replace(params, n_saves=300 if saves is None else saves)
-        name = "the write-up's Poisson saves (no edit log: import it from a git work tree)"
+        name = "the write-up's Poisson process (no edit log fitted to its history)"
     samples, why = sampled.run(
         {"kb": process},
         True,
@@ -110,18 +110,25 @@ def db_advice(
     per_hour = sampled.ratio_interval(
         held["stale"].to_numpy(float), held["held_s"].to_numpy(float) / 3600
     )
-    cas = pd.concat(s.cas, ignore_index=True)
-    lines = [
-        _header(process, costs, target, f"the KB {params.corpus_db}, its saves from {name}"),
-        f"Stopped because {why}.",
-        "Citations going stale: "
+    cas = pd.concat(s.cas, ignore_index=True) if s.cas else pd.DataFrame(columns=["delay_s"])
+    staleness = (
+        "No question found a published article, so nothing was cited."
+        if stale.empty
+        else "Citations going stale: "
         + sampled._ci(100 * share.mean, max(0.0, 100 * share.lo), 100 * share.hi, ".1f")
         + f" % of the day's citations were stale by its end ({share.n} days); "
         + sampled._ci(1000 * per_hour.mean, max(0.0, 1000 * per_hour.lo), 1000 * per_hour.hi, ".2f")
-        + " stale per 1,000 citation-hours held.",
+        + " stale per 1,000 citation-hours held."
+    )
+    lines = [
+        _header(process, costs, target, f"the KB {params.corpus_db}, its saves from {name}"),
+        f"Stopped because {why}.",
+        staleness,
         sampled.option_line("Cheapest way to notice", table, target),
         *sampled.needed_lines({"kb": s}, want),
-        "CAS edits rejected (a human saved between read and edit), by delay:",
+        "CAS edits rejected (a human saved between read and edit), by delay:"
+        if len(cas)
+        else "No CAS edit was made: no question found a published article to edit.",
     ]
     cas_rows = []
     for delay, g in cas.groupby("delay_s"):

@@ -36,6 +36,14 @@ from sim.report.stats import Interval
 
 NO_CHECKS = pd.DataFrame(columns=["seed", "check", "method", "calls", "result_chars"])
 """The hourly checker's rows of a day run without it."""
+NO_DETECTIONS = pd.DataFrame(
+    {c: pd.Series(dtype=float) for c in ("seed", "method", "interval_s", "changed_s", "detected_s")}
+)
+"""The detections of days in which no cited article changed (a small KB's quiet days)."""
+NO_CITATIONS = pd.DataFrame(
+    {c: pd.Series(dtype=float) for c in ("seed", "answer", "final_status", "final_kind", "read_s")}
+)
+"""The citations of days on which no question found a published article."""
 MIN_DAYS_CHANGED = 5
 """Days with a changed cited article an unnoticed-time interval needs."""
 
@@ -203,10 +211,16 @@ def run(
         runs = run_all(requests, workers, False)
         for i, (name, s) in enumerate(samples.items()):
             f = replace(frames_of(runs[i][0]), checks=NO_CHECKS)
+            if f.detections.empty:
+                f = replace(f, detections=NO_DETECTIONS)
+            if f.citations.empty:
+                f = replace(f, citations=NO_CITATIONS)
             s.rows.append(exposure_rows(exposed[name], f).rows)
             s.stale.append(staleness_by_seed(f.citations).reset_index())
             if with_cas:
-                s.cas.append(edit_rows(frames_of(runs[len(samples) + i][0])))
+                edits = frames_of(runs[len(samples) + i][0])
+                if not edits.edits.empty:  # none when no question found a published article
+                    s.cas.append(edit_rows(edits))
         done = seeds[-1]
         per_day = (time.monotonic() - t0) / len(seeds)
         spent = time.monotonic() - start
