@@ -179,6 +179,7 @@ def test_bad_files_in_git_get_one_line_each_and_the_rest_imports(tmp_path, capsy
     repo.write("a.mdx", "# A again\n")  # the same id as a.md
     (repo.root / "out.md").symlink_to("/etc/hostname")
     (repo.root / "in.md").symlink_to("good.md")
+    (repo.root / os.fsdecode(b"caf\xe9.md")).write_text("# Latin-1 name\n")
     repo.commit(T0)
     repo.write("loose.md", "# Not committed\n")
     db = tmp_path / "kb.sqlite"
@@ -197,6 +198,7 @@ def test_bad_files_in_git_get_one_line_each_and_the_rest_imports(tmp_path, capsy
     said("out.md", "symlink out of the folder: skipped")
     said("in.md", "symlink inside the folder: skipped")
     said("loose.md", "not committed")
+    said("caf\\xe9.md", "its name is not UTF-8")
     assert sorted(_store(db).article_ids(KB_ID)) == ["a", "a~2", "good"]
 
 

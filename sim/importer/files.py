@@ -29,12 +29,30 @@ class Notes:
         self.lines.append(f"{path}: {what}")
 
 
-def decoded(data: bytes) -> tuple[str | None, str]:
-    """(the text, "") of an article's bytes, or (None, why it is skipped)."""
-    if len(data) > MAX_ARTICLE_BYTES:
+def named(path: str) -> bool:
+    """Whether a file name is UTF-8 text (an id must be)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+NOT_NAMED = "its name is not UTF-8 text, and an article's id is its name: skipped"
+
+
+def shown(path: str) -> str:
+    """A name as printed: bytes that are not UTF-8 as \\xNN."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def decoded(data: bytes | int) -> tuple[str | None, str]:
+    """(the text, "") of an article's bytes, or (None, why it is skipped); an int is the
+    size of a file too large to have been read."""
+    size = data if isinstance(data, int) else len(data)
+    if isinstance(data, int) or size > MAX_ARTICLE_BYTES:
         return None, (
-            f"{len(data):,} bytes, over the {MAX_ARTICLE_BYTES:,}-byte limit for an article: "
-            "skipped"
+            f"{size:,} bytes, over the {MAX_ARTICLE_BYTES:,}-byte limit for an article: skipped"
         )
     if b"\0" in data:
         return None, "binary (it holds NUL bytes), not Markdown text: skipped"
@@ -69,11 +87,17 @@ def on_disk(root: Path, notes: Notes) -> dict[str, tuple[str, int]]:
             rel = path.relative_to(root).as_posix()
             if not is_article(name):
                 continue
+            if not named(rel):
+                notes.add(shown(rel), NOT_NAMED)
+                continue
             if path.is_symlink():
                 if outside(root, path):
                     notes.add(rel, "a symlink out of the folder: skipped")
                 else:
                     notes.add(rel, "a symlink inside the folder: skipped (its target counts)")
+                continue
+            if path.stat().st_size > MAX_ARTICLE_BYTES:
+                notes.add(rel, decoded(path.stat().st_size)[1])
                 continue
             try:
                 data = path.read_bytes()

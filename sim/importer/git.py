@@ -126,12 +126,22 @@ def head_files(root: Path) -> dict[str, tuple[str, str]]:
     return out
 
 
-def blobs(root: Path, shas: list[str]) -> dict[str, bytes]:
-    """The bytes of each blob, read by one ``git cat-file --batch``."""
+def blobs(root: Path, shas: list[str], max_bytes: int) -> dict[str, bytes | int]:
+    """The bytes of each blob up to max_bytes long, read by one ``git cat-file --batch``;
+    the size of each longer one (never read)."""
     if not shas:
         return {}
+    sizes = _git(root, "cat-file", "--batch-check", stdin="\n".join(shas).encode() + b"\n")
+    out: dict[str, bytes | int] = {}
+    for line in sizes.decode().splitlines():
+        sha, _, size = line.split()
+        if int(size) > max_bytes:
+            out[sha] = int(size)
+    shas = [s for s in shas if s not in out]
+    if not shas:
+        return out
     data = _git(root, "cat-file", "--batch", stdin="\n".join(shas).encode() + b"\n")
-    out, at = {}, 0
+    at = 0
     for sha in shas:
         end = data.index(b"\n", at)
         header = data[at:end].split()

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.importer import git
-from sim.importer.files import Notes, decoded, on_disk
+from sim.importer.files import MAX_ARTICLE_BYTES, NOT_NAMED, Notes, decoded, named, on_disk, shown
 from sim.importer.markdown import Parsed, article_id, is_article, parse
 from sim.kb.importing import ImportedEvent, ImportedRow
 
@@ -89,7 +89,7 @@ def from_git(root: Path, notes: Notes) -> Plan:
         for c in commit.changes
         if c.status != "D" and c.mode != git.SYMLINK_MODE and is_article(c.path)
     ]
-    data = git.blobs(root, list(dict.fromkeys(wanted)))
+    data = git.blobs(root, list(dict.fromkeys(wanted)), MAX_ARTICLE_BYTES)
     texts: dict[str, str | None] = {sha: decoded(b)[0] for sha, b in data.items()}
     ids = _Ids(notes)
     state: dict[str, _State] = {}
@@ -101,7 +101,7 @@ def from_git(root: Path, notes: Notes) -> Plan:
         when = datetime.fromtimestamp(commit.time_s, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         emitted = False
         for c in commit.changes:
-            if c.mode == git.SYMLINK_MODE:
+            if c.mode == git.SYMLINK_MODE or not (named(c.path) and named(c.old_path)):
                 continue
             was, now = is_article(c.old_path), is_article(c.path)
             if c.status == "R" and was and now and c.old_path in ids.live:
@@ -164,8 +164,11 @@ def _head_notes(
     for path, (mode, sha) in sorted(head.items()):
         if not is_article(path):
             continue
-        if mode == git.SYMLINK_MODE:
-            target = data.get(sha) or git.blobs(root, [sha])[sha]
+        if not named(path):
+            notes.add(shown(path), NOT_NAMED)
+        elif mode == git.SYMLINK_MODE:
+            target = git.blobs(root, [sha], MAX_ARTICLE_BYTES).get(sha, b"")
+            target = target if isinstance(target, bytes) else b""
             inside = (root / path).parent.joinpath(target.decode("utf-8", "replace")).resolve()
             where = "inside" if inside.is_relative_to(root.resolve()) else "out of"
             notes.add(path, f"a symlink {where} the folder: skipped")
