@@ -60,6 +60,25 @@ def test_the_imported_corpus_asks_titles_or_the_query_log(kb, tmp_path) -> None:
     assert sum(s.query != s.title for s in asked) == 1
 
 
+def test_a_history_past_the_days_start_is_moved_before_it(tmp_path) -> None:
+    from sim.kb.store import KBStore
+    from sim.model.opening import DAY_START_US, KB_ID
+
+    db = tmp_path / "future.sqlite"
+    store = KBStore(lambda: 0, path=str(db))
+    late = DAY_START_US + 10**9
+    history = [("created", "a", late - 5), ("created", "b", late - 3), ("saved", "a", late)]
+    rows = [("a", "A", "text a", True, late), ("b", "B", "text b", True, late - 3)]
+    store.import_history(KB_ID, history, rows)
+    store.close()
+    _, copy = imported(str(db))
+    events = copy.all_events(KB_ID)
+    assert events[-1].updated_us == DAY_START_US - 1
+    assert [e.updated_us - events[0].updated_us for e in events] == [0, 2, 5]
+    assert copy.article_state(KB_ID, "a").updated_us == DAY_START_US - 1
+    assert KBStore(lambda: 0, path=str(db)).article_state(KB_ID, "a").updated_us == late
+
+
 def test_advise_db_answers_for_the_imported_kb(kb, capsys) -> None:
     status = main(["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "2"])
     out, err = capsys.readouterr()

@@ -6,7 +6,8 @@ article's question is its title; with a query log (one query a line) an article'
 question is the first query whose best search hit (the KB's own bm25) it is, and its
 title where no query finds it first. The simulated human edits rewrite or add one
 paragraph in the study's words (``sim.corpus.edited_body``): only their sizes and timing
-matter to the figures, and the article keeps the text its question finds.
+matter to the figures, and the article keeps the text its question finds. A history that
+runs past the simulated day's start is moved back by one offset, order and spacing kept.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from pathlib import Path
 from sim.corpus import ArticleSpec
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
+from sim.model.opening import DAY_START_US, KB_ID  # it imports this module only lazily
 from sim.server.reads import search_words
 
-KB_ID = "kb-support"
 MAX_QUERIES = 100_000
 """Lines of a query log read at most: a day asks at most one question per article."""
 
@@ -54,6 +55,8 @@ def imported(corpus_db: str, queries: str = "") -> tuple[tuple[ImportedSpec, ...
         raise ValueError(f"--db {corpus_db}: {e}") from None
     store = KBStore.copy_of(on_disk, lambda: 0)  # in memory: forked workers share no file
     on_disk.close()
+    if store.kb_exists(KB_ID):  # the day's clock starts at DAY_START_US: history before it
+        store.shift_versions(KB_ID, DAY_START_US)
     if not store.kb_exists(KB_ID):
         raise ValueError(
             f"--db {corpus_db}: holds no imported KB; write one with python -m sim import DOCS_DIR"

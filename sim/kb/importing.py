@@ -58,6 +58,25 @@ class Importing(StoreCore):
             self._search.rebuild()
         return len(new)
 
+    @serialised
+    def shift_versions(self, kb_id: str, before_us: int) -> int:
+        """Move every version of the KB back by one offset so that the latest is before
+        `before_us` (order and spacing kept, so every CAS version and event stays
+        consistent); the offset (0 if none was needed). For a copy that a simulated day
+        opens: its clock starts at a fixed instant, which a history may run past."""
+        with self._tx() as db:
+            (latest,) = db.execute(
+                "SELECT max(updated_us) FROM events WHERE kb_id = ?", (kb_id,)
+            ).fetchone()
+            by = 0 if latest is None or latest < before_us else latest - before_us + 1
+            if by:
+                for table in ("articles", "events"):
+                    db.execute(
+                        f"UPDATE {table} SET updated_us = updated_us - ? WHERE kb_id = ?",
+                        (by, kb_id),
+                    )
+        return by
+
     def _write_rows(self, db, kb_id: str, rows: Sequence[ImportedRow]) -> None:
         first, last = self._rowid_range(kb_id)
         (rowid,) = db.execute(
