@@ -123,6 +123,6 @@ def _check_prefix(kb_id: str, held: list[tuple], history: Sequence[ImportedEvent
         if tuple(got) != tuple(want):
             raise HistoryDiverged(
                 f"knowledge base {kb_id!r}: its event {i:,} ({got[0]} {got[1]!r}) is not this "
-                f"history's ({want[0]} {want[1]!r}): the history was rewritten, or the KB "
-                "was edited since its import"
+                f"history's ({want[0]} {want[1]!r}): it holds another history (another "
+                "folder, or one rewritten since), or was edited since its import"
             )
