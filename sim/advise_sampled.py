@@ -373,7 +373,7 @@ def comparison_lines(
     if diff is not None and not math.isnan(diff.lo):
         beyond = "beyond noise" if diff.lo > 0 or diff.hi < 0 else "within noise"
         lines.append(
-            f"It costs {_ci(diff.mean, diff.lo, diff.hi, ',.0f')} a day more than the {main} "
-            f"choice on the same {diff.n} days: {beyond}."
+            f"Its cost a day minus the {main} choice's, on the same {diff.n} days: "
+            f"{_ci(diff.mean, diff.lo, diff.hi, ',.0f')} ({beyond}; below 0, it is cheaper)."
         )
     return lines

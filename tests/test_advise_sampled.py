@@ -11,9 +11,18 @@ import pandas as pd
 import pytest
 
 from sim.__main__ import main
-from sim.advise_sampled import MIN_DAYS_CHANGED, choice, interval, ratio_interval
+from sim.advise import Costs
+from sim.advise_sampled import (
+    MIN_DAYS_CHANGED,
+    Sample,
+    choice,
+    comparison_lines,
+    interval,
+    ratio_interval,
+)
 from sim.bench.docsrepo import build
 from sim.importer.corpus import imported
+from sim.params import Params
 
 
 def test_a_ratio_interval_covers_the_pooled_ratio_and_widens_with_spread() -> None:
@@ -101,3 +110,53 @@ def test_advise_db_refuses_what_is_not_an_imported_kb(tmp_path, capsys) -> None:
             main(["advise", *args])
         err = capsys.readouterr().err
         assert stop.value.code == 2 and says in err and len(err.strip().splitlines()) == 1
+
+
+def _sample(unnoticed_min: dict[float, float], spread: float) -> Sample:
+    """Six days of poll at 30 and 60 min and push: 10 changed citations a day."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for seed in range(1, 7):
+        for method, interval_s, calls in (
+            ("poll", 1800.0, 40),
+            ("poll", 3600.0, 20),
+            ("push", 0.0, 300),
+        ):
+            mean = unnoticed_min.get(interval_s, 0.0)
+            rows.append(
+                {
+                    "seed": seed,
+                    "method": method,
+                    "interval_s": interval_s,
+                    "calls": calls + rng.normal(0, 1),
+                    "notifications": 0.0,
+                    "result_chars": 0.0,
+                    "changed": 10.0,
+                    "unnoticed_s": 600 * (mean + rng.normal(0, spread)),
+                }
+            )
+    return Sample(Params(), rows=[pd.DataFrame(rows)])
+
+
+def test_differing_choices_say_by_how_much_and_whether_beyond_noise() -> None:
+    costs = Costs(1.0, 0.1)
+    samples = {
+        "calibrated": _sample({1800.0: 20.0, 3600.0: 45.0}, 1.0),  # 60 min misses 30
+        "Poisson": _sample({1800.0: 15.0, 3600.0: 25.0}, 1.0),  # 60 min meets it
+    }
+    lines = comparison_lines(samples, costs, 30.0, "calibrated", "Poisson")
+    assert lines[0].startswith("The choices differ: poll (cursor kept), every 30 min (calibrated)")
+    assert "every 60 min (Poisson)" in lines[0]
+    assert "it misses the target beyond noise" in lines[1]
+    assert lines[2].startswith(
+        "Its cost a day minus the calibrated choice's, on the same 6 days: -20"
+    )
+    assert "(beyond noise; below 0, it is cheaper)" in lines[2]
+    same = comparison_lines(
+        {"calibrated": samples["calibrated"], "Poisson": samples["calibrated"]},
+        costs,
+        30.0,
+        "calibrated",
+        "Poisson",
+    )
+    assert same == ["The two processes lead to the same choice."]
