@@ -33,6 +33,7 @@ import pandas as pd
 from sim.advise import LABELS, Costs
 from sim.params import Params
 from sim.report.stats import Interval
+from sim.server.reads import count
 
 NO_CHECKS = pd.DataFrame(columns=["seed", "check", "method", "calls", "result_chars"])
 """The hourly checker's rows of a day run without it."""
@@ -228,7 +229,10 @@ def run(
         changed = ", ".join(
             f"{n} {int(t['changed'].max()) if len(t) else 0}" for n, t in tables.items()
         )
-        say(f"advise: {done} simulated days in {spent:.0f} s; changed cited articles: {changed}")
+        say(
+            f"advise: {count(done, 'simulated day')} in {spent:.0f} s; changed cited articles: "
+            f"{changed}"
+        )
         if done >= cap:
             why = "the days asked for were run" if fixed_days else "the cap on days was reached"
             return samples, why
@@ -251,7 +255,7 @@ def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
     c = choice(table, target_min)
     days = int(table["days"].max()) if len(table) else 0
     changed = int(table["changed"].max()) if len(table) else 0
-    head = f"{label} ({days} days, {changed} changed cited articles)"
+    head = f"{label} ({count(days, 'day')}, {count(changed, 'changed cited article')})"
     if changed == 0:
         return f"{head}: no cited article changed, so no unnoticed time was measured."
     if c is None:

@@ -15,7 +15,7 @@ from sim.__main__ import main
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
 
-SMALL = ["--questions-per-day", "10", "--simulate", "2"]
+SMALL = ["--questions-per-day", "10", "--simulate", "1"]
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -36,12 +36,12 @@ def test_advise_from_the_packaged_log(tmp_path: Path) -> None:
     lines = r.stdout.splitlines()
     assert lines[0].startswith("Advice for the edit process fitted to help-centre-edits.csv")
     assert lines[1] == "Stopped because the days asked for were run."
-    assert lines[2].startswith("Calibrated process (2 days, ")
-    assert lines[3].startswith("Write-up's Poisson process, same volume and days (2 days, ")
+    assert lines[2].startswith("Calibrated process (1 day, ")
+    assert lines[3].startswith("Write-up's Poisson process, same volume and days (1 day, ")
     assert lines[4].startswith(("The two choices", "The choices differ", "The two processes"))
     assert "nan" not in r.stdout
     progress = [x for x in r.stderr.splitlines() if x.startswith("advise: ")]
-    assert progress and "2 simulated days" in progress[-1]
+    assert progress and "1 simulated day in" in progress[-1]
 
 
 def test_advise_from_a_fitted_shape_as_json(
@@ -57,7 +57,7 @@ def test_advise_from_a_fitted_shape_as_json(
     assert set(out["rows"]) == {"calibrated", "Poisson"}
     for name, choice in out["choices"].items():
         rows = out["rows"][name]
-        assert {r["days"] for r in rows} == {2}
+        assert {r["days"] for r in rows} == {1}
         # a periodic choice is made only when its interval's upper end meets the target
         assert choice is None or choice["method"] == "push" or choice["unnoticed_hi"] <= 30.0
 
