@@ -403,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.queries is not None and args.db is None:
             adv.error("--queries: only with --db (the query log asks of an imported KB)")
+        if args.db is not None and args.articles is not None:
+            adv.error("--articles: not with --db (the KB's published articles are counted)")
         if args.edit_log is not None or args.edit_shape is not None or args.db is not None:
             return _advise_calibrated(adv, args)
         try:

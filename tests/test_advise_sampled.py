@@ -105,6 +105,7 @@ def test_advise_db_refuses_what_is_not_an_imported_kb(tmp_path, capsys) -> None:
     for args, says in (
         (["--db", str(tmp_path / "none.sqlite")], "no such file"),
         (["--queries", str(tmp_path / "q.txt")], "--queries: only with --db"),
+        (["--db", str(tmp_path / "x.sqlite"), "--articles", "5"], "--articles: not with --db"),
     ):
         with pytest.raises(SystemExit) as stop:
             main(["advise", *args])
