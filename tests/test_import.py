@@ -141,16 +141,19 @@ def test_import_again_appends_only_new_events_and_cursors_stay_valid(tmp_path, c
     assert _store(db).snapshot() == snapshot  # nothing changed, nothing written
     repo.write("guides/password.md", "# Réinitialiser le mot de passe\n\nNew steps.\n")
     repo.write("draft.md", "---\ntitle: Coming soon\n---\nPublished now.\n")
+    repo.write("guides/export.mdx", "# 导出发票\n\nBack again.\n")  # added where it was deleted
     repo.commit(T0 + 4 * DAY)
     status, out, _ = _import(capsys, str(repo.root), "--db", str(db))
-    assert status == 0 and "2 new events" in out
+    assert status == 0 and "3 new events" in out
     store = _store(db)
     assert store.all_events(KB_ID)[: len(before)] == before
     page = store.events_after(KB_ID, cursor, 100)
     assert {(e.type, e.article_id) for e in page.events} == {
         ("saved", "guides/reset"),
         ("published", "draft"),
+        ("published", "guides/export"),  # the deleted article's id, published again
     }
+    assert store.published_article(KB_ID, "guides/export").content == "# 导出发票\n\nBack again."
     assert store.published_article(KB_ID, "draft").content == "Published now."
 
 
@@ -291,6 +294,10 @@ def test_serve_db_serves_the_imported_articles_over_stdio(tmp_path, capsys, serv
             {"knowledge_base_id": KB_ID, "article_id": "install"},
         )
         assert read["title"] == "Install the app"
+        draft = {"knowledge_base_id": KB_ID, "article_id": "draft"}
+        client.send(tool_call(9, "read_knowledge_article", draft))
+        hidden = client.receive()
+        assert hidden is not None and hidden["result"]["isError"] is True  # a draft stays unseen
         assert read["updated_at"] == format_version((T0 + DAY) * 1_000_000)
         events = _answer(
             client,
