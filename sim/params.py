@@ -158,11 +158,12 @@ class Params:
 
     corpus_db: str = ""
     """The KB file `python -m sim import` wrote: its published articles are the day's corpus
-    and n_articles must be their count (questions from their titles, or corpus_queries);
+    and n_articles must be their count (questions from their titles and headings, or
+    corpus_queries);
     empty, the write-up's synthetic corpus."""
     corpus_queries: str = ""
-    """With corpus_db: a query log, one query a line; an article's question is the first
-    query that finds it first (its title where none does)."""
+    """With corpus_db: a query log, one query a line; an article's questions are the
+    queries that find it first (its title and headings where none does)."""
 
     def __post_init__(self) -> None:
         def bad(name: str, allowed: str) -> ValueError:

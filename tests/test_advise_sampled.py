@@ -62,11 +62,13 @@ def kb(tmp_path_factory: pytest.TempPathFactory):
 def test_the_imported_corpus_asks_titles_or_the_query_log(kb, tmp_path) -> None:
     specs, _ = imported(str(kb))
     assert len(specs) == 40 and all(s.query == s.title for s in specs)
+    assert specs[0].asked[1:] == ("Step 1", "Step 2", "Step 3")  # the headings, in turn
+    assert [specs[0].question(n) for n in range(5)] == [*specs[0].asked, specs[0].title]
     queries = tmp_path / "queries.txt"
     queries.write_text(f"\n{specs[3].title.lower()}\n\nno such words zzz\n")
     asked, _ = imported(str(kb), str(queries))
-    assert asked[3].query == specs[3].title.lower()
-    assert sum(s.query != s.title for s in asked) == 1
+    assert asked[3].asked == (specs[3].title.lower(),)
+    assert sum(s.asked != specs[i].asked for i, s in enumerate(asked)) == 1
 
 
 def test_a_history_past_the_days_start_is_moved_before_it(tmp_path) -> None:

@@ -109,7 +109,7 @@ class Day:
     def customer(self, answer: int, target: int) -> Proc:
         spec = self.specs[target]
         held = yield from self.agent.answer(
-            answer, spec.article_id, spec.query, self.params.citations_per_answer
+            answer, spec.article_id, spec.question(answer), self.params.citations_per_answer
         )
         if self.push is not None:
             self.push.cite()
