@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from sim import advise_sampled as sampled
+from sim import advise_text as text
 from sim.advise import Costs
 from sim.advise_calibrated import log_volume
 from sim.calibrate.shape import EditShape
@@ -57,12 +58,12 @@ def edit_log_advice(
     lines = [
         _header(params, costs, target, f"the edit process fitted to {Path(shape.source).name}"),
         f"Stopped because {why}.",
-        sampled.option_line("Calibrated process", tables["calibrated"], target),
-        sampled.option_line(
+        text.option_line("Calibrated process", tables["calibrated"], target),
+        text.option_line(
             "Write-up's Poisson process, same volume and days", tables["Poisson"], target
         ),
-        *sampled.comparison_lines(samples, costs, target, "calibrated", "Poisson"),
-        *sampled.needed_lines(samples, want),
+        *text.comparison_lines(samples, costs, target, "calibrated", "Poisson"),
+        *text.needed_lines(samples, want),
     ]
     return "\n".join(lines), _json(tables, why, target)
 
@@ -115,17 +116,17 @@ def db_advice(
         "No question found a published article, so nothing was cited."
         if stale.empty
         else "Citations going stale: "
-        + sampled._ci(100 * share.mean, max(0.0, 100 * share.lo), 100 * share.hi, ".1f")
+        + text.ci(100 * share.mean, max(0.0, 100 * share.lo), 100 * share.hi, ".1f")
         + f" % of the day's citations were stale by its end ({share.n} days); "
-        + sampled._ci(1000 * per_hour.mean, max(0.0, 1000 * per_hour.lo), 1000 * per_hour.hi, ".2f")
+        + text.ci(1000 * per_hour.mean, max(0.0, 1000 * per_hour.lo), 1000 * per_hour.hi, ".2f")
         + " stale per 1,000 citation-hours held."
     )
     lines = [
         _header(process, costs, target, f"the KB {params.corpus_db}, its saves from {name}"),
         f"Stopped because {why}.",
         staleness,
-        sampled.option_line("Cheapest way to notice", table, target),
-        *sampled.needed_lines({"kb": s}, want),
+        text.option_line("Cheapest way to notice", table, target),
+        *text.needed_lines({"kb": s}, want),
         "CAS edits rejected (a human saved between read and edit), by delay:"
         if len(cas)
         else "No CAS edit was made: no question found a published article to edit.",
@@ -134,7 +135,7 @@ def db_advice(
     for delay, g in cas.groupby("delay_s"):
         r = sampled.ratio_interval(g["rejected"].to_numpy(float), g["edits"].to_numpy(float))
         cas_rows.append({"delay_s": delay, "rejected_share": r.mean, "lo": r.lo, "hi": r.hi})
-        share_ci = sampled._ci(100 * r.mean, max(0.0, 100 * r.lo), 100 * r.hi, ".2f")
+        share_ci = text.ci(100 * r.mean, max(0.0, 100 * r.lo), 100 * r.hi, ".2f")
         lines.append(f"  {delay:>6g} s: {share_ci} % of {int(g['edits'].sum()):,} edits")
     out = _json({"kb": table}, why, target)
     out["stale_share"] = {"mean": share.mean, "lo": share.lo, "hi": share.hi, "days": share.n}

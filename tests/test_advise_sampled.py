@@ -16,10 +16,10 @@ from sim.advise_sampled import (
     MIN_DAYS_CHANGED,
     Sample,
     choice,
-    comparison_lines,
     interval,
     ratio_interval,
 )
+from sim.advise_text import comparison_lines
 from sim.bench.docsrepo import build
 from sim.importer.corpus import imported
 from sim.params import Params

@@ -92,7 +92,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if plan.log_rows:
         from sim.calibrate.logs import COLUMNS, write_atomic
 
-        write_atomic(log_path, _csv([COLUMNS, *plan.log_rows]))
+        try:
+            write_atomic(log_path, _csv([COLUMNS, *plan.log_rows]))
+        except OSError as e:
+            _say(
+                f"--edit-log {log_path}: cannot write it ({e.strerror}); the KB is imported, "
+                "and importing again (nothing new is appended) writes the log"
+            )
+            return 1
         print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
     print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
     return 0
