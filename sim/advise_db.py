@@ -25,12 +25,14 @@ from sim.advise import Costs
 from sim.advise_calibrated import log_volume
 from sim.calibrate.shape import EditShape
 from sim.params import Params
+from sim.server.reads import count
 
 
 def _header(params: Params, costs: Costs, target: float, source: str) -> str:
     return (
-        f"Advice for {source}: {params.n_articles:,} articles, {params.n_saves:,} saves (on "
-        f"average) and {params.n_questions:,} questions in a {params.day_s / 3600:g}-hour day; "
+        f"Advice for {source}: {params.n_articles:,} articles, {count(params.n_saves, 'save')} "
+        f"(on average) and {params.n_questions:,} questions in a {params.day_s / 3600:g}-hour "
+        "day; "
         f"a call costs {costs.per_call:g}, 1,000 characters {costs.per_1k_chars:g}. Target: a "
         f"change to a cited article goes unnoticed {target:g} min or less on average. By "
         "simulation; every figure with its 95 % interval over the days."

@@ -41,7 +41,8 @@ def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
         guess = (
             ""
             if best is None or math.isnan(best["unnoticed_min"])
-            else f" (estimate so far, {what(best)}: {best['unnoticed_min']:.1f} min unnoticed)"
+            else f" (so far the cheapest periodic option, {what(best)}, leaves a change "
+            f"unnoticed {best['unnoticed_min']:.1f} min)"
         )
         return (
             f"{head}: push, as no periodic option has an interval yet (too few days with a "
