@@ -1,5 +1,5 @@
 """Command line: `python -m sim reproduce | notebook | sweep | bench | serve | log-report |
-advise | calibrate`."""
+advise | calibrate | import`."""
 
 from __future__ import annotations
 
@@ -47,13 +47,49 @@ def _at_least_5(text: str) -> int:
 
 
 def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """advise --edit-log / --edit-shape: simulated advice from a real edit process."""
+    """advise --edit-log / --edit-shape / --db: simulated advice from a real edit process
+    (and with --db on a real KB), run to the precision asked for."""
     import json
+    import time
 
+    started = time.monotonic()
     from sim import advise_calibrated as ac
+    from sim import advise_db
     from sim.advise import Costs
+    from sim.advise_sampled import Precision
     from sim.params import Params
 
+    want = Precision(args.half_width, args.min_changed, args.max_days, args.max_seconds, started)
+    costs = Costs(args.cost_per_call, args.cost_per_1k_chars)
+    target = args.max_unnoticed_min
+    if args.db is not None:
+        from sim.importer.cli import default_edit_log
+
+        log = args.edit_log or default_edit_log(args.db)
+        try:
+            base = Params(
+                n_questions=args.questions_per_day,
+                day_s=args.day_hours * 3600,
+                zipf_s=args.zipf,
+                citations_per_answer=args.citations_per_answer,
+            )
+            params = advise_db.db_params(args.db, args.queries, base, args.saves_per_day)
+        except ValueError as e:
+            adv.error(str(e))
+        shape, note = None, ""
+        try:
+            if args.edit_shape is not None or log.exists():
+                shape = ac.shape_from(None if args.edit_shape else log, args.edit_shape)
+        except ValueError as e:  # the log import wrote may be too short to fit
+            if args.edit_log is not None or args.edit_shape is not None:
+                adv.error(str(e))
+            note = f"The KB's edit log cannot be fitted ({e}); its saves are Poisson."
+        text, out = advise_db.db_advice(
+            params, shape, costs, target, want, args.workers, args.simulate, args.saves_per_day
+        )
+        text = text.replace("\n", f"\n{note}\n", 1) if note else text
+        print(json.dumps(out, indent=2) if args.json else text)
+        return 0
     try:
         shape = ac.shape_from(args.edit_log, args.edit_shape)
         params = Params(
@@ -69,13 +105,10 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
             params = replace(params, n_saves=args.saves_per_day)
     except ValueError as e:  # LogError too
         adv.error(str(e))
-    costs = Costs(args.cost_per_call, args.cost_per_1k_chars)
-    seeds = args.simulate or ac.DEFAULT_SEEDS
-    result = ac.calibrated_advice(params, shape, costs, args.max_unnoticed_min, seeds)
-    if args.json:
-        print(json.dumps(ac.as_json(result), indent=2))
-    else:
-        print(ac.render(params, shape, costs, args.max_unnoticed_min, result))
+    text, out = advise_db.edit_log_advice(
+        params, shape, costs, target, want, args.workers, args.simulate
+    )
+    print(json.dumps(out, indent=2) if args.json else text)
     return 0
 
 
@@ -258,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         type=_bounded(int, 0, 10_000),
         default=0,
         metavar="N",
-        help="also run N seeded days and print the simulated figures beside",
+        help="also run N seeded days and print the simulated figures beside (with "
+        "--edit-log, --edit-shape or --db: exactly N days instead of days to the precision)",
     )
     real = adv.add_mutually_exclusive_group()
     real.add_argument(
@@ -273,10 +307,61 @@ def main(argv: list[str] | None = None) -> int:
         metavar="shape.json",
         help="advise from this fitted edit shape (python -m sim calibrate writes one)",
     )
+    adv.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        metavar="kb.sqlite",
+        help="advise for this imported KB (python -m sim import writes one): the day runs on "
+        "its articles, its saves from the edit log written beside it (or --edit-log)",
+    )
+    adv.add_argument(
+        "--queries",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="with --db: a query log, one query a line (default: the articles' titles)",
+    )
+    prec = adv.add_argument_group(
+        "precision (--edit-log, --edit-shape, --db: days are run until it is reached)"
+    )
+    prec.add_argument(
+        "--half-width",
+        type=_bounded(float, 0.01, 1e6),
+        default=5.0,
+        metavar="MIN",
+        help="95 %% half-width wanted on the chosen option's unnoticed minutes (default 5)",
+    )
+    prec.add_argument(
+        "--min-changed",
+        type=_bounded(int, 0, 10_000_000),
+        default=30,
+        metavar="N",
+        help="changed cited articles wanted at least (default 30)",
+    )
+    prec.add_argument(
+        "--max-days", type=_bounded(int, 2, 10_000), default=60, help="cap on days (default 60)"
+    )
+    prec.add_argument(
+        "--max-seconds",
+        type=_bounded(float, 1, 1e6),
+        default=25.0,
+        help="start no batch of days that would end later than this many seconds after the "
+        "start (default 25)",
+    )
+    prec.add_argument(
+        "--workers",
+        type=_bounded(int, 1, 256),
+        default=2,
+        help="processes running days (default 2)",
+    )
     adv.add_argument("--json", action="store_true", help="the full table as JSON")
     from sim.calibrate.flags import add_parser as add_calibrate
 
     cal = add_calibrate(sub)
+    from sim.importer.cli import add_parser as add_import
+
+    imp = add_import(sub)
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
@@ -343,7 +428,11 @@ def main(argv: list[str] | None = None) -> int:
         from sim.advise import Costs, advise, as_json, render
         from sim.params import Params as AdviseParams
 
-        if args.edit_log is not None or args.edit_shape is not None:
+        if args.queries is not None and args.db is None:
+            adv.error("--queries: only with --db (the query log asks of an imported KB)")
+        if args.db is not None and args.articles is not None:
+            adv.error("--articles: not with --db (the KB's published articles are counted)")
+        if args.edit_log is not None or args.edit_shape is not None or args.db is not None:
             return _advise_calibrated(adv, args)
         try:
             params = AdviseParams(
@@ -366,6 +455,10 @@ def main(argv: list[str] | None = None) -> int:
         from sim.calibrate.cli import run as calibrate
 
         return calibrate(args, cal)
+    elif args.command == "import":
+        from sim.importer.cli import run as import_folder
+
+        return import_folder(args, imp)
     elif args.command == "log-report":
         from sim.server.calllog import BadLogLine
         from sim.server.logreport import report

@@ -215,6 +215,11 @@ class ArticleSpec:
         """What a customer types about this article's task."""
         return f"how do I {self.verb} the {self.obj} in the {self.place}"
 
+    def question(self, answer: int) -> str:
+        """The question of the day's answer number `answer` about this article: its query
+        (an imported article's questions vary, ``sim.importer.corpus``)."""
+        return self.query
+
 
 def _words(d: dict[str, str]) -> dict[str, str]:
     """A task's template words (role, section and symptom left to each sentence's draw)."""

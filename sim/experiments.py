@@ -144,10 +144,10 @@ def _call_rows(result: DayResult, tag: dict[str, str]) -> list[dict]:
 
 
 @functools.lru_cache(maxsize=1)
-def _opening(seed: int, n_articles: int) -> Opening:
+def _opening(seed: int, n_articles: int, corpus_db: str = "", queries: str = "") -> Opening:
     """The seed's opening, kept for the process's next run of the same seed: every day of
     a seed runs in one task (``run_requests``), and a day only ever copies it."""
-    return Opening.build(seed, n_articles)
+    return Opening.build(seed, n_articles, corpus_db, queries)
 
 
 SeedRows = dict[str, list[dict]]
@@ -172,7 +172,15 @@ def _seed_days(
 ) -> list[SeedRows]:
     """Each day of one seed, on the seed's opening, with the record types asked of it."""
     return [
-        _rows(run_day(params, seed, _opening(seed, params.n_articles)), experiment, kept)
+        _rows(
+            run_day(
+                params,
+                seed,
+                _opening(seed, params.n_articles, params.corpus_db, params.corpus_queries),
+            ),
+            experiment,
+            kept,
+        )
         for (params, experiment), kept in zip(days, records or [RECORDS] * len(days), strict=True)
     ]
 

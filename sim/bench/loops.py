@@ -122,6 +122,12 @@ def advise_wall(articles: int) -> dict[str, Any]:
     return _median_of(ADVISE_RUNS, [("advise", command)])
 
 
+def _imported():
+    from sim.bench import imported  # it imports this module: loaded when a loop runs
+
+    return imported
+
+
 LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
     "make_reproduce": reproduce_wall,
     "reproduce_quick": quick_wall,
@@ -129,5 +135,8 @@ LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
     "make_check": check_wall,
     "advise_5000": lambda: advise_wall(5_000),
     "advise_50000": lambda: advise_wall(50_000),
+    "import_advise_1000": lambda: _imported().import_and_advise_wall(1_000),
+    "import_advise_10000": lambda: _imported().import_and_advise_wall(10_000),
+    "advise_edit_log": lambda: _imported().edit_log_wall(),
 }
 """The loops, by their key in bench.json."""

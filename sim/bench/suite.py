@@ -200,6 +200,12 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
             f" (before: {ADVISE_5000_BEFORE_S:.0f} s)",
         ),
         ("advise_50000", "`python -m sim advise` at 50,000 articles wall", 10.0, ""),
+        (
+            "advise_edit_log",
+            "`python -m sim advise --edit-log` on the shared log wall (issue 35)",
+            30.0,
+            "",
+        ),
     ):
         if key in b:
             loop = b[key]
