@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -242,7 +243,9 @@ def write_tables(
 def write_figures(out: Path, t: Tables, mark: str | None = None) -> None:
     def save(fig: Figure, name: str) -> None:
         if mark:
-            fig.text(0.5, 0.005, mark, ha="center", va="bottom", fontsize=8, color="C3")
+            # above the figure (saved with a tight box, so it is kept), clear of every label
+            text = textwrap.fill(mark, 100)
+            fig.text(0.5, 1.0, text, ha="center", va="bottom", fontsize=8, color="C3")
         figures.save(fig, out / name)
 
     save(figures.stale_over_day(t["stale_over_day"]), "stale_over_day.png")
