@@ -182,9 +182,6 @@ def launch(path: str, args: list[str], sigint_ignored: bool) -> NoReturn:
         "sigint_ignored": sigint_ignored,
     }
     socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], list(STD_FDS))
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in STD_FDS:  # only the server holds the client's pipes, so their ends are its
-        os.dup2(devnull, fd)
     lines = conn.makefile("rb")
     pid = int(lines.readline())
 
@@ -194,6 +191,9 @@ def launch(path: str, args: list[str], sigint_ignored: bool) -> NoReturn:
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, pass_on)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in STD_FDS:  # only the server holds the client's pipes, so their ends are its
+        os.dup2(devnull, fd)  # (after the signals are passed on: tests wait for this)
     ended = lines.readline()
     code = os.waitstatus_to_exitcode(int(ended)) if ended else 1
     if code < 0:  # killed by a signal: so is the launcher, as the client would see it
