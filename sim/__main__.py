@@ -148,6 +148,18 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line. Ctrl-C while `serve` starts (its flags parsed, its imports, the
+    corpus) ends it as one while serving does: status 0, nothing said."""
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        if argv[:1] == ["serve"]:
+            return 0
+        raise
+
+
+def _main(argv: list[str]) -> int:
     parser = _Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("reproduce", help="run the study and write results/")
@@ -470,10 +482,7 @@ def main(argv: list[str] | None = None) -> int:
         except BadLogLine as e:
             lr.error(f"{args.file}: not a call log of this project: {e}")
     elif args.command == "serve":
-        try:
-            _serve(srv, args)
-        except KeyboardInterrupt:  # Ctrl-C while it starts (imports, the corpus): it ends as
-            sys.exit(0)  # one while serving does, with no traceback
+        _serve(srv, args)
     return 0
 
 
