@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import ipaddress
+import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -198,7 +199,7 @@ async def serve_http(
         sock = server.servers[0].sockets[0].getsockname()
         url = f"http://{_bracketed(sock[0])}:{sock[1]}{ENDPOINT}"
         who = "loopback only, no tokens" if options.grants is None else "bearer tokens required"
-        line = f"serving MCP over streamable HTTP at {url} ({who})"
+        line = f"serving MCP over streamable HTTP at {url} ({who}; pid {os.getpid()})"
         (ready or (lambda text: print(text, flush=True)))(line)
         if edits_per_minute > 0:
             tg.start_soon(human_editor, store, edits_per_minute, seed)
