@@ -17,7 +17,7 @@ STOP_TIMEOUT_S = 10.0
 
 class HttpServer:
     def __init__(self, serve: list[str], *flags: str, cwd: Path | None = None) -> None:
-        self.stderr_file = tempfile.TemporaryFile()
+        self.stderr_file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by __exit__)
         self.process = subprocess.Popen(
             [*serve, "--http", "0", *flags],
             stdin=subprocess.DEVNULL,

@@ -50,18 +50,20 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def servers(serve_command: list[str], files: dict[str, Path]) -> Iterator[tuple[HttpServer, ...]]:
     """A (tokens, --write-gate, call log) and B (tokens), both on one --db file."""
     common = ["--articles", "20", "--db", str(files["db"]), "--tokens", str(files["tokens"])]
-    with HttpServer(
-        serve_command,
-        *common,
-        "--write-gate",
-        "--call-log",
-        str(files["log"]),
-        "--allow-origin",
-        "https://app.example",
-        cwd=ROOT,
-    ) as a:
-        with HttpServer(serve_command, *common, cwd=ROOT) as b:
-            yield a, b
+    with (
+        HttpServer(
+            serve_command,
+            *common,
+            "--write-gate",
+            "--call-log",
+            str(files["log"]),
+            "--allow-origin",
+            "https://app.example",
+            cwd=ROOT,
+        ) as a,
+        HttpServer(serve_command, *common, cwd=ROOT) as b,
+    ):
+        yield a, b
 
 
 def _client(url: str, token: str, mode: str, **kwargs: Any) -> Client:
@@ -284,20 +286,22 @@ def test_a_subscriber_hears_saves_by_another_session_and_by_another_process(
             await until(2)
 
     async def modern() -> None:
-        async with _client(a.url, TOKENS["reader"], mode) as c:
-            async with c.listen(resource_subscriptions=[uri]) as sub:
+        async with (
+            _client(a.url, TOKENS["reader"], mode) as c,
+            c.listen(resource_subscriptions=[uri]) as sub,
+        ):
 
-                async def collect() -> None:
-                    async for event in sub:
-                        heard.append(event.uri)
+            async def collect() -> None:
+                async for event in sub:
+                    heard.append(event.uri)
 
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(collect)
-                    await save(a.url, f"push-a-{mode}")
-                    await until(1)
-                    await save(b.url, f"push-b-{mode}")
-                    await until(2)
-                    tg.cancel_scope.cancel()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(collect)
+                await save(a.url, f"push-a-{mode}")
+                await until(1)
+                await save(b.url, f"push-b-{mode}")
+                await until(2)
+                tg.cancel_scope.cancel()
 
     anyio.run(legacy if mode == "legacy" else modern)
     assert heard == [uri, uri]
