@@ -165,7 +165,7 @@ def _http_arguments(srv: argparse.ArgumentParser) -> None:
     )
     http.add_argument(
         "--session-idle-s",
-        type=_bounded(float, 1.0, 86_400.0),
+        type=_bounded(float, 0.1, 86_400.0),
         default=600.0,
         help="a session with no request in flight for this long is ended (default 600)",
     )

@@ -21,7 +21,11 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, check_accept_headers
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from mcp_types.version import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
@@ -40,6 +44,7 @@ from sim.server.stdio import (
 
 Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 SERVER_ERROR = -32000
+KNOWN_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,14 @@ class Front:
                     f"server's --tokens file lists; see {metadata_url}.",
                     {"WWW-Authenticate": challenge},
                 ), None
+        version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
+        if version is not None and version not in KNOWN_VERSIONS:
+            return _refusal(
+                400,
+                f"MCP-Protocol-Version {version!r} is not one this server speaks; send one of "
+                f"{', '.join(KNOWN_VERSIONS)} (the one initialize negotiated), or none for "
+                "2025-03-26.",
+            ), grant
         method = request.method
         if method not in ("POST", "GET", "DELETE"):
             return _refusal(
