@@ -18,9 +18,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from sim.bench import http_raw as raw
+from sim.bench.http_process import HttpServer
 from sim.model.opening import KB_ID
 from sim.server.edit import EDIT_TOOL
-from tests.httpserve import HttpServer
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKENS = {

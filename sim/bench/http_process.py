@@ -1,5 +1,5 @@
-"""A `python -m sim serve --http 0` process for the HTTP tests and the bench: started, its
-URL and pid read from the line it prints, stopped with SIGTERM (uvicorn's own shutdown)."""
+"""A `python -m sim serve --http 0` process (or the echo floor) for the HTTP tests and the
+bench: started, its URL and pid read from the line it prints, stopped with SIGTERM."""
 
 from __future__ import annotations
 
@@ -16,10 +16,12 @@ STOP_TIMEOUT_S = 10.0
 
 
 class HttpServer:
-    def __init__(self, serve: list[str], *flags: str, cwd: Path | None = None) -> None:
+    def __init__(
+        self, serve: list[str], *flags: str, cwd: Path | None = None, http: bool = True
+    ) -> None:
         self.stderr_file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by __exit__)
         self.process = subprocess.Popen(
-            [*serve, "--http", "0", *flags],
+            [*serve, *(["--http", "0"] if http else []), *flags],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=self.stderr_file,
