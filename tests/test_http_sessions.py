@@ -232,3 +232,32 @@ def test_a_bad_tokens_file_names_the_entry_and_never_the_token(
     with pytest.raises(GrantsError, match=None) as refused:
         load_grants(path)
     assert says in str(refused.value) and "0123456789abcdefXY" not in str(refused.value)
+
+
+def test_the_load_mix_keeps_the_study_shares_and_the_targets_count_every_error() -> None:
+    from sim.bench.http_load import cycle_of, targets
+
+    mix = {"read": 0.52, "search": 0.38, "edit": 0.097, "poll": 0.003}
+    cycle = cycle_of(mix, 20)
+    assert len(cycle) == 20 and {t: cycle.count(t) for t in mix} == {
+        "read": 10,
+        "search": 7,
+        "edit": 2,  # 1.94: the largest remainder
+        "poll": 1,  # 0.06: every tool at least once
+    }
+    row = {
+        "clients": 50,
+        "calls_per_s": 90.0,
+        "p50_ms": 20.0,
+        "p99_ms": 60.0,
+        "errors": 0,
+        "first_error": "",
+        "server_cpu_share": 1.0,
+        "client_cpu_share": 0.5,
+    }
+    load = {
+        "kb": [row, {**row, "clients": 200, "errors": 2, "first_error": "x"}],
+        "floor": [{**row, "calls_per_s": 100.0}, {**row, "clients": 200}],
+    }
+    met = {t["target"]: t["met"] for t in targets(load)}
+    assert list(met.values()) == [True, True, False]

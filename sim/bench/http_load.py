@@ -170,6 +170,7 @@ async def level(url: str, clients: int, tools: list[str], seconds: float) -> dic
     errors = [e for c in pool for e in c.errors]
     return {
         "clients": clients,
+        "wall_s": wall,
         "calls": len(latencies),
         "calls_per_s": len(latencies) / wall,
         "p50_ms": 1000 * statistics.median(latencies),
@@ -196,7 +197,11 @@ def measure(
         rows = []
         with HttpServer(command, *flags, cwd=ROOT, http=False) as server:
             for n in clients:
+                server_cpu, own_cpu = server.cpu_s(), time.process_time()
                 row = anyio.run(level, server.url, n, tools, seconds)
+                wall = row.pop("wall_s")
+                row["server_cpu_share"] = (server.cpu_s() - server_cpu) / wall
+                row["client_cpu_share"] = (time.process_time() - own_cpu) / wall
                 row["server_rss_mib"] = server.rss_kb() / 1024
                 print(name, row, file=sys.stderr, flush=True)
                 rows.append(row)
@@ -207,17 +212,64 @@ def measure(
 
 def table(load: dict[str, Any]) -> str:
     lines = [
-        "| clients | server | calls/s | p50 ms | p99 ms | errors | RSS MiB | ×floor |",
-        "|---|---|---|---|---|---|---|---|",
+        "| clients | server | calls/s | p50 ms | p99 ms | errors | RSS MiB | server CPU "
+        "| load CPU | ×floor |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for kb, floor in zip(load["kb"], load["floor"], strict=True):
         for name, row in (("this KB", kb), ("SDK echo floor", floor)):
             ratio = f"{kb['calls_per_s'] / floor['calls_per_s']:.2f}" if name == "this KB" else ""
             lines.append(
                 f"| {row['clients']} | {name} | {row['calls_per_s']:,.0f} | {row['p50_ms']:.1f} "
-                f"| {row['p99_ms']:.1f} | {row['errors']} | {row['server_rss_mib']:.0f} | {ratio} |"
+                f"| {row['p99_ms']:.1f} | {row['errors']} | {row['server_rss_mib']:.0f} "
+                f"| {row['server_cpu_share']:.0%} | {row['client_cpu_share']:.0%} | {ratio} |"
             )
     return "\n".join(lines)
+
+
+TARGET_CLIENTS = 50
+TARGET_FLOOR_RATIO = 0.9
+TARGET_P99_MS = 100.0
+
+
+def targets(load: dict[str, Any]) -> list[dict[str, Any]]:
+    """The issue's targets at 50 clients, and no error at any level."""
+    kb = {row["clients"]: row for row in load["kb"]}
+    floor = {row["clients"]: row for row in load["floor"]}
+    rows = []
+    if TARGET_CLIENTS in kb:
+        at, base = kb[TARGET_CLIENTS], floor[TARGET_CLIENTS]
+        ratio = at["calls_per_s"] / base["calls_per_s"]
+        bound = (
+            f"; the server used {at['server_cpu_share']:.0%} of a core and the load "
+            f"generator {at['client_cpu_share']:.0%}"
+        )
+        rows += [
+            {
+                "target": f"`serve --http`, {TARGET_CLIENTS} clients: calls/s ≥ "
+                f"{TARGET_FLOOR_RATIO:g} × the SDK's echo floor",
+                "measured": f"{ratio:.2f}× ({at['calls_per_s']:,.0f} against "
+                f"{base['calls_per_s']:,.0f})" + bound,
+                "met": ratio >= TARGET_FLOOR_RATIO,
+            },
+            {
+                "target": f"`serve --http`, {TARGET_CLIENTS} clients: p99 < {TARGET_P99_MS:g} ms",
+                "measured": f"{at['p99_ms']:.0f} ms (p50 {at['p50_ms']:.0f} ms)" + bound,
+                "met": at["p99_ms"] < TARGET_P99_MS,
+            },
+        ]
+    errors = sum(row["errors"] for row in load["kb"])
+    rows.append(
+        {
+            "target": "`serve --http`: no error at 1 to 200 clients",
+            "measured": f"{errors} errors"
+            + "".join(
+                f"; {r['clients']} clients: {r['first_error']}" for r in load["kb"] if r["errors"]
+            ),
+            "met": errors == 0,
+        }
+    )
+    return rows
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ bench: started, its URL and pid read from the line it prints, stopped with SIGTE
 
 from __future__ import annotations
 
+import os
 import re
 import select
 import signal
@@ -40,6 +41,11 @@ class HttpServer:
     def rss_kb(self) -> int:
         status = Path(f"/proc/{self.pid}/status").read_text()
         return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) the server has used so far."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stderr(self) -> str:
         self.stderr_file.seek(0)
