@@ -24,7 +24,7 @@ from sim.server.edit import EDIT_TOOL
 
 ROOT = Path(__file__).resolve().parents[1]
 CAP = 12
-IDLE_S = 0.4
+IDLE_S = 0.3
 ROUNDS = 3
 READ = {"knowledge_base_id": KB_ID, "article_id": "art-00001"}
 
@@ -163,8 +163,10 @@ HOSTILE: dict[str, tuple[bytes, dict[str, str], int, int]] = {
 def test_each_hostile_request_gets_a_status_and_an_error_and_changes_nothing(
     server: HttpServer,
 ) -> None:
-    with httpx2.Client() as http:
+    with httpx2.Client() as http, contextlib.ExitStack() as held:
         sid = raw.open_session(http, server.url)
+        get = raw.headers(session=sid, Accept="text/event-stream")  # kept open: the session
+        held.enter_context(http.stream("GET", server.url, headers=get))  # outlives IDLE_S
         poll = {"resource_type": "knowledge_base", "resource_id": KB_ID}
         before = raw.call(http, server.url, sid, 1, "poll_resource_events", poll)
         answered = {}
@@ -176,6 +178,7 @@ def test_each_hostile_request_gets_a_status_and_an_error_and_changes_nothing(
         ended = raw.open_session(http, server.url)
         assert http.delete(server.url, headers=raw.headers(session=ended)).status_code == 200
         gone = http.post(server.url, json=_ping(16), headers=raw.headers(session=ended))
+        held.close()
         http.delete(server.url, headers=raw.headers(session=sid))
     assert answered == {
         name: (status, code, True) for name, (_, _, status, code) in HOSTILE.items()
