@@ -185,7 +185,7 @@ def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
                 srv.error(f"--{flag.replace('_', '-')} needs --http [HOST:]PORT")
         return None
     from sim.server.grants import GrantsError, load_grants
-    from sim.server.http import AddressError, HttpOptions, check_options, parse_address
+    from sim.server.http import AddressError, HttpOptions, check_options, listen, parse_address
 
     try:
         host, port = parse_address(args.http)
@@ -199,6 +199,7 @@ def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
             args.max_sessions,
         )
         check_options(options)
+        options = replace(options, sock=listen(host, port))
     except AddressError as e:
         srv.error(f"--http {args.http}: {e}")
     except GrantsError as e:

@@ -264,3 +264,17 @@ def test_the_load_mix_keeps_the_study_shares_and_the_targets_count_every_error()
     }
     met = {t["target"]: t["met"] for t in targets(load)}
     assert list(met.values()) == [True, True, False]
+
+
+def test_a_port_already_taken_is_one_line_and_exit_2(serve_command: list[str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        done = subprocess.run(
+            [*serve_command, "--http", port], capture_output=True, text=True, timeout=60, cwd=ROOT
+        )
+    assert done.returncode == 2 and f"cannot listen on 127.0.0.1 port {port}" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1

@@ -18,7 +18,8 @@ import contextlib
 import gc
 import ipaddress
 import os
-from collections.abc import AsyncIterator, Callable
+import socket
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -84,6 +85,24 @@ class HttpOptions:
     session_idle_s: float = DEFAULT_IDLE_S
     max_sessions: int = DEFAULT_MAX_SESSIONS
     follow_s: float = DEFAULT_FOLLOW_S
+    sock: socket.socket | None = None
+    """Bound by `listen` before serving starts (None: bound by serve_http)."""
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound now so that a taken port or a foreign address is one line
+    at the start, not uvicorn's traceback. Raises AddressError."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as e:
+        sock.close()
+        raise AddressError(f"cannot listen on {host} port {port} ({e.strerror or e})") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def check_options(options: HttpOptions) -> None:
@@ -99,8 +118,8 @@ def _bracketed(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def build_app(kb: Any, options: HttpOptions) -> tuple[Any, Any]:
-    """The Starlette app and its Front (which counts the SDK's open sessions)."""
+def build_app(kb: Any, options: HttpOptions) -> Any:
+    """The Starlette app: the Front at /mcp, then the SDK's session manager."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
@@ -151,7 +170,7 @@ def build_app(kb: Any, options: HttpOptions) -> tuple[Any, Any]:
             yield
 
     routes = [Route(ENDPOINT, endpoint=front), Route(METADATA_PATH, endpoint=metadata)]
-    return Starlette(routes=routes, lifespan=lifespan), front
+    return Starlette(routes=routes, lifespan=lifespan)
 
 
 async def serve_http(
@@ -162,7 +181,6 @@ async def serve_http(
     call_log: TextIO | None = None,
     write_gate: bool = False,
     follow: bool = False,
-    ready: Callable[[str], None] | None = None,
 ) -> None:
     """Serve until SIGINT/SIGTERM (uvicorn's own handling: open requests end first)."""
     with collector_paused():  # as serve() on stdio: the SDK's classes load once, then freeze
@@ -176,11 +194,10 @@ async def serve_http(
 
     log = CallLog(sink=call_log, keep=False)
     kb = KBServer(store, wall_clock_us, log, write_gate=write_gate)
-    app, _front = build_app(kb, options)
+    app = build_app(kb, options)
+    sock = options.sock or listen(options.host, options.port)
     config = uvicorn.Config(
         app,
-        host=options.host,
-        port=options.port,
         log_level="warning",
         access_log=False,  # a line per request would be most of stderr; tokens are never in it
         lifespan="on",
@@ -190,17 +207,16 @@ async def serve_http(
     async with anyio.create_task_group() as tg:
 
         async def run() -> None:
-            await server.serve()  # returns once a signal asked it to, open requests answered
+            await server.serve([sock])  # returns once a signal asked it to
             tg.cancel_scope.cancel()
 
         tg.start_soon(run)
         while not server.started:
             await anyio.sleep(0.01)
-        sock = server.servers[0].sockets[0].getsockname()
-        url = f"http://{_bracketed(sock[0])}:{sock[1]}{ENDPOINT}"
+        bound = sock.getsockname()
+        url = f"http://{_bracketed(bound[0])}:{bound[1]}{ENDPOINT}"
         who = "loopback only, no tokens" if options.grants is None else "bearer tokens required"
-        line = f"serving MCP over streamable HTTP at {url} ({who}; pid {os.getpid()})"
-        (ready or (lambda text: print(text, flush=True)))(line)
+        print(f"serving MCP over streamable HTTP at {url} ({who}; pid {os.getpid()})", flush=True)
         if edits_per_minute > 0:
             tg.start_soon(human_editor, store, edits_per_minute, seed)
         if follow:
