@@ -278,3 +278,14 @@ def test_a_port_already_taken_is_one_line_and_exit_2(serve_command: list[str]) -
         )
     assert done.returncode == 2 and f"cannot listen on 127.0.0.1 port {port}" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_the_listening_socket_says_tcp_so_asyncio_sets_nodelay_on_each_connection() -> None:
+    """A socket made with protocol 0 got no TCP_NODELAY from asyncio: every answer then
+    waited for the client's delayed ACK (44 ms a call at one client instead of 6)."""
+    import socket
+
+    from sim.server.http import listen
+
+    with listen("127.0.0.1", 0) as sock:
+        assert sock.proto == socket.IPPROTO_TCP and sock.getsockname()[1] > 0

@@ -54,7 +54,11 @@ def _app() -> object:
 async def _serve() -> None:
     import uvicorn
 
-    config = uvicorn.Config(_app(), host="127.0.0.1", port=0, log_level="warning")
+    from sim.server.http import KEEP_ALIVE_S
+
+    config = uvicorn.Config(
+        _app(), host="127.0.0.1", port=0, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S
+    )  # the KB server's own keep-alive, so the two differ only in what they serve
     server = uvicorn.Server(config)
     async with anyio.create_task_group() as tg:
         tg.start_soon(server.serve)

@@ -36,6 +36,7 @@ DEFAULT_IDLE_S = 600.0
 DEFAULT_MAX_SESSIONS = 1000
 DEFAULT_FOLLOW_S = 0.25
 MAX_BODY_BYTES = 4 * 2**20
+KEEP_ALIVE_S = 30
 
 
 class AddressError(ValueError):
@@ -93,7 +94,9 @@ def listen(host: str, port: int) -> socket.socket:
     """The listening socket, bound now so that a taken port or a foreign address is one line
     at the start, not uvicorn's traceback. Raises AddressError."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets that say TCP, and
+    # without it each answer waited some 40 ms for the client's delayed ACK
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
@@ -202,6 +205,9 @@ async def serve_http(
         access_log=False,  # a line per request would be most of stderr; tokens are never in it
         lifespan="on",
         timeout_graceful_shutdown=5,
+        # a client's pooled connection idle longer than this is closed, and its next POST
+        # fails (uvicorn's 5 s default failed calls of 200 clients that had all just opened)
+        timeout_keep_alive=KEEP_ALIVE_S,
     )
     server = uvicorn.Server(config)
     async with anyio.create_task_group() as tg:
