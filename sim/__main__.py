@@ -113,7 +113,7 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
 
 
 def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
-    """serve: open the KB, serve it until stdin closes or Ctrl-C, and leave."""
+    """serve: open the KB, serve it until stdin closes (stdio) or Ctrl-C, and leave."""
     import contextlib
 
     import anyio
@@ -121,6 +121,7 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
     from sim.kb.rows import StoreError
     from sim.serve import check_writable, leave, open_store, serve
 
+    http = _serve_http(srv, args)
     try:
         store = open_store(args.seed, args.articles, args.db)
         if args.db is not None and args.write_gate:
@@ -134,7 +135,24 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
         srv.error(f"--call-log {args.call_log}: cannot append to it ({e.strerror})")
     status = 0
     try:
-        anyio.run(serve, store, args.human_edits_per_minute, args.seed, log, args.write_gate)
+        if http is None:
+            anyio.run(serve, store, args.human_edits_per_minute, args.seed, log, args.write_gate)
+        else:
+            from sim.server.http import serve_http
+
+            follow = args.db is not None  # another process may save to the same file
+            anyio.run(
+                serve_http,
+                *(
+                    store,
+                    http,
+                    args.human_edits_per_minute,
+                    args.seed,
+                    log,
+                    args.write_gate,
+                    follow,
+                ),
+            )
     except KeyboardInterrupt:
         pass
     except Exception as e:  # no traceback reaches the client's terminal
@@ -145,6 +163,81 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
             with contextlib.suppress(OSError):  # a failed log was said when it failed
                 log.close()
     leave(status)
+
+
+def _http_arguments(srv: argparse.ArgumentParser) -> None:
+    """serve's HTTP flags (sim/server/http.py says what the server does with them)."""
+    http = srv.add_argument_group("streamable HTTP (instead of stdio)")
+    http.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        default=None,
+        help="serve MCP at http://HOST:PORT/mcp (HOST 127.0.0.1 by default; PORT 0 picks a "
+        "free one and prints it); without --tokens only a loopback HOST is served",
+    )
+    http.add_argument(
+        "--tokens",
+        type=Path,
+        default=None,
+        help='bearer tokens and their grants: {"tokens": [{"label": …, "token": …, '
+        '"read": [KB ids], "edit": [KB ids]}]}; the call log names the label, never the token',
+    )
+    http.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="an Origin allowed besides loopback ones (repeatable), e.g. https://app.example",
+    )
+    http.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="a Host header allowed besides the served address (repeatable), e.g. behind a proxy",
+    )
+    http.add_argument(
+        "--session-idle-s",
+        type=_bounded(float, 0.1, 86_400.0),
+        default=600.0,
+        help="a session with no request in flight for this long is ended (default 600)",
+    )
+    http.add_argument(
+        "--max-sessions",
+        type=_bounded(int, 1, 100_000),
+        default=1000,
+        help="open sessions at most; past it initialize is refused with 503 (default 1000)",
+    )
+
+
+def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """The HTTP options of serve, or None for stdio; a bad one ends with a usage error."""
+    if args.http is None:
+        for flag in ("tokens", "allow_origin", "allow_host"):
+            if getattr(args, flag):
+                srv.error(f"--{flag.replace('_', '-')} needs --http [HOST:]PORT")
+        return None
+    from sim.server.grants import GrantsError, load_grants
+    from sim.server.http import AddressError, HttpOptions, check_options, listen, parse_address
+
+    try:
+        host, port = parse_address(args.http)
+        options = HttpOptions(
+            host,
+            port,
+            None if args.tokens is None else load_grants(args.tokens),
+            tuple(args.allow_origin),
+            tuple(args.allow_host),
+            args.session_idle_s,
+            args.max_sessions,
+        )
+        check_options(options)
+        options = replace(options, sock=listen(host, port))
+    except AddressError as e:
+        srv.error(f"--http {args.http}: {e}")
+    except GrantsError as e:
+        srv.error(str(e))
+    return options
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -237,7 +330,9 @@ def _main(argv: list[str]) -> int:
     nbp = sub.add_parser("notebook", help="run a notebook on its own parameters, saving outputs")
     nbp.add_argument("--path", type=Path, default=Path("notebooks/explore.py"))
     nbp.add_argument("--out", type=Path, default=Path("results/notebook"))
-    srv = sub.add_parser("serve", help="serve the simulated KB over MCP on stdio")
+    srv = sub.add_parser(
+        "serve", help="serve the simulated KB over MCP on stdio (or streamable HTTP: --http)"
+    )
     srv.add_argument(
         "--seed", type=_bounded(int, 0, 2**32 - 1), default=1, help="corpus seed (default 1)"
     )
@@ -267,6 +362,7 @@ def _main(argv: list[str]) -> int:
         default=None,
         help="append one JSON line per tool call to this file",
     )
+    _http_arguments(srv)
     lr = sub.add_parser("log-report", help="the cost table of a call log (serve --call-log)")
     lr.add_argument("file", type=Path, help="a call log: one JSON line per tool call")
     lr.add_argument("--json", action="store_true", help="rows as JSON instead of a table")

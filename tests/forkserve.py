@@ -76,10 +76,11 @@ def zygote(listening_fd: int) -> NoReturn:
     listener = socket.socket(fileno=listening_fd)
     gc.disable()  # as serve loads the SDK: a collection over its classes finds nothing
     import anyio  # noqa: F401
+    import uvicorn  # noqa: F401
 
     import sim.__main__
     import sim.serve  # noqa: F401
-    from sim.server import calllog, mcp_server, stdio, tools  # noqa: F401
+    from sim.server import calllog, follow, http, http_front, mcp_server, stdio, tools  # noqa: F401
 
     gc.enable()
     gc.freeze()

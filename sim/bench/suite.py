@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sim import seedrows
+from sim.bench import http_load
 from sim.bench.loops import LOOPS
 from sim.bench.replay import day_versus_replay, reproduction_floor
 from sim.bench.scaling import scaling
@@ -98,6 +99,7 @@ def run_all(
         "sweep": sweep_throughput(sweep_seeds),
         "stdio": {"cold_start_s": cold_start(repeats), **throughput(2_000, repeats=3)},
         "push_fanout": fanout(),
+        "http_load": http_load.measure(),
         **timed_loops,
     }
 
@@ -267,6 +269,8 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
                         "met": growth <= bound,
                     }
                 )
+    if "http_load" in b:
+        rows += http_load.targets(b["http_load"])
     if 100 in by_factor:
         rss = by_factor[100]["peak_rss_mib"]
         rows.append(
@@ -345,6 +349,8 @@ def readme_table(b: dict[str, Any]) -> str:
             f"{row['notifications_per_save']:g} notifications a save) | "
             f"{_range(row['us_per_save'], '.0f')} |"
         )
+    if "http_load" in b:
+        lines += ["", http_load.table(b["http_load"])]
     lines += ["", "| target | measured | met |", "|---|---|---|"]
     lines += [
         f"| {t['target']} | {t['measured']} | {'yes' if t['met'] else 'no'} |" for t in targets(b)

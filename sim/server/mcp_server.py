@@ -17,6 +17,7 @@ import asyncio
 import concurrent.futures
 import hmac
 import importlib.metadata
+import itertools
 import logging
 import os
 import sqlite3
@@ -171,6 +172,7 @@ def resource_handlers(session: Session) -> dict[str, Any]:
     session.on_notification(notifier)
     listen = ListenHandler(notifier.bus)
     cursors = Cursors()
+    listen_streams = itertools.count(1)
 
     async def on_list_resources(_ctx: Any, params: Any) -> types.ListResourcesResult:
         cursor = getattr(params, "cursor", None)
@@ -240,7 +242,7 @@ def resource_handlers(session: Session) -> dict[str, Any]:
         """A listen stream's resource URIs are checked and held like subscriptions, for as
         long as the stream is open."""
         notifier.bind(ctx)
-        holder = f"listen:{ctx.request_id}"
+        holder = f"listen:{next(listen_streams)}"  # request ids of two clients may be equal
         held: list[str] = []
         try:
             for uri in params.notifications.resource_subscriptions or []:

@@ -72,6 +72,15 @@ class Subscriptions:
         if not sessions:
             self._by_uri.pop(resource_uri, None)
 
+    def drop(self, session: Any) -> None:
+        """Forget every subscription of a session that has ended (an HTTP session reaped or
+        deleted), so nothing of it is kept or notified."""
+        for resource_uri in list(self._by_uri):
+            sessions = self._by_uri[resource_uri]
+            sessions.pop(session, None)
+            if not sessions:
+                del self._by_uri[resource_uri]
+
     def sessions(self, resource_uri: str) -> list[Any]:
         return list(self._by_uri.get(resource_uri, {}))
 

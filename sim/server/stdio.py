@@ -164,11 +164,19 @@ def _reject_constant(name: str) -> float:
 class Screen:
     """Classifies each line: forward it to the SDK, answer it here, or drop it (with why)."""
 
-    def __init__(self, check_tool_call: ToolCallCheck) -> None:
+    def __init__(
+        self,
+        check_tool_call: ToolCallCheck,
+        era: str | None = None,
+        initialized: bool = False,
+        version: str = LATEST_HANDSHAKE_VERSION,
+    ) -> None:
+        """`era`, `initialized` and `version` are known beforehand to a transport that
+        screens one message of a session at a time (HTTP); stdio learns them as it reads."""
         self._check_tool_call = check_tool_call
-        self._era: str | None = None  # decided by the first request, as the SDK does
-        self._version = LATEST_HANDSHAKE_VERSION
-        self._initialized = False
+        self._era = era  # None: decided by the first request, as the SDK does
+        self._version = version
+        self._initialized = initialized
 
     def __call__(self, line: bytes) -> Forward | Answer | Drop | None:
         if not line.strip():

@@ -130,10 +130,11 @@ class KBServer:
         self.write_gate = write_gate
         self.approval_ttl_us = round(approval_ttl_s * 1_000_000)
         self.subscriptions = resources.Subscriptions()
-        store.add_listener(self._changed)
+        store.add_listener(self.changed)
 
-    def _changed(self, change: rows.Change) -> None:
-        """A committed change: every session subscribed to the article hears of it."""
+    def changed(self, change: rows.Change) -> None:
+        """A committed change (here, or in another process: `follow.py`): every session
+        subscribed to the article hears of it."""
         uri = resources.uri(change.kb_id, change.article_id)
         for session in self.subscriptions.sessions(uri):
             session.notify(uri)
@@ -142,9 +143,19 @@ class KBServer:
     def list_tools() -> list[dict[str, Any]]:
         return list_tools()
 
-    def connect(self, client_id: str, grants: Iterable[str], gate: Gate = HOST_APPROVAL) -> Session:
-        """A client's session; `gate` says how its user approves writes when the gate is on."""
-        return Session(self, client_id, frozenset(grants), gate if self.write_gate else None)
+    def connect(
+        self,
+        client_id: str,
+        grants: Iterable[str],
+        gate: Gate = HOST_APPROVAL,
+        edit_grants: Iterable[str] | None = None,
+    ) -> Session:
+        """A client's session; `gate` says how its user approves writes when the gate is on;
+        `edit_grants`, the KBs it may edit (default: every KB it may read)."""
+        session = Session(self, client_id, frozenset(grants), gate if self.write_gate else None)
+        if edit_grants is not None:
+            session.edit_grants = frozenset(edit_grants)
+        return session
 
     def decide_approval(self, approval_id: int, granted: bool, approver: str) -> bool:
         """The user's decision on a pending approval; a decline goes to the log at once."""
@@ -163,6 +174,7 @@ class Session:
         self.client_id = client_id
         self.grants = grants
         self.gate = gate
+        self.edit_grants = grants
         self.listeners: list[resources.Listener] = []
 
     # -- the write gate: what the host app does, outside the tools --------------------
@@ -189,7 +201,7 @@ class Session:
         if check_arguments(EDIT_TOOL, arguments) is not None:
             return False
         kb = arguments["knowledge_base_id"]
-        if kb not in self.grants or not self.server.store.kb_exists(kb):
+        if kb not in self.edit_grants or not self.server.store.kb_exists(kb):
             return False
         try:
             version = parse_version(arguments["expected_version"])
@@ -372,6 +384,15 @@ class Session:
     ) -> Reply:
         if refusal := self._kb_refusal(knowledge_base_id, "knowledge_base_id"):
             return refusal
+        if knowledge_base_id not in self.edit_grants:
+            return error(
+                "edit_not_granted",
+                f"{self.client_id} may read knowledge base {describe_value(knowledge_base_id)} "
+                "but not edit it: its grant is read-only. Nothing was written.",
+                "Cite what you read; an edit needs a token whose grant lists this KB under edit.",
+                argument="knowledge_base_id",
+                received=describe_value(knowledge_base_id),
+            )
         return edit_article(
             self.server.store, self.client_id, knowledge_base_id, **arguments, gate=gate
         )

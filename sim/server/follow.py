@@ -1,0 +1,58 @@
+"""Push across processes: the event log of a shared ``--db`` file, followed.
+
+A store's listeners hear of the changes committed through it alone; a save made by another
+process on the same SQLite file (another ``serve``, an editor, a script) reaches this
+process's subscribers only through the file. ``follow_log`` reads the event log from the
+head it found at start, every ``every_s`` seconds, and hands each event this process did
+not commit itself to the server's subscriptions, so every subscribed session hears of it
+as of a local save. The log is the durable change feed: a client whose stream dropped
+polls from its own cursor (poll_resource_events), since nothing is replayed to it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+
+import anyio
+
+from sim.kb.rows import Change
+from sim.kb.store import KBStore
+from sim.server.tools import KBServer
+
+PAGE = 500
+_log = logging.getLogger(__name__)
+
+
+async def follow_log(store: KBStore, kb: KBServer, kb_ids: list[str], every_s: float) -> None:
+    """Runs until cancelled; a busy or failing file skips a round (said once on stderr)."""
+    local: set[tuple[str, int]] = set()
+    store.add_listener(lambda change: local.add((change.kb_id, change.sequence)))
+    cursors = {k: store.events_after(k, 0, 1).head_sequence for k in kb_ids}
+    failing = False
+    while True:
+        await anyio.sleep(every_s)
+        try:
+            for kb_id in kb_ids:
+                cursors[kb_id] = _catch_up(store, kb, kb_id, cursors[kb_id], local)
+        except sqlite3.Error as e:
+            if not failing:
+                _log.warning("following the event log paused: %s", e)
+            failing = True
+            continue
+        failing = False
+
+
+def _catch_up(
+    store: KBStore, kb: KBServer, kb_id: str, cursor: int, local: set[tuple[str, int]]
+) -> int:
+    while True:
+        page = store.events_after(kb_id, cursor, PAGE)
+        for event in page.events:
+            if (kb_id, event.sequence) in local:
+                local.discard((kb_id, event.sequence))
+            else:
+                kb.changed(Change(kb_id, event.sequence, event.type, event.article_id))
+        cursor = page.events[-1].sequence if page.events else max(cursor, page.head_sequence)
+        if len(page.events) < PAGE:
+            return cursor

@@ -1,0 +1,264 @@
+"""What every HTTP request to the KB's MCP endpoint passes before the SDK sees it.
+
+In order: the Host header (421) and Origin header (403) against the allowlist, against DNS
+rebinding; the bearer token (401, with ``WWW-Authenticate`` naming the RFC 9728 metadata);
+the method (405); a GET or DELETE without ``Mcp-Session-Id`` (400: no session is allocated
+for it); a POST's content type (415), ``Accept`` (406) and size (413); then its body, one
+JSON-RPC message screened as stdio screens a line (``stdio.Screen``: parse errors, batches,
+bad ids, depth, a tools/call's shape), and, without a session, anything but ``initialize``
+in the 2025 era (400) or an ``initialize`` past the session cap (503). Each refusal is a
+JSON-RPC error body with a status, and nothing reaches the KB.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, check_accept_headers
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp_types.version import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
+from starlette.requests import Request
+from starlette.types import Receive, Scope, Send
+
+from sim.server.grants import Grant, Verifier
+from sim.server.http_sessions import GRANT
+from sim.server.mcp_server import tools_call_refusal
+from sim.server.stdio import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    Answer,
+    Drop,
+    Forward,
+    Screen,
+    error_reply,
+)
+
+Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
+SERVER_ERROR = -32000
+KNOWN_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
+
+
+@dataclass(frozen=True)
+class FrontRules:
+    allowed_hosts: frozenset[str]
+    """host:port values, or a host alone for any port."""
+    allowed_origins: frozenset[str]
+    """Exact origins (--allow-origin)."""
+    origin_hosts: frozenset[str]
+    """Hosts whose http(s) origins are allowed on any port (the loopback names on loopback)."""
+    verifier: Verifier | None
+    """None: no --tokens, every request gets `open_grant` (a loopback-only server)."""
+    open_grant: Grant | None
+    metadata_path: str
+    max_body_bytes: int
+    max_sessions: int
+
+
+def _host_allowed(value: str, allowed: frozenset[str]) -> bool:
+    if value in allowed:
+        return True
+    host, sep, port = value.rpartition(":")
+    return bool(sep) and port.isdigit() and not host.endswith(":") and host in allowed
+
+
+def _origin_allowed(origin: str, rules: FrontRules) -> bool:
+    scheme, sep, hostport = origin.partition("://")
+    if origin in rules.allowed_origins:
+        return True
+    return bool(sep) and scheme in ("http", "https") and _host_allowed(hostport, rules.origin_hosts)
+
+
+async def respond(
+    send: Send, status: int, payload: dict[str, Any] | None, headers: dict[str, str] | None = None
+) -> None:
+    body = b"" if payload is None else json.dumps(payload, ensure_ascii=False).encode()
+    head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    head += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+class Front:
+    """The ASGI app in front of the SDK's session manager."""
+
+    def __init__(self, manager: Any, rules: FrontRules) -> None:
+        self._manager = manager
+        self._rules = rules
+
+    def open_sessions(self) -> int:
+        """2025-era sessions the SDK holds now (its own count has no public name)."""
+        return len(self._manager._server_instances)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope)
+        refusal, grant = self._check_headers(request)
+        if refusal is not None:
+            await respond(send, *refusal)
+            return
+        assert grant is not None
+        body = b""
+        if scope["method"] == "POST":
+            body_or_refusal = await self._read_body(receive)
+            if isinstance(body_or_refusal, tuple):
+                await respond(send, *body_or_refusal)
+                return
+            screened = self._screen(request, body_or_refusal)
+            if isinstance(screened, tuple):
+                await respond(send, *screened)
+                return
+            body = screened
+        scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=grant.label, scopes=[]))
+        sent = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # the client going away, seen by a streaming response
+
+        reset = GRANT.set(grant)
+        try:
+            await self._manager.handle_request(scope, replay, send)
+        finally:
+            GRANT.reset(reset)
+
+    def _check_headers(self, request: Request) -> tuple[tuple[Any, ...] | None, Grant | None]:
+        rules, headers = self._rules, request.headers
+        host = headers.get("host", "")
+        if not _host_allowed(host, rules.allowed_hosts):
+            return _refusal(
+                421,
+                f"Host {host!r} is not one this server answers to (a guard against DNS "
+                f"rebinding); allowed: {', '.join(sorted(rules.allowed_hosts))}.",
+            ), None
+        origin = headers.get("origin")
+        if origin is not None and not _origin_allowed(origin, rules):
+            return _refusal(
+                403,
+                f"Origin {origin!r} is not allowed; allowed: "
+                f"{', '.join(sorted(rules.allowed_origins)) or 'none'} (serve --allow-origin).",
+            ), None
+        grant = rules.open_grant
+        metadata_url = f"http://{host}{rules.metadata_path}"
+        if rules.verifier is not None:
+            scheme, _, token = headers.get("authorization", "").partition(" ")
+            grant = rules.verifier.grant_of(token.strip()) if scheme.lower() == "bearer" else None
+            if grant is None:
+                challenge = (
+                    'Bearer error="invalid_token", error_description="a bearer token this '
+                    f'server issued is required", resource_metadata="{metadata_url}"'
+                )
+                return _refusal(
+                    401,
+                    "Unauthorized: send Authorization: Bearer <token>, with a token this "
+                    f"server's --tokens file lists; see {metadata_url}.",
+                    {"WWW-Authenticate": challenge},
+                ), None
+        version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
+        if version is not None and version not in KNOWN_VERSIONS:
+            return _refusal(
+                400,
+                f"MCP-Protocol-Version {version!r} is not one this server speaks; send one of "
+                f"{', '.join(KNOWN_VERSIONS)} (the one initialize negotiated), or none for "
+                "2025-03-26.",
+            ), grant
+        method = request.method
+        if method not in ("POST", "GET", "DELETE"):
+            return _refusal(
+                405,
+                f"Method {method} is not served here; use POST, GET or DELETE.",
+                {"Allow": "POST, GET, DELETE"},
+            ), grant
+        if method != "POST" and MCP_SESSION_ID_HEADER not in headers:
+            return _refusal(
+                400,
+                f"{method} needs the Mcp-Session-Id header of a session initialize opened; "
+                "no session was created for this request.",
+            ), grant
+        if method == "POST":
+            ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+            if ctype != "application/json":
+                return _refusal(
+                    415, f"Content-Type must be application/json; received {ctype or 'none'!r}."
+                ), grant
+            has_json, has_sse = check_accept_headers(request)
+            if not (has_json and has_sse):
+                return _refusal(
+                    406,
+                    "Accept must list both application/json and text/event-stream; received "
+                    f"{headers.get('accept', 'none')!r}.",
+                ), grant
+        return None, grant
+
+    async def _read_body(self, receive: Receive) -> bytes | tuple[Any, ...]:
+        limit, chunks, size = self._rules.max_body_bytes, [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return _refusal(400, "The request ended before its body did.")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                return _refusal(413, f"Request body over {limit} bytes; send one message of MCP.")
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    def _screen(self, request: Request, body: bytes) -> bytes | tuple[Any, ...]:
+        """The body to hand on (re-encoded as parsed), or the refusal of it."""
+        version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
+        modern = version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
+        in_session = MCP_SESSION_ID_HEADER in request.headers
+        head = body.lstrip()[:1]
+        screen = Screen(
+            tools_call_refusal,
+            era="modern" if modern else "legacy",
+            initialized=modern or in_session or not head,
+            version=version if version in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION,
+        )
+        verdict = screen(body)
+        if verdict is None:
+            return _refusal(400, "Empty body: send one JSON-RPC 2.0 message.")
+        if isinstance(verdict, Answer):
+            return 400, verdict.reply
+        if isinstance(verdict, Drop):
+            return _refusal(400, verdict.why, code=INVALID_REQUEST)
+        assert isinstance(verdict, Forward)
+        message = verdict.message.message
+        if not modern and not in_session:
+            if getattr(message, "method", None) != "initialize":
+                return _refusal(
+                    400,
+                    "No Mcp-Session-Id: in the 2025 protocol era only initialize opens a "
+                    "session; send it first, then this message with the session's id.",
+                )
+            if self.open_sessions() >= self._rules.max_sessions:
+                return _refusal(
+                    503,
+                    f"This server holds its cap of {self._rules.max_sessions} open sessions "
+                    "(serve --max-sessions); end one with DELETE, or retry once idle ones are "
+                    "reaped (--session-idle-s).",
+                    {"Retry-After": "5"},
+                    code=SERVER_ERROR,
+                )
+        return json.dumps(
+            message.model_dump(mode="json", by_alias=True, exclude_unset=True), ensure_ascii=False
+        ).encode()
+
+
+def _refusal(
+    status: int, message: str, headers: dict[str, str] | None = None, code: int = INVALID_REQUEST
+) -> tuple[int, dict[str, Any], dict[str, str] | None]:
+    if status == 400 and message.startswith("Parse"):
+        code = PARSE_ERROR
+    return status, error_reply(None, code, message), headers
