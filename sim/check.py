@@ -10,6 +10,7 @@ Run it before committing anything that touches sim/ or results/; CI runs it afte
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 import tempfile
@@ -55,7 +56,11 @@ def quick_on_a_cluster(tmp: Path) -> list[str]:
 
     reproduce(tmp / "pool", progress=False, quick=True)
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+        n_workers=2,
+        threads_per_worker=1,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
     ) as cluster:
         reproduce(tmp / "dask", progress=False, quick=True, scheduler=cluster.scheduler_address)
     found = [f"quick run on Dask: {line}" for line in differences(tmp / "pool", tmp / "dask")]
