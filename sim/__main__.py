@@ -240,19 +240,21 @@ def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     return options
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line. Ctrl-C while `serve` starts (its flags parsed, its imports, the
-    corpus) ends it as one while serving does: status 0, nothing said."""
+def entry(argv: list[str] | None = None) -> int:
+    """What `python -m sim` runs: the command line, and Ctrl-C ended in one line and status
+    130, not a traceback; `serve` ends on Ctrl-C while it starts (its flags, its imports,
+    the corpus) as on one while serving: status 0, nothing said."""
     argv = sys.argv[1:] if argv is None else argv
     try:
-        return _main(argv)
+        return main(argv)
     except KeyboardInterrupt:
         if argv[:1] == ["serve"]:
             return 0
-        raise
+        print("python -m sim: interrupted", file=sys.stderr)
+        return 130
 
 
-def _main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("reproduce", help="run the study and write results/")
@@ -583,8 +585,4 @@ def _main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback (serve ends with 0 instead)
-        print("python -m sim: interrupted", file=sys.stderr)
-        sys.exit(130)
+    sys.exit(entry())

@@ -153,10 +153,10 @@ def _server(fds: list[int], request: dict) -> NoReturn:
     os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = ["-m", *request["args"]]
-    from sim.__main__ import main
+    from sim.__main__ import entry
 
     try:
-        status = main(request["args"])
+        status = entry(request["args"])
     except SystemExit as e:
         status = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
         if not isinstance(e.code, int | None):

@@ -422,6 +422,7 @@ def test_an_interrupt_while_the_server_starts_ends_it_quietly(serve_command: lis
         while os.readlink(f"/proc/{client.proc.pid}/fd/2") != os.devnull:
             assert time.monotonic() < deadline, "the launcher never handed its pipes over"
             time.sleep(0.005)
+        time.sleep(0.05)  # into the corpus's 0.4 s, past the first instructions of the fork
     else:
         time.sleep(0.2)
     client.proc.send_signal(signal.SIGINT)
