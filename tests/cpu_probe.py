@@ -21,6 +21,7 @@ from sim import rng, seedrows
 from sim.calibrate.fit import fit
 from sim.calibrate.generate import FEATURES
 from sim.calibrate.logs import BUNDLED, read_log
+from sim.calibrate.shape import EditShape
 from sim.environment import cpu_features
 from sim.experiments import run_all
 from sim.model.schedule import draw_schedule
@@ -47,8 +48,7 @@ def _hash(*parts: bytes) -> str:
     return h.hexdigest()[:16]
 
 
-def schedules() -> dict[str, str]:
-    shape = realshape.packaged_shape()
+def schedules(shape: EditShape) -> dict[str, str]:
     late = replace(Params(), agent_edits=True, humans_after_day_end=True, arrivals="poisson")
     points = {
         "default": Params(),
@@ -68,12 +68,15 @@ def schedules() -> dict[str, str]:
     return out
 
 
-def calibration(boot: int) -> dict[str, str]:
+def calibration(boot: int) -> tuple[dict[str, str], EditShape]:
+    """The fit's digests, and its shape (which the schedules and the real-shape arms use:
+    the packaged fit's 200 goodness-of-fit simulations would cost seconds a level)."""
     f = fit(read_log(BUNDLED), boot=boot, gof_sims=boot)
-    return {
+    digests = {
         "shape": _hash(f.shape.to_json().encode()),
         "table": _hash(f.table.to_csv(index=False).encode()),
     }
+    return digests, f.shape
 
 
 SMALL = Params(n_articles=120, n_questions=40, n_saves=80)
@@ -84,16 +87,18 @@ def _sample(points: tuple[Params, ...], keep_all: bool) -> tuple[Params, ...]:
     return points if keep_all or len(points) <= 3 else points[:: len(points) // 2]
 
 
-def days() -> dict[str, str]:
+def days(shape: EditShape) -> dict[str, str]:
     """Seed 1 of each experiment's requests (of a request with many points, the first, the
-    middle and the last; every real-shape arm), as the records its days give."""
+    middle and the last; every real-shape arm, on ``shape``), as the records its days give."""
     out = {}
     for e in seedrows.EXPERIMENTS:
-        plan = e.plan(SMALL, [1])
         if e.name == "break_even":
             axes = {k: v[:1] for k, v in breakeven.AXES.items()}
             requests = [breakeven.break_even_request(SMALL, axes, [1])]
+        elif e.name == "realshape":
+            requests = [realshape.realshape_request(SMALL, shape, [1])]
         else:
+            plan = e.plan(SMALL, [1])
             requests = list(plan.requests[:1] + plan.requests[1:][-1:])
         for i, r in enumerate(requests):
             r = replace(r, points=_sample(r.points, e.name == "realshape"))
@@ -104,13 +109,14 @@ def days() -> dict[str, str]:
 
 def main() -> None:
     boot = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    fitted, shape = calibration(boot)
     print(
         json.dumps(
             {
                 "cpu": cpu_features(),
-                "schedules": schedules(),
-                "calibration": calibration(boot),
-                "days": days(),
+                "schedules": schedules(shape),
+                "calibration": fitted,
+                "days": days(shape),
             }
         )
     )
