@@ -16,9 +16,12 @@ The rule, for every value that decides a draw, a count or a written figure:
   sort what is kept with ``kind="stable"`` (the bulk publishes' articles, in
   sim.calibrate.generate, came out in another order under AVX2 than under the baseline).
 
-Instead, the functions here apply Python's ``math`` functions element by element (the C
-library's scalar functions, which numpy's dispatch never touches), and ``dot`` adds its
-products with ``math.fsum``, which rounds the exact sum once, so the order cannot matter.
+Instead, the functions here take scipy.special's compiled scalar loops, which numpy's
+dispatch never touches: ``xlogy(1, x)`` calls the C library's ``log`` element by element
+(the same values as Python's ``math.log``), and ``exp2``, ``expm1`` are Cephes' own
+polynomials (exp(x) is exp2(x·log2 e), within a few ulps of the exact value, and the same
+on every CPU); ``dot`` adds its products with ``math.fsum``, which rounds the exact sum
+once, so the order cannot matter. They cost a C loop, not a Python call, an element.
 Elementwise ``+ - * /`` and ``sqrt`` are correctly rounded by IEEE 754 on every CPU, and
 numpy's own sums (``sum``, ``cumsum``, ``mean``) add in an order fixed by numpy's code, not by
 the CPU; they need no help.
@@ -38,7 +41,6 @@ numpy offers on the machine and asserts byte-identical rows.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
@@ -49,6 +51,17 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+LOG2_E = 1.4426950408889634
+"""log2(e), the float nearest it."""
+
+
+def _special() -> Any:
+    """scipy.special, imported on first use (half a second: `serve` never needs it)."""
+    from scipy import special
+
+    return special
+
+
 def _each(fn: Callable[[float], float], x: np.ndarray | float) -> np.ndarray:
     a = np.asarray(x, dtype=float)
     out = np.fromiter(map(fn, a.ravel().tolist()), dtype=float, count=a.size)
@@ -56,26 +69,24 @@ def _each(fn: Callable[[float], float], x: np.ndarray | float) -> np.ndarray:
 
 
 def exp(x: np.ndarray | float) -> np.ndarray:
-    return _each(math.exp, x)
+    return _special().exp2(np.asarray(x, dtype=float) * LOG2_E)
 
 
 def expm1(x: np.ndarray | float) -> np.ndarray:
-    return _each(math.expm1, x)
+    return _special().expm1(np.asarray(x, dtype=float))
 
 
 def log(x: np.ndarray | float) -> np.ndarray:
-    """Natural log; 0 gives -inf (as numpy's), a negative number raises ValueError."""
-    a = np.asarray(x, dtype=float)
-    if a.size and a.min() > 0:
-        return _each(math.log, a)
-    return _each(lambda v: -math.inf if v == 0 else math.log(v), a)
+    """Natural log; 0 gives -inf, a negative number NaN (as numpy's)."""
+    return _special().xlogy(1.0, np.asarray(x, dtype=float))
 
 
 def power(x: np.ndarray | float, y: float) -> np.ndarray:
-    """x ** y for a scalar exponent y."""
+    """x ** y for a scalar exponent y and x >= 0, as exp(y log x) (1 where y is 0)."""
     a = np.asarray(x, dtype=float)
-    each = map(math.pow, a.ravel().tolist(), itertools.repeat(float(y)))
-    return np.fromiter(each, dtype=float, count=a.size).reshape(a.shape)
+    if float(y) == 0.0:
+        return np.ones_like(a)
+    return exp(float(y) * log(a))
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> float:
