@@ -112,6 +112,7 @@ def parse_log(raw: bytes, name: str) -> EditLog:
     at = {c: header.index(c) for c in COLUMNS}
     epoch, publish, article, kind = [], [], [], []
     ids: dict[str, int] = {}
+    parsed: dict[str, float] = {}  # the rows of a publish share its time: parse it once
     last_publish, last_time = None, None
     for line, row in enumerate(rows, start=2):
         if not row:
@@ -119,7 +120,9 @@ def parse_log(raw: bytes, name: str) -> EditLog:
         if len(row) != len(header):
             raise LogError(f"{name}: line {line}: {len(row)} fields; the header has {len(header)}")
         get = {c: row[i].strip() for c, i in at.items()}
-        t = _time(get["time"], name, line)
+        t = parsed.get(get["time"])
+        if t is None:
+            t = parsed[get["time"]] = _time(get["time"], name, line)
         p = _int(get["publish"], "publish", name, line)
         for col in ("lines_added", "lines_removed"):
             _int(get[col], col, name, line)
@@ -178,13 +181,21 @@ def _int(text: str, column: str, name: str, line: int) -> int:
 
 
 def write_atomic(path: str | Path, text: str) -> None:
-    """Write text to path through a temporary file in the same folder: all or nothing."""
+    """Write text to path through a temporary file in the same folder: all or nothing, with
+    the mode a new file gets under the umask (mkstemp's own is 0600)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
