@@ -98,6 +98,9 @@ def parse_log(raw: bytes, name: str) -> EditLog:
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
         raise LogError(f"{name}: line {line}: bytes that are not UTF-8 text") from None
+    fast = _parse_fast(text, name)
+    if fast is not None:
+        return fast
     rows = csv.reader(io.StringIO(text, newline=""))
     header = next(rows, None)
     if not header:
@@ -159,6 +162,52 @@ def parse_log(raw: bytes, name: str) -> EditLog:
         np.asarray(kind, dtype=np.int8)[order],
         len(ids),
         name,
+    )
+
+
+_ISO = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)"
+"""The times the fast path parses (others go the careful way)."""
+
+
+def _parse_fast(text: str, name: str) -> EditLog | None:
+    """A well-formed log in one vectorised pass (pandas' C parser; each distinct time
+    parsed once), the same EditLog as the row-by-row parse; None at the first doubt, and
+    the row-by-row parse then names the line and the problem."""
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
+                         skip_blank_lines=True, engine="c")  # fmt: skip
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
+        return None
+    df.columns = [str(c).strip() for c in df.columns]
+    if not len(df) or len(set(df.columns)) != len(df.columns) or set(COLUMNS) - set(df.columns):
+        return None
+    if df.isna().to_numpy().any():
+        return None  # a row with fewer fields than the header
+    get = {c: df[c].str.strip() for c in COLUMNS}
+    for col in ("publish", "lines_added", "lines_removed"):
+        if not get[col].str.fullmatch(r"[0-9]{1,15}").all():
+            return None
+    if not get["change"].isin(list(CHANGES)).all() or not get["time"].str.fullmatch(_ISO).all():
+        return None
+    if (get["author"] == "").any() or (get["article"] == "").any():
+        return None
+    codes, stamps = pd.factorize(get["time"], sort=False)
+    try:
+        seconds = np.array([_time(t, name, 0) for t in stamps], dtype=float)
+    except LogError:
+        return None
+    epoch = seconds[codes]
+    publish = get["publish"].astype(np.int64).to_numpy()
+    step = np.diff(publish)
+    if (step < 0).any() or (np.diff(epoch)[step == 0] != 0).any():
+        return None
+    article, ids = pd.factorize(get["article"], sort=False)
+    kind = get["change"].map(CHANGES).to_numpy(dtype=np.int8)
+    order = np.argsort(epoch, kind="stable")
+    return EditLog(
+        epoch[order], publish[order], article.astype(np.int64)[order], kind[order], len(ids), name
     )
 
 
