@@ -111,26 +111,31 @@ def _article_values(t: _Articles, w: np.ndarray) -> dict[str, float]:
 
 
 def _publish_values(
-    epoch, n_rows, n_starts, kind_counts, sitting_weight, window_s
+    epoch, n_rows, n_starts, kind_counts, sitting_weight, window_s, w=None
 ) -> dict[str, float]:
     """From per-publish arrays: instant, rows, session-starting rows, rows of each kind, and
-    for a sitting's first publish the sessions its sitting starts (else 0)."""
-    has = n_starts > 0
+    for a sitting's first publish the sessions its sitting starts (else 0); each publish
+    counted w times (default once). Every sum is of whole numbers, so a weighted resample
+    gives the same values as one made of copies."""
+    w = np.ones(len(epoch), dtype=np.int64) if w is None else w
     first = sitting_weight > 0  # the profile is of sitting starts, weighted by their sessions
     t = epoch[first]
     hour = ((t // HOUR_S) % 24).astype(int)
     day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
-    hours = np.bincount(hour, weights=sitting_weight[first], minlength=24) + PROFILE_PRIOR
-    days = np.bincount(day, weights=sitting_weight[first], minlength=7) + PROFILE_PRIOR
-    mix = kind_counts.sum(axis=0) / kind_counts.sum()
+    sw = sitting_weight[first] * w[first]
+    hours = np.bincount(hour, weights=sw, minlength=24) + PROFILE_PRIOR
+    days = np.bincount(day, weights=sw, minlength=7) + PROFILE_PRIOR
+    mix = w @ kind_counts
+    saves, bulk = int(np.dot(w, n_rows)), n_starts > 1
+    n_has, n_bulk = int(w[n_starts > 0].sum()), int(w[bulk].sum())
     out = {
-        "saves per day": n_rows.sum() / (window_s / DAY_S),
-        "bulk share of session starts": float(np.mean(n_starts[has] > 1)),
-        "bulk size (mean)": float(n_starts[n_starts > 1].mean()) if (n_starts > 1).any() else 0,
-        "publishes with >1 article": float(np.mean(n_rows > 1)),
-        "saves in publishes of >=10": float(n_rows[n_rows >= 10].sum() / n_rows.sum()),
+        "saves per day": saves / (window_s / DAY_S),
+        "bulk share of session starts": n_bulk / n_has if n_has else np.nan,
+        "bulk size (mean)": int(np.dot(w[bulk], n_starts[bulk])) / n_bulk if n_bulk else 0,
+        "publishes with >1 article": int(w[n_rows > 1].sum()) / int(w.sum()),
+        "saves in publishes of >=10": int(np.dot(w[n_rows >= 10], n_rows[n_rows >= 10])) / saves,
     }
-    out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix, strict=True)}
+    out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix / mix.sum(), strict=True)}
     out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
     names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
     out |= {f"weekday {d}": float(v) for d, v in zip(names, days / days.sum(), strict=True)}
@@ -287,7 +292,7 @@ def _boot_publishes(per_pub, window_s: float, boot: int, rng) -> dict[str, list]
     n = len(per_pub[0])
     for _ in range(boot):
         pick = rng.integers(0, n, n)
-        values = _publish_values(*(a[pick] for a in per_pub), window_s)
+        values = _publish_values(*per_pub, window_s, np.bincount(pick, minlength=n))
         for k, v in values.items():
             out.setdefault(k, []).append(v)
     return out
