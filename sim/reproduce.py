@@ -228,6 +228,8 @@ def write_figures(out: Path, t: Tables) -> None:
     )
     figures.save(exposure.figure(t["exposure"]), out / "exposure.png")
     figures.save(realshape_section.figure(t["realshape"]), out / "realshape.png")
+    if "log" in t["realshape"].columns:
+        figures.save(realshape_section.panel_figure(t["realshape"]), out / "realshape_panel.png")
     log = read_log(BUNDLED)
     figures.save(calibration_figure(log, fit(log, boot=0)), out / "calibration.png")
 

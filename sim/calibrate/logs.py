@@ -25,6 +25,13 @@ CHANGES = {"modify": 0, "rename": 1, "delete": 2, "add": 3}
 """Log change → index into generate.KINDS (body, title, unpublish, new)."""
 BUNDLED = Path(__file__).with_name("logs") / "help-centre-edits.csv"
 """The shared help-centre log, shipped with the package (see logs/README.md)."""
+PANEL = {
+    "Obsidian": BUNDLED,
+    "Bitwarden": BUNDLED.with_name("bitwarden-help-edits.csv"),
+    "DuckDuckGo": BUNDLED.with_name("duckduckgo-help-edits.csv"),
+}
+"""The three real help centres' logs shipped with the package, by the help centre's name:
+the panel a claim about real edits must hold across."""
 
 
 class LogError(ValueError):
