@@ -117,29 +117,47 @@ def _publish_values(
     for a sitting's first publish the sessions its sitting starts (else 0); each publish
     counted w times (default once). Every sum is of whole numbers, so a weighted resample
     gives the same values as one made of copies."""
-    w = np.ones(len(epoch), dtype=np.int64) if w is None else w
-    first = sitting_weight > 0  # the profile is of sitting starts, weighted by their sessions
-    t = epoch[first]
-    hour = ((t // HOUR_S) % 24).astype(int)
-    day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
-    sw = sitting_weight[first] * w[first]
-    hours = np.bincount(hour, weights=sw, minlength=24) + PROFILE_PRIOR
-    days = np.bincount(day, weights=sw, minlength=7) + PROFILE_PRIOR
-    mix = w @ kind_counts
-    saves, bulk = int(np.dot(w, n_rows)), n_starts > 1
-    n_has, n_bulk = int(w[n_starts > 0].sum()), int(w[bulk].sum())
-    out = {
-        "saves per day": saves / (window_s / DAY_S),
-        "bulk share of session starts": n_bulk / n_has if n_has else np.nan,
-        "bulk size (mean)": int(np.dot(w[bulk], n_starts[bulk])) / n_bulk if n_bulk else 0,
-        "publishes with >1 article": int(w[n_rows > 1].sum()) / int(w.sum()),
-        "saves in publishes of >=10": int(np.dot(w[n_rows >= 10], n_rows[n_rows >= 10])) / saves,
-    }
-    out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix / mix.sum(), strict=True)}
-    out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
-    names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-    out |= {f"weekday {d}": float(v) for d, v in zip(names, days / days.sum(), strict=True)}
-    return out
+    return _PublishTable(epoch, n_rows, n_starts, kind_counts, sitting_weight).values(
+        window_s, np.ones(len(epoch), dtype=np.int64) if w is None else w
+    )
+
+
+class _PublishTable:
+    """The per-publish arrays with their masks and profile bins made once, for resamples."""
+
+    def __init__(self, epoch, n_rows, n_starts, kind_counts, sitting_weight) -> None:
+        first = np.flatnonzero(sitting_weight > 0)  # the profile is of sitting starts,
+        t = epoch[first]  # weighted by their sessions
+        self.first, self.sitting_weight = first, sitting_weight[first]
+        self.hour = ((t // HOUR_S) % 24).astype(int)
+        self.day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
+        self.kinds = np.asarray(kind_counts, dtype=np.int64)
+        self.rows = np.asarray(n_rows, dtype=np.int64)
+        self.has = np.flatnonzero(n_starts > 0)
+        self.bulk = np.flatnonzero(n_starts > 1)
+        self.bulk_starts = np.asarray(n_starts, dtype=np.int64)[self.bulk]
+        self.multi = np.flatnonzero(n_rows > 1)
+        self.big = np.flatnonzero(n_rows >= 10)
+
+    def values(self, window_s: float, w: np.ndarray) -> dict[str, float]:
+        sw = self.sitting_weight * w[self.first]
+        hours = np.bincount(self.hour, weights=sw, minlength=24) + PROFILE_PRIOR
+        days = np.bincount(self.day, weights=sw, minlength=7) + PROFILE_PRIOR
+        mix = w @ self.kinds
+        saves = int(w @ self.rows)
+        n_has, n_bulk = int(w[self.has].sum()), int(w[self.bulk].sum())
+        out = {
+            "saves per day": saves / (window_s / DAY_S),
+            "bulk share of session starts": n_bulk / n_has if n_has else np.nan,
+            "bulk size (mean)": int(w[self.bulk] @ self.bulk_starts) / n_bulk if n_bulk else 0,
+            "publishes with >1 article": int(w[self.multi].sum()) / int(w.sum()),
+            "saves in publishes of >=10": int(w[self.big] @ self.rows[self.big]) / saves,
+        }
+        out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix / mix.sum(), strict=True)}
+        out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
+        names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+        out |= {f"weekday {d}": float(v) for d, v in zip(names, days / days.sum(), strict=True)}
+        return out
 
 
 def _per_publish(log: EditLog, starts: np.ndarray, sitting_gap_s: float):
@@ -290,9 +308,10 @@ def _boot_sittings(sizes: np.ndarray, gaps: np.ndarray, boot: int, rng) -> dict[
 def _boot_publishes(per_pub, window_s: float, boot: int, rng) -> dict[str, list]:
     out: dict[str, list] = {}
     n = len(per_pub[0])
+    table = _PublishTable(*per_pub)
     for _ in range(boot):
         pick = rng.integers(0, n, n)
-        values = _publish_values(*per_pub, window_s, np.bincount(pick, minlength=n))
+        values = table.values(window_s, np.bincount(pick, minlength=n))
         for k, v in values.items():
             out.setdefault(k, []).append(v)
     return out
