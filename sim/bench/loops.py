@@ -115,11 +115,19 @@ def advise_wall(articles: int) -> dict[str, Any]:
     return _median_of(ADVISE_RUNS, [("advise", command)])
 
 
+def calibrate_4m() -> dict[str, Any]:
+    """`python -m sim calibrate` on a generated 4 M-row log (sim/bench/calibrate_size.py)."""
+    from sim.bench.calibrate_size import calibrate_wall
+
+    return calibrate_wall()
+
+
 LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
     "make_reproduce": reproduce_wall,
     "make_test": test_wall,
     "make_check": check_wall,
     "advise_5000": lambda: advise_wall(5_000),
     "advise_50000": lambda: advise_wall(50_000),
+    "calibrate_4m": calibrate_4m,
 }
 """The loops, by their key in bench.json."""
