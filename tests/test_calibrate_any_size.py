@@ -166,3 +166,19 @@ def test_sweep_with_a_shape_runs_its_experiments_or_refuses_one_in_one_line(
     assert code == 2 and len(err.strip().splitlines()) == 1 and "'control'" in err
     code, _, err = _run([*argv, "--experiments", "nonsense"], capsys)
     assert code == 2 and "received nonsense" in err and "Traceback" not in err
+
+
+def test_an_initial_import_is_detected_and_reported(tmp_path: Path, capsys) -> None:
+    rows = ["time,publish,author,article,change,lines_added,lines_removed"]
+    rows += [f"2020-01-04T10:00:00Z,0,u1,a{i:03d},add,5,0" for i in range(30)]
+    rows += [f"2020-01-{6 + i % 20:02d}T1{i % 8}:00:00Z,{1 + i},u2,a{i % 7:03d},modify,1,0"
+             for i in range(40)]  # fmt: skip
+    assert [a for _, _, a in logs.initial_imports(parse_log("\n".join(rows).encode(), "x"))] == [30]
+    small = parse_log(TINY.encode(), "tiny")
+    assert logs.initial_imports(small) == []  # 1 article added: under the minimum
+    log = tmp_path / "imported.csv"
+    log.write_text("\n".join(rows) + "\n")
+    code, out, _ = _run(
+        ["calibrate", str(log), "--boot", "2", "--out", str(tmp_path / "s.json")], capsys
+    )
+    assert code == 0 and "Initial import: publish 0 (2020-01-04 Sat) adds 30 articles" in out

@@ -18,7 +18,15 @@ import pandas as pd
 
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.gitlog import git_log_text
-from sim.calibrate.logs import EditLog, LogError, parse_log, read_log, write_atomic
+from sim.calibrate.logs import (
+    IMPORT_SHARE,
+    EditLog,
+    LogError,
+    initial_imports,
+    parse_log,
+    read_log,
+    write_atomic,
+)
 from sim.calibrate.validate import burstiness_table, gof_table
 
 BURST_REPS = 20
@@ -222,4 +230,11 @@ def render(
         f"  Profile (UTC): busiest hours {peak}; weekend share of saves"
         f" {100 * sum(f.shape.weekday_weights[5:]):.1f} %.",
     ]
+    for publish, when, added in initial_imports(log):
+        lines.append(
+            f"  Initial import: publish {publish} ({pd.Timestamp(when, unit='s'):%Y-%m-%d %a})"
+            f" adds {added} articles, {added / log.n_articles:.0%} of the log's (at least"
+            f" {IMPORT_SHARE:.0%} is an import); it is fitted like any publish, so it weighs on"
+            " the bulk sizes, the mix ('new') and the profile."
+        )
     return "\n".join(lines)

@@ -81,6 +81,19 @@ class EditLog:
         return saves, week_offset(origin_s)
 
 
+IMPORT_SHARE, IMPORT_MIN = 0.2, 10
+"""A publish that adds at least this share of the log's articles (and this many) is an
+initial import, not editing: a one-off that sets the bulk sizes, the mix and the profile."""
+
+
+def initial_imports(log: EditLog) -> list[tuple[int, float, int]]:
+    """(publish, epoch seconds, articles added) of each initial import in the log."""
+    ids, first, inverse = np.unique(log.publish, return_index=True, return_inverse=True)
+    adds = np.bincount(inverse, weights=log.kind == CHANGES["add"], minlength=len(ids))
+    hit = np.flatnonzero((adds >= IMPORT_SHARE * log.n_articles) & (adds >= IMPORT_MIN))
+    return [(int(ids[i]), float(log.epoch_s[first[i]]), int(adds[i])) for i in hit]
+
+
 def week_offset(epoch_s: float) -> float:
     """Seconds since the Monday 00:00 UTC before ``epoch_s`` (1970-01-01 was a Thursday)."""
     return float((epoch_s + 3 * DAY_S) % WEEK_S)
