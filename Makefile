@@ -10,13 +10,23 @@ PY     := $(VENV)/bin/python
 # test module's asserts again, on every run.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: test lint reproduce check bench clean
+.PHONY: test lint reproduce check bench clean lock
 
-$(VENV)/.installed: pyproject.toml
+# The exact versions, with their hashes, come from requirements.lock (pip's own hash-checking
+# format, so a fresh machine needs nothing but pip); the project itself goes on top of them
+# with no dependency of its own resolved again.
+$(VENV)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --require-hashes -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
+
+# After editing pyproject.toml's dependencies: write the lock again (uv resolves it; `pip
+# install uv` once), then `make reproduce` and `make check`, and commit results/ with it.
+lock:
+	uv pip compile pyproject.toml --extra dev --extra dask --python-version 3.11 \
+	  --python-platform x86_64-manylinux_2_28 --generate-hashes \
+	  --custom-compile-command 'make lock' -o requirements.lock
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check sim tests notebooks

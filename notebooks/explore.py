@@ -46,6 +46,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from IPython.display import display
 
 from sim.experiments import StudyFrames, run_points, run_study
 from sim.metrics import per_seed
@@ -59,6 +60,20 @@ def save_figure(fig: plt.Figure, name: str) -> None:
     """Into OUT_DIR, if set; no timestamp in the file, so a rerun writes the same bytes."""
     if OUT_DIR:
         fig.savefig(Path(OUT_DIR) / name, dpi=110, bbox_inches="tight", metadata={"Software": None})
+
+
+def show(fig: plt.Figure) -> None:
+    """Inline, once: the report's figures are bare matplotlib Figures, which plt.show()
+    does not draw; pyplot's own are closed first so the cell does not draw them twice."""
+    plt.close(fig)
+    display(fig)
+
+
+METHOD_WORDS = {
+    "reread": "re-read every cited article",
+    "poll": "poll events, re-read changed",
+    "title_only": "title-only search",
+}
 
 
 # %% [markdown]
@@ -97,21 +112,36 @@ checks = frames.checks[
     (frames.checks["experiment"] == "staleness") & (frames.checks["method"] != "truth")
 ]
 cost = checks.groupby(["method", "check"], as_index=False)[["calls", "result_chars"]].mean()
-fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.5))
+fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+hours = CHECK_INTERVAL_S / 3600
 for method, g in cost.groupby("method"):
-    a1.plot(g["check"], g["calls"], marker="o", label=method)
-    a2.plot(g["check"], g["result_chars"] / 1000, marker="o", label=method)
-a1.set(xlabel="check number", ylabel="tool calls per check")
-a2.set(xlabel="check number", ylabel="thousand characters per check")
-a1.legend()
-plt.show()
+    label = METHOD_WORDS.get(method, method)
+    a1.plot(g["check"] * hours, g["calls"], marker="o", label=label)
+    a2.plot(g["check"] * hours, g["result_chars"] / 1000, marker="o", label=label)
+a1.set(xlabel="hours since the day opened", ylabel="tool calls per check", title="Calls")
+a2.set(
+    xlabel="hours since the day opened",
+    ylabel="thousand characters per check",
+    title="Characters received",
+)
+a1.legend(fontsize=8)
+fig.suptitle(f"What each check method costs on your day (mean of {SEEDS} seeds)")
+show(fig)
 
 # %%
 edits = frames.edits
 by_delay = edits.groupby("delay_s")["first_outcome"].apply(lambda s: (s == "conflict").mean())
-ax = by_delay.plot(marker="o", logx=True, ylim=(0, 1))
-ax.set(xlabel="delay between read and edit (s)", ylabel="share rejected on first try")
-plt.show()
+fig, ax = plt.subplots(figsize=(6, 3.8))
+ax.plot(by_delay.index / 60, 100 * by_delay.to_numpy(), marker="o")
+ax.set(
+    xscale="log",
+    ylim=(0, 100),
+    xlabel="delay between the read and the edit (minutes, log scale)",
+    ylabel="edits rejected on the first try (%)",
+    title="CAS edits with the citation's version, by delay (your day)",
+)
+ax.grid(alpha=0.3, which="both")
+show(fig)
 
 # %% [markdown]
 # ## 3. Sensitivity of the headline figures
@@ -148,7 +178,7 @@ setting_runs = run_points(
     seeds,
     ("staleness", "cas"),
     workers=WORKERS,
-    progress=False,
+    progress=True,
 )
 rows = [
     {"parameter": name, "value": v, **headline(f)}
@@ -160,15 +190,27 @@ if OUT_DIR:
 sensitivity
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(12, 3.5), sharey=True)
+HEADLINE_WORDS = {
+    "zipf_stale_share": "citations stale at day end",
+    "zipf_answers_with_stale_share": "answers holding a stale citation",
+    "cas_reject_share_3600s": "CAS edits rejected after 1 h",
+}
+PARAMETER_WORDS = {
+    "zipf_s": "Zipf exponent of popularity",
+    "n_saves": "human saves a day",
+    "edit_follows_questions": "how far edits follow questions (0–1)",
+}
+fig, axes = plt.subplots(1, 3, figsize=(12, 4), sharey=True, layout="constrained")
 for ax, (name, g) in zip(axes, sensitivity.groupby("parameter", sort=False), strict=True):
-    for col in ["zipf_stale_share", "zipf_answers_with_stale_share", "cas_reject_share_3600s"]:
-        ax.plot(g["value"], g[col], marker="o", label=col)
-    ax.set(xlabel=name, ylim=(0, 1))
-axes[0].set_ylabel("share")
+    for col, words in HEADLINE_WORDS.items():
+        ax.plot(g["value"], 100 * g[col], marker="o", label=words)
+    ax.set(xlabel=PARAMETER_WORDS.get(name, name), ylim=(0, 100))
+    ax.grid(alpha=0.3)
+axes[0].set_ylabel("% (mean over seeds)")
 axes[0].legend(fontsize=7)
+fig.suptitle("How the headline figures move with popularity, volume and edit-question coupling")
 save_figure(fig, "sensitivity.png")
-plt.show()
+show(fig)
 
 # %% [markdown]
 # ## 4. Break-even: when does polling stop being cheaper than re-reading?
@@ -199,7 +241,7 @@ breakeven.crossings(break_even)
 # %%
 fig = breakeven.figure(break_even)
 save_figure(fig, "break_even.png")
-plt.show()
+show(fig)
 
 # %% [markdown]
 # ## 5. How long does a change go unnoticed, and what does noticing sooner cost?
@@ -225,7 +267,7 @@ exposure.crossings(exposure_sweep)
 # %%
 fig = exposure.figure(exposure_sweep)
 save_figure(fig, "exposure.png")
-plt.show()
+show(fig)
 
 # %% [markdown]
 # ## 6. A real help centre's edits
@@ -250,7 +292,7 @@ edit_fit.table
 # %%
 fig = validate.figure(edit_log, edit_fit)
 save_figure(fig, "edit_fit.png")
-fig
+show(fig)
 
 # %% [markdown]
 # Your day (section 2's parameters) with its saves drawn from the fitted shape at the same
@@ -261,7 +303,7 @@ fig
 # %%
 arms = tuple(a for a in realshape.ARMS if not REAL_ARMS or a.name in REAL_ARMS)
 real_rows = realshape.realshape_runs(
-    params, edit_fit.shape, list(range(1, REAL_SEEDS + 1)), WORKERS, False, arms
+    params, edit_fit.shape, list(range(1, REAL_SEEDS + 1)), WORKERS, True, arms
 )
 real_table = realshape.realshape_table(real_rows, arms)
 if OUT_DIR:
@@ -271,4 +313,4 @@ realshape_section.headline_rows(real_table, realshape.moves_table(real_table))
 # %%
 fig = realshape_section.figure(real_table)
 save_figure(fig, "realshape.png")
-plt.show()
+show(fig)

@@ -1,5 +1,5 @@
 """Command line: `python -m sim reproduce | notebook | sweep | bench | serve | log-report |
-advise | calibrate`."""
+advise | calibrate | import`."""
 
 from __future__ import annotations
 
@@ -47,13 +47,49 @@ def _at_least_5(text: str) -> int:
 
 
 def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """advise --edit-log / --edit-shape: simulated advice from a real edit process."""
+    """advise --edit-log / --edit-shape / --db: simulated advice from a real edit process
+    (and with --db on a real KB), run to the precision asked for."""
     import json
+    import time
 
+    started = time.monotonic()
     from sim import advise_calibrated as ac
+    from sim import advise_db
     from sim.advise import Costs
+    from sim.advise_sampled import Precision
     from sim.params import Params
 
+    want = Precision(args.half_width, args.min_changed, args.max_days, args.max_seconds, started)
+    costs = Costs(args.cost_per_call, args.cost_per_1k_chars)
+    target = args.max_unnoticed_min
+    if args.db is not None:
+        from sim.importer.cli import default_edit_log
+
+        log = args.edit_log or default_edit_log(args.db)
+        try:
+            base = Params(
+                n_questions=args.questions_per_day,
+                day_s=args.day_hours * 3600,
+                zipf_s=args.zipf,
+                citations_per_answer=args.citations_per_answer,
+            )
+            params = advise_db.db_params(args.db, args.queries, base, args.saves_per_day)
+        except ValueError as e:
+            adv.error(str(e))
+        shape, note = None, ""
+        try:
+            if args.edit_shape is not None or log.exists():
+                shape = ac.shape_from(None if args.edit_shape else log, args.edit_shape)
+        except ValueError as e:  # the log import wrote may be too short to fit
+            if args.edit_log is not None or args.edit_shape is not None:
+                adv.error(str(e))
+            note = f"The KB's edit log cannot be fitted ({e}); its saves are Poisson."
+        text, out = advise_db.db_advice(
+            params, shape, costs, target, want, args.workers, args.simulate, args.saves_per_day
+        )
+        text = text.replace("\n", f"\n{note}\n", 1) if note else text
+        print(json.dumps(out, indent=2) if args.json else text)
+        return 0
     try:
         shape = ac.shape_from(args.edit_log, args.edit_shape)
         params = Params(
@@ -69,13 +105,10 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
             params = replace(params, n_saves=args.saves_per_day)
     except ValueError as e:  # LogError too
         adv.error(str(e))
-    costs = Costs(args.cost_per_call, args.cost_per_1k_chars)
-    seeds = args.simulate or ac.DEFAULT_SEEDS
-    result = ac.calibrated_advice(params, shape, costs, args.max_unnoticed_min, seeds)
-    if args.json:
-        print(json.dumps(ac.as_json(result), indent=2))
-    else:
-        print(ac.render(params, shape, costs, args.max_unnoticed_min, result))
+    text, out = advise_db.edit_log_advice(
+        params, shape, costs, target, want, args.workers, args.simulate
+    )
+    print(json.dumps(out, indent=2) if args.json else text)
     return 0
 
 
@@ -118,7 +151,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("reproduce", help="run the study and write results/")
-    rep.add_argument("--out", type=Path, default=Path("results"))
+    rep.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder (default: results; quick-results with --quick)",
+    )
     rep.add_argument(
         "--seeds", type=_at_least_5, default=None, help="staleness runs on seeds 1..N (default 150)"
     )
@@ -126,7 +164,21 @@ def main(argv: list[str] | None = None) -> int:
         "--cas-seeds", type=_at_least_5, default=None, help="CAS runs on seeds 1..N (default 300)"
     )
     rep.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    bench = sub.add_parser("bench", help="speed figures into results/bench.json and the README")
+    rep.add_argument(
+        "--scheduler",
+        default=None,
+        help="run the days on the Dask cluster at this scheduler address, e.g. tcp://host:8786"
+        " (same bytes as a local run)",
+    )
+    rep.add_argument(
+        "--quick",
+        action="store_true",
+        help="every part on a twentieth of its seeds (at least 2), each page marked as a quick"
+        " run: every table and figure in about a minute, into quick-results/ or --out",
+    )
+    bench = sub.add_parser(
+        "bench", help="speed figures into results/bench.json and results/SPEED.md"
+    )
     bench.add_argument("--out", type=Path, default=Path("results"))
     bench.add_argument("--repeats", type=int, default=5, help="runs per timed figure")
     bench.add_argument(
@@ -240,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
         type=_bounded(int, 0, 10_000),
         default=0,
         metavar="N",
-        help="also run N seeded days and print the simulated figures beside",
+        help="also run N seeded days and print the simulated figures beside (with "
+        "--edit-log, --edit-shape or --db: exactly N days instead of days to the precision)",
     )
     real = adv.add_mutually_exclusive_group()
     real.add_argument(
@@ -255,28 +308,87 @@ def main(argv: list[str] | None = None) -> int:
         metavar="shape.json",
         help="advise from this fitted edit shape (python -m sim calibrate writes one)",
     )
+    adv.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        metavar="kb.sqlite",
+        help="advise for this imported KB (python -m sim import writes one): the day runs on "
+        "its articles, its saves from the edit log written beside it (or --edit-log)",
+    )
+    adv.add_argument(
+        "--queries",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="with --db: a query log, one query a line (default: the articles' titles)",
+    )
+    prec = adv.add_argument_group(
+        "precision (--edit-log, --edit-shape, --db: days are run until it is reached)"
+    )
+    prec.add_argument(
+        "--half-width",
+        type=_bounded(float, 0.01, 1e6),
+        default=5.0,
+        metavar="MIN",
+        help="95 %% half-width wanted on the chosen option's unnoticed minutes (default 5)",
+    )
+    prec.add_argument(
+        "--min-changed",
+        type=_bounded(int, 0, 10_000_000),
+        default=30,
+        metavar="N",
+        help="changed cited articles wanted at least (default 30)",
+    )
+    prec.add_argument(
+        "--max-days", type=_bounded(int, 2, 10_000), default=60, help="cap on days (default 60)"
+    )
+    prec.add_argument(
+        "--max-seconds",
+        type=_bounded(float, 1, 1e6),
+        default=25.0,
+        help="start no batch of days that would end later than this many seconds after the "
+        "start (default 25)",
+    )
+    prec.add_argument(
+        "--workers",
+        type=_bounded(int, 1, 256),
+        default=2,
+        help="processes running days (default 2)",
+    )
     adv.add_argument("--json", action="store_true", help="the full table as JSON")
     from sim.calibrate.flags import add_parser as add_calibrate
 
     cal = add_calibrate(sub)
+    from sim.importer.cli import add_parser as add_import
+
+    imp = add_import(sub)
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
 
         readme = Path("README.md")
+        args.out = args.out or Path("quick-results" if args.quick else "results")
         in_place = args.out == Path("results") and readme.exists()
+        if args.quick and args.out.resolve() == Path("results").resolve():
+            parser.error(
+                "--quick: a quick run does not overwrite the study's results/; got --out"
+                f" {args.out}: give another folder, e.g. --out quick-results"
+            )
         reproduce(
             args.out,
             args.seeds or STALENESS_SEEDS,
             args.cas_seeds or CAS_SEEDS,
             args.workers,
-            readme_path=readme if in_place else None,
+            readme_path=readme if in_place and not args.quick else None,
+            scheduler=args.scheduler,
+            quick=args.quick,
         )
         print(f"wrote {args.out}/REPORT.md and its tables and figures", file=sys.stderr)
     elif args.command == "bench":
         from sim.bench.suite import main as bench_main
 
-        readme = Path("README.md")
+        readme = Path("results/SPEED.md")
         in_place = args.out == Path("results") and readme.exists()
         bench_main(
             args.out,
@@ -320,7 +432,11 @@ def main(argv: list[str] | None = None) -> int:
         from sim.advise import Costs, advise, as_json, render
         from sim.params import Params as AdviseParams
 
-        if args.edit_log is not None or args.edit_shape is not None:
+        if args.queries is not None and args.db is None:
+            adv.error("--queries: only with --db (the query log asks of an imported KB)")
+        if args.db is not None and args.articles is not None:
+            adv.error("--articles: not with --db (the KB's published articles are counted)")
+        if args.edit_log is not None or args.edit_shape is not None or args.db is not None:
             return _advise_calibrated(adv, args)
         try:
             params = AdviseParams(
@@ -343,6 +459,10 @@ def main(argv: list[str] | None = None) -> int:
         from sim.calibrate.cli import run as calibrate
 
         return calibrate(args, cal)
+    elif args.command == "import":
+        from sim.importer.cli import run as import_folder
+
+        return import_folder(args, imp)
     elif args.command == "log-report":
         from sim.server.calllog import BadLogLine
         from sim.server.logreport import report

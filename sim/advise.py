@@ -84,7 +84,7 @@ def measured_sizes(params: Params, seed: int = 1) -> Sizes:
         clock[0] += 1_000
         return clock[0]
 
-    opening = Opening.build(seed, n_articles)  # one corpus load: the day copies it too
+    opening = Opening.build(seed, n_articles, params.corpus_db, params.corpus_queries)
     store, specs = KBStore.copy_of(opening.store, tick), opening.specs
     session = KBServer(store, tick).connect("advisor", [KB_ID])
     sample = [s.article_id for s in specs[: min(50, n_articles)]]

@@ -2,8 +2,10 @@
 
 Every table, text and per-seed rows file must be equal byte for byte; a figure (PNG) must
 exist in both and be a PNG (matplotlib's output is not byte-stable across versions). The
-README's generated blocks must be those of the fresh run. Run it before committing
-anything that touches sim/ or results/; CI runs it after `make test`.
+README's generated blocks must be those of the fresh run, and environment.json must name the
+same package versions (the machine's Python and CPU may differ). Then the quick run
+(`reproduce --quick`) on the local pool and on a Dask LocalCluster must agree byte for byte.
+Run it before committing anything that touches sim/ or results/; CI runs it after `make test`.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from sim import environment
 from sim.report import readme
 from sim.reproduce import readme_blocks, reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"
-NOT_REPRODUCED = {"bench.json"}
-"""Written by `make bench`, not by `make reproduce`."""
+NOT_REPRODUCED = {"bench.json", "SPEED.md"}
+"""Written by `make bench` (its figures and their table), not by `make reproduce`."""
 
 
 def differences(committed: Path, fresh: Path) -> list[str]:
@@ -35,12 +38,31 @@ def differences(committed: Path, fresh: Path) -> list[str]:
         a, b = committed / name, fresh / name
         if not a.exists() or not b.exists():
             out.append(f"{name}: {'only in the fresh run' if b.exists() else 'not reproduced'}")
+        elif name == environment.FILE:
+            out += environment.differences(a, b)
         elif name.endswith(".png"):
             if a.read_bytes()[:8] != PNG or b.read_bytes()[:8] != PNG:
                 out.append(f"{name}: not a PNG")
         elif a.read_bytes() != b.read_bytes():
             out.append(f"{name}: differs")
     return out
+
+
+def quick_on_a_cluster(tmp: Path) -> list[str]:
+    """The quick run on this machine's pool and on a Dask cluster of real scheduler and
+    worker processes (loopback): what differs between the two folders."""
+    from dask.distributed import LocalCluster
+
+    reproduce(tmp / "pool", progress=False, quick=True)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        reproduce(tmp / "dask", progress=False, quick=True, scheduler=cluster.scheduler_address)
+    found = [f"quick run on Dask: {line}" for line in differences(tmp / "pool", tmp / "dask")]
+    for page in ("REPORT.md", "advise.txt"):
+        if "QUICK RUN" not in (tmp / "pool" / page).read_text().split("\n", 1)[0]:
+            found.append(f"quick run: {page} does not say on its first line that it is one")
+    return found
 
 
 def main() -> int:
@@ -54,6 +76,7 @@ def main() -> int:
         for name, block in readme_blocks(fresh, t).items():
             if readme.replace_block(text, name, block) != text:
                 found.append(f"README.md: block {name!r} differs")
+        found += quick_on_a_cluster(Path(tmp))
     for line in found:
         print(line, file=sys.stderr)
     print(

@@ -10,6 +10,7 @@ words, so the question still finds the article after it is edited or renamed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -214,6 +215,11 @@ class ArticleSpec:
         """What a customer types about this article's task."""
         return f"how do I {self.verb} the {self.obj} in the {self.place}"
 
+    def question(self, answer: int) -> str:
+        """The question of the day's answer number `answer` about this article: its query
+        (an imported article's questions vary, ``sim.importer.corpus``)."""
+        return self.query
+
 
 def _words(d: dict[str, str]) -> dict[str, str]:
     """A task's template words (role, section and symptom left to each sentence's draw)."""
@@ -314,7 +320,7 @@ _SYLLABLES = ("zor", "vex", "lin", "mar", "tek", "dra", "nix", "pel", "quo", "sa
 
 
 def n_products(n_articles: int) -> int:
-    return max(1, round((n_articles / BASE_ARTICLES) ** HEAPS_BETA))
+    return max(1, round(math.pow(n_articles / BASE_ARTICLES, HEAPS_BETA)))
 
 
 def _coined(product: int, kind: str, i: int) -> str:

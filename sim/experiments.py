@@ -144,10 +144,10 @@ def _call_rows(result: DayResult, tag: dict[str, str]) -> list[dict]:
 
 
 @functools.lru_cache(maxsize=1)
-def _opening(seed: int, n_articles: int) -> Opening:
+def _opening(seed: int, n_articles: int, corpus_db: str = "", queries: str = "") -> Opening:
     """The seed's opening, kept for the process's next run of the same seed: every day of
     a seed runs in one task (``run_requests``), and a day only ever copies it."""
-    return Opening.build(seed, n_articles)
+    return Opening.build(seed, n_articles, corpus_db, queries)
 
 
 SeedRows = dict[str, list[dict]]
@@ -172,7 +172,15 @@ def _seed_days(
 ) -> list[SeedRows]:
     """Each day of one seed, on the seed's opening, with the record types asked of it."""
     return [
-        _rows(run_day(params, seed, _opening(seed, params.n_articles)), experiment, kept)
+        _rows(
+            run_day(
+                params,
+                seed,
+                _opening(seed, params.n_articles, params.corpus_db, params.corpus_queries),
+            ),
+            experiment,
+            kept,
+        )
         for (params, experiment), kept in zip(days, records or [RECORDS] * len(days), strict=True)
     ]
 
@@ -201,13 +209,18 @@ rows in the order of the request's experiments, as ``run_seed`` gives them)."""
 
 
 def run_requests(
-    requests: list[Request], workers: int | None = None, progress: bool = True
+    requests: list[Request],
+    workers: int | None = None,
+    progress: bool = True,
+    scheduler: str | None = None,
 ) -> Iterator[tuple[int, PointRuns]]:
     """Every request's days in one pool, seed by seed (a seed's days in one task, so a worker
     opens each seed's KB once), each distinct day once: requests wanting the same day (same
     parameters, seed and experiment) share its rows. Yields (index, runs) for each request
     as soon as its last seed is in, so its rows can become frames and the day rows no other
-    request needs be let go. Results do not depend on the worker count."""
+    request needs be let go. With ``scheduler`` (a Dask scheduler's address) the seeds' tasks
+    run on that cluster instead. Results do not depend on the worker count or the cluster: a
+    task is a pure function of its seed and days, and its rows are taken in the tasks' order."""
     days = [[r.days(p) for p in r.points] for r in requests]
     users, kept = _day_users(requests, days)
     by_seed: dict[int, list[DayKey]] = {}
@@ -223,8 +236,10 @@ def run_requests(
     yield from ((i, [[] for _ in requests[i].points]) for i in done_at.pop(0, []))
     workers = workers or os.cpu_count() or 1
     pool = None
-    if workers == 1 or len(tasks) <= 1:
-        results: Iterator[list[SeedRows]] = map(_seed_days_args, tasks)
+    if scheduler is not None:
+        results: Iterator[list[SeedRows]] = _on_cluster(scheduler, tasks)
+    elif workers == 1 or len(tasks) <= 1:
+        results = map(_seed_days_args, tasks)
     else:
         # what a worker starts with (the parent's modules) is frozen out of the cyclic
         # collector's full passes, which a day's many objects trigger: days ran 5-8 % faster
@@ -246,6 +261,21 @@ def run_requests(
         bar.close()
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def _on_cluster(scheduler: str, tasks: list) -> Iterator[list[SeedRows]]:
+    """The tasks' results from a Dask cluster, in the tasks' order, each as soon as it and
+    those before it are in."""
+    from dask.distributed import Client  # the optional `dask` extra
+
+    with Client(scheduler) as client:
+        futures = client.map(_seed_days_args, tasks, pure=False)
+        try:
+            for f in futures:
+                yield f.result()
+                f.release()
+        finally:
+            client.cancel(futures)
 
 
 def _day_users(
@@ -285,10 +315,13 @@ def _point_runs(
 
 
 def run_all(
-    requests: list[Request], workers: int | None = None, progress: bool = True
+    requests: list[Request],
+    workers: int | None = None,
+    progress: bool = True,
+    scheduler: str | None = None,
 ) -> list[PointRuns]:
     """run_requests' runs, in the requests' order."""
-    got = dict(run_requests(requests, workers, progress))
+    got = dict(run_requests(requests, workers, progress, scheduler))
     return [got[i] for i in range(len(requests))]
 
 

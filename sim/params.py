@@ -156,6 +156,15 @@ class Params:
     """With question_relation 'clustered': mean seconds (exponential) from a publish to a
     question it prompts; one that would fall after the day keeps its independent draw."""
 
+    corpus_db: str = ""
+    """The KB file `python -m sim import` wrote: its published articles are the day's corpus
+    and n_articles must be their count (questions from their titles and headings, or
+    corpus_queries);
+    empty, the write-up's synthetic corpus."""
+    corpus_queries: str = ""
+    """With corpus_db: a query log, one query a line; an article's questions are the
+    queries that find it first (its title and headings where none does)."""
+
     def __post_init__(self) -> None:
         def bad(name: str, allowed: str) -> ValueError:
             return ValueError(
@@ -273,6 +282,10 @@ class Params:
                 )
         elif self.edit_shape != "":
             self.shape()
+        if not isinstance(self.corpus_db, str) or not isinstance(self.corpus_queries, str):
+            raise bad("corpus_db", "the path of a KB file as a string (empty: synthetic)")
+        if self.corpus_queries and not self.corpus_db:
+            raise bad("corpus_queries", "empty unless corpus_db names an imported KB")
         if self.citations_per_answer > 20:
             raise bad("citations_per_answer", "at most 20 (search_knowledge_base's limit)")
         if self.title_check_limit > 20:

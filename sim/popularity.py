@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim import exactmath
+
 
 def zipf_weights(n: int, s: float) -> np.ndarray:
     """Normalised weights of ranks 1..n, proportional to rank**-s."""
-    w = np.arange(1, n + 1, dtype=float) ** -s
+    w = exactmath.power(np.arange(1, n + 1), -s)
     return w / w.sum()
 
 

@@ -8,10 +8,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+from matplotlib.figure import Figure
 
-from sim import advise, seedrows
+from sim import advise, environment, seedrows
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
@@ -22,6 +24,8 @@ from sim.params import Params
 from sim.popularity import top_share
 from sim.report import (
     breakeven,
+    columns,
+    designer,
     exposure,
     figures,
     gate,
@@ -173,24 +177,26 @@ ADVICE_SEEDS = exposure.SEEDS
 """The advice example checks its pick on every exposure seed, as §6's table does."""
 
 
-def advice_example(base: Params, rows: exposure.ExposureRows) -> str:
+def advice_example(base: Params, rows: exposure.ExposureRows) -> tuple[str, dict[str, Any]]:
     """`python -m sim advise --simulate 10` on the write-up's day, as the README shows it;
-    its simulated columns are the exposure runs' first seeds (the same days)."""
+    its simulated columns are the exposure runs' first seeds (the same days). The text and
+    the result it renders."""
     costs = advise.Costs()
     result = advise.advise(base, costs, ADVICE_TARGET_MIN, ADVICE_SEEDS, frames=rows)
-    return advise.render(base, costs, ADVICE_TARGET_MIN, result)
+    return advise.render(base, costs, ADVICE_TARGET_MIN, result), result
 
 
 def texts(base: Params, rows: Rows, t: Tables) -> dict[str, str]:
     """summary.json, advise.txt and REPORT.md: from the tables and the rows."""
     seeds = seedrows.seed_counts(rows)
-    advice = advice_example(base, _exposure_rows(rows))
+    advice, advice_result = advice_example(base, _exposure_rows(rows))
+    first_page = designer.page(t, rows, advice_result, ADVICE_TARGET_MIN)
     shape = EditShape.from_json(rows["calibration_shape"]["shape_json"].iloc[0])
     setting = realshape.setting(base, shape, realshape.advised_choice(base))
     return {
         "summary.json": json.dumps(summary(base, t, seeds), indent=2, ensure_ascii=False) + "\n",
         "advise.txt": advice + "\n",
-        "REPORT.md": writeup.render(base, seeds, t, advice, setting),
+        "REPORT.md": writeup.render(base, seeds, t, advice, setting, first_page),
     }
 
 
@@ -198,40 +204,59 @@ def readme_blocks(out: Path, t: Tables) -> dict[str, str]:
     """The README's generated blocks, by name."""
     return {
         "advise": readme.advise_block((out / "advise.txt").read_text()),
+        "answers": readme.answers_block((out / "REPORT.md").read_text()),
         "results": readme.results_block(t["comparison"]),
         "sizes": sizes.readme_block(t["response_sizes"]),
     }
 
 
-def write_tables(out: Path, base: Params, rows: Rows, with_figures: bool = True) -> Tables:
+def quick_mark(seeds: dict[str, int]) -> str:
+    """The line every page of a quick run carries."""
+    counts = ", ".join(f"{k} {v}" for k, v in seeds.items())
+    return (
+        f"QUICK RUN, not the study's figures: every part on a twentieth of its seeds ({counts})."
+        " `make reproduce` runs the study."
+    )
+
+
+def write_tables(
+    out: Path, base: Params, rows: Rows, with_figures: bool = True, mark: str | None = None
+) -> Tables:
     """Every table, summary.json, advise.txt, REPORT.md (and the figures) into out/, from
-    the per-seed rows alone."""
+    the per-seed rows alone; ``mark`` heads every text and figure (a quick run's)."""
     out.mkdir(parents=True, exist_ok=True)
     t = build_tables(base, rows)
     for name, df in t.items():
         df.to_csv(out / f"{name}.csv", index=False, float_format=FLOAT_FORMAT)
     for name, text in texts(base, rows, t).items():
+        if mark and name.endswith(".md"):
+            text = f"> **{mark}**\n\n{text}"
+        elif mark and name.endswith(".txt"):
+            text = f"{mark}\n\n{text}"
         (out / name).write_text(text)
     if with_figures:
-        write_figures(out, t)
+        write_figures(out, t, mark)
     return t
 
 
-def write_figures(out: Path, t: Tables) -> None:
-    figures.save(figures.stale_over_day(t["stale_over_day"]), out / "stale_over_day.png")
-    figures.save(figures.check_cost(t["check_calls_by_check"]), out / "check_cost.png")
-    figures.save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), out / "cas_by_delay.png")
-    figures.save(breakeven.figure(t["break_even"]), out / "break_even.png")
-    figures.save(gate.figure(t["gate"]), out / "gate.png")
-    figures.save(
-        sensitivity.tornado(t["sensitivity"], list(openchoices.HEADLINE)), out / "sensitivity.png"
-    )
-    figures.save(exposure.figure(t["exposure"]), out / "exposure.png")
-    figures.save(realshape_section.figure(t["realshape"]), out / "realshape.png")
+def write_figures(out: Path, t: Tables, mark: str | None = None) -> None:
+    def save(fig: Figure, name: str) -> None:
+        if mark:
+            fig.text(0.5, 0.005, mark, ha="center", va="bottom", fontsize=8, color="C3")
+        figures.save(fig, out / name)
+
+    save(figures.stale_over_day(t["stale_over_day"]), "stale_over_day.png")
+    save(figures.check_cost(t["check_calls_by_check"]), "check_cost.png")
+    save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), "cas_by_delay.png")
+    save(breakeven.figure(t["break_even"]), "break_even.png")
+    save(gate.figure(t["gate"]), "gate.png")
+    save(sensitivity.tornado(t["sensitivity"], list(openchoices.HEADLINE)), "sensitivity.png")
+    save(exposure.figure(t["exposure"]), "exposure.png")
+    save(realshape_section.figure(t["realshape"]), "realshape.png")
     if "log" in t["realshape"].columns:
-        figures.save(realshape_section.panel_figure(t["realshape"]), out / "realshape_panel.png")
+        save(realshape_section.panel_figure(t["realshape"]), "realshape_panel.png")
     log = read_log(BUNDLED)
-    figures.save(calibration_figure(log, fit(log, boot=0)), out / "calibration.png")
+    save(calibration_figure(log, fit(log, boot=0)), "calibration.png")
 
 
 def reproduce(
@@ -242,15 +267,23 @@ def reproduce(
     progress: bool = True,
     base: Params | None = None,
     readme_path: Path | None = None,
+    scheduler: str | None = None,
+    quick: bool = False,
 ) -> Tables:
     """Run every experiment (the staleness runs on seeds 1..staleness_seeds, the CAS runs on
-    1..cas_seeds), write their per-seed rows to out/seeds/, then every table and the report
-    from the rows as read back, and refresh the README's blocks if given."""
+    1..cas_seeds; with ``quick`` every part on a twentieth of its seeds, each page marked),
+    in a local pool or on the Dask cluster at ``scheduler``, write their per-seed rows to
+    out/seeds/, then every table and the report from the rows as read back, what made them
+    (environment.json), and refresh the README's blocks if given."""
     base = base or Params()
     seeds = {"staleness": staleness_seeds, "cas": cas_seeds}
-    seedrows.write(out / SEEDS_DIR, seedrows.run(base, seeds, workers, progress))
+    if quick:
+        seeds = seedrows.scaled_seeds(seedrows.QUICK_DIVISOR, seeds)
+    seedrows.write(out / SEEDS_DIR, seedrows.run(base, seeds, workers, progress, scheduler))
     rows = seedrows.read(out / SEEDS_DIR)
-    t = write_tables(out, base, rows)
+    t = write_tables(out, base, rows, mark=quick_mark(seeds) if quick else None)
+    environment.write(out / environment.FILE)
+    (out / "DATA.md").write_text(columns.data_dictionary(out))
     if readme_path is not None:
         for name, block in readme_blocks(out, t).items():
             readme.update(readme_path, name, block)

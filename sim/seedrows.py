@@ -19,6 +19,7 @@ seed), append an ``Experiment`` to EXPERIMENTS, and add the tables made from its
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,10 +65,12 @@ class Experiment:
         return rows
 
 
-def run_plans(plans: list[Plan], workers: int | None, progress: bool) -> list[Rows]:
-    """Every plan's days in one pool, seed by seed, a day two plans share run once
-    (``run_requests``); each plan finished as soon as its last day is in, and those that
-    run no day while the pool works."""
+def run_plans(
+    plans: list[Plan], workers: int | None, progress: bool, scheduler: str | None = None
+) -> list[Rows]:
+    """Every plan's days in one pool (or on a Dask cluster), seed by seed, a day two plans
+    share run once (``run_requests``); each plan finished as soon as its last day is in, and
+    those that run no day while the pool works."""
     requests: list[Request] = []
     owner: list[tuple[int, int]] = []
     for i, p in enumerate(plans):
@@ -77,7 +80,7 @@ def run_plans(plans: list[Plan], workers: int | None, progress: bool) -> list[Ro
     left = [len(p.requests) for p in plans]
     out: dict[int, Rows] = {}
     dayless = [i for i, p in enumerate(plans) if not p.requests]
-    for j, runs in run_requests(requests, workers, progress):
+    for j, runs in run_requests(requests, workers, progress, scheduler):
         i, k = owner[j]
         got[i][k] = runs
         left[i] -= 1
@@ -158,10 +161,11 @@ def _realshape(base: Params, seeds: list[int]) -> Plan:
 
 def _calibration(base: Params, seeds: list[int]) -> Plan:
     """The fit of the packaged help-centre log and its held-out validation: seeded, but not
-    per seed (one bootstrap and one set of replicate runs), so every part is pooled."""
+    per seed (one bootstrap and one set of replicate runs, of len(seeds) each), so every part
+    is pooled."""
 
     def finish(runs: list[PointRuns]) -> Rows:
-        tables, _figure = calibration_outputs()
+        tables, _figure = calibration_outputs(reps=len(seeds), boot=len(seeds))
         shape = pd.DataFrame({"shape_json": [realshape.packaged_shape().to_json()]})
         return {f"calibration_{name}": frame for name, frame in tables.items()} | {
             "calibration_shape": shape
@@ -178,6 +182,8 @@ CALIBRATION_PARTS = (
     "calibration_shape",
 )
 
+CALIBRATION_RUNS = 200
+"""The calibration's bootstrap resamples and held-out replicate runs (not days of the study)."""
 STALENESS_SEEDS = 150
 """Seeds of the staleness runs (Zipf and control): each takes about 0.5 s."""
 CAS_SEEDS = 300
@@ -208,7 +214,9 @@ EXPERIMENTS = (
         pooled=("exposure_p95",),
     ),
     Experiment("realshape", realshape.SEEDS, _realshape, ("realshape",)),
-    Experiment("calibration", 0, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS),
+    Experiment(
+        "calibration", CALIBRATION_RUNS, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS
+    ),
 )
 BY_NAME = {e.name: e for e in EXPERIMENTS}
 
@@ -239,17 +247,38 @@ _TEXT_COLUMNS = {
 
 
 def run(
-    base: Params, seeds: dict[str, int], workers: int | None = None, progress: bool = True
+    base: Params,
+    seeds: dict[str, int],
+    workers: int | None = None,
+    progress: bool = True,
+    scheduler: str | None = None,
 ) -> Rows:
-    """Every experiment on seeds 1..seeds[name] (its default where not given)."""
+    """Every experiment on seeds 1..seeds[name] (its default where not given), in a local
+    pool or on the Dask cluster at ``scheduler``."""
     rows: Rows = {}
-    for parts in run_plans(_plans(base, seeds), workers, progress):
+    for parts in run_plans(_plans(base, seeds), workers, progress, scheduler):
         rows |= parts
     return rows
 
 
 def _plans(base: Params, seeds: dict[str, int]) -> list[Plan]:
     return [e.plan(base, list(range(1, seeds.get(e.name, e.seeds) + 1))) for e in EXPERIMENTS]
+
+
+QUICK_DIVISOR = 20
+"""``reproduce --quick`` runs every part on a twentieth of its seeds (at least QUICK_FLOOR)."""
+QUICK_FLOOR = 2
+"""Seeds a part keeps however far it is scaled down: an interval needs two."""
+
+
+def scaled_seeds(divisor: int, seeds: dict[str, int] | None = None) -> dict[str, int]:
+    """Every experiment's seeds (``seeds`` where given, else its default) divided by
+    ``divisor``, rounded up, and at least QUICK_FLOOR: all parts scaled down together."""
+    given = seeds or {}
+    return {
+        e.name: max(QUICK_FLOOR, math.ceil(given.get(e.name, e.seeds) / divisor))
+        for e in EXPERIMENTS
+    }
 
 
 def study_days(base: Params, seeds: dict[str, int] | None = None) -> int:

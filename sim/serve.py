@@ -52,6 +52,8 @@ def open_store(seed: int, n_articles: int, db: Path | None) -> KBStore:
         )
         if not store.kb_exists(KB_ID):
             open_kb(store, seed, n_articles)
+    except StoreError as e:  # a file of another program, or of another schema version
+        raise StoreError(f"--db {e}") from None
     except sqlite3.DatabaseError as e:
         fault = store_fault(e, str(db))
         if fault.code in ("kb_file_damaged", "kb_io_error"):

@@ -25,6 +25,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from sim import exactmath
 from sim.params import Params
 from sim.popularity import zipf_weights
 
@@ -72,6 +73,7 @@ def _mean_over_day(values: np.ndarray) -> float:
     return float(np.trapezoid(values, dx=1.0 / (len(values) - 1)))
 
 
+@exactmath.rounded
 def p_human_save_before_edit(params: Params, delay_s: float) -> float:
     """P(a human saves or unpublishes the first cited article between the read, at a uniform
     time of day, and an edit delay_s later)."""
@@ -80,6 +82,7 @@ def p_human_save_before_edit(params: Params, delay_s: float) -> float:
     return _mean_over_day(first)
 
 
+@exactmath.rounded
 def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> dict[str, float]:
     """What a write with the citation's version meets delay_s plus one approval latency
     A ~ lognormal(log median, sigma) after the read: 'human', a human saved and the article is
@@ -116,6 +119,7 @@ def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> 
     return {"human": float(human), "gone": float(gone)}
 
 
+@exactmath.rounded
 def stale_shares_at_day_end(params: Params) -> dict[str, float]:
     """Expected shares at day end: first and second citations stale or gone, all citations,
     and answers with at least one (two citations, sharing their read time)."""
@@ -129,6 +133,7 @@ def stale_shares_at_day_end(params: Params) -> dict[str, float]:
     }
 
 
+@exactmath.rounded
 def expected_check_calls(params: Params) -> list[dict[str, float]]:
     """Expected tool calls of the re-read and poll methods at each check.
 
@@ -195,6 +200,7 @@ def _change_density(params: Params, grid: int) -> tuple[np.ndarray, np.ndarray]:
     return c, (mix.sum() - kept.reshape(-1)[:grid]) / d
 
 
+@exactmath.rounded
 def unnoticed_time(params: Params, interval_s: float, grid: int = 20_000) -> dict[str, float]:
     """How long a citation stays stale before a periodic check at this interval notices.
 
@@ -212,7 +218,7 @@ def unnoticed_time(params: Params, interval_s: float, grid: int = 20_000) -> dic
     noticed = np.ceil(c / interval_s) * interval_s
     wait = np.where(noticed <= last, noticed - c, d - c)
     mass = density * (d / grid)
-    order = np.argsort(wait)
+    order = np.argsort(wait, kind="stable")
     cdf = np.cumsum(mass[order]) / mass.sum()
     return {
         "mean_s": float((mass * wait).sum() / mass.sum()),
@@ -222,6 +228,7 @@ def unnoticed_time(params: Params, interval_s: float, grid: int = 20_000) -> dic
     }
 
 
+@exactmath.rounded
 def poll_pages_per_day(params: Params, interval_s: float, page: int = 100) -> float:
     """Expected poll calls per day to page the events, cursor kept: each check reads one
     page at least, and ⌈N/page⌉ for N events since the last check. With uniform arrivals N
@@ -238,6 +245,7 @@ def poll_pages_per_day(params: Params, interval_s: float, page: int = 100) -> fl
     return checks * float((np.maximum(1, np.ceil(n / page)) * p).sum())
 
 
+@exactmath.rounded
 def push_counts(params: Params, maps: int = 64, steps: int = 2000) -> dict[str, float]:
     """Expected subscriptions and notifications per day when the agent subscribes to each
     article it cites and unsubscribes once a notification shows all its citations stale.
@@ -312,6 +320,7 @@ def _change_mass(params: Params, grid: int) -> tuple[np.ndarray, np.ndarray]:
     return c, first_change_density(params, c) * (params.day_s / grid)
 
 
+@exactmath.rounded
 def stale_unknown_share(params: Params, interval_s: float, grid: int = 20_000) -> dict[str, float]:
     """The share of citation-hours held stale and unnoticed under a check every interval_s,
     as in unnoticed_time but with first_change_density (the unpublish substitution), and
@@ -347,6 +356,7 @@ def _citation_rates(params: Params, maps: int) -> np.ndarray:
     return rate
 
 
+@exactmath.rounded
 def stopped_check_calls(
     params: Params, interval_s: float, maps: int = 16, steps: int = 2000
 ) -> dict[str, float]:

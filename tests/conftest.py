@@ -194,6 +194,8 @@ LONGEST_FIRST = (
     "test_theory.py",
     "test_notebooks.py",
     "test_advise_calibrated.py",
+    "test_advise_sampled.py",
+    "test_import.py",
     "test_push.py",
     "test_advise_extremes.py",
     "test_stdio.py",

@@ -34,6 +34,8 @@ def _run(argv: list[str], capsys) -> tuple[int, str, str]:
         (HEADER.replace(",author", "") + GOOD, "line 1", "header lacks column(s) author"),
         (HEADER + GOOD + "2024-13-02T10:00:00Z,2,u001,a0001,modify,1,1\n", "line 4", "time"),
         (HEADER + GOOD + "2024-01-03T10:00:00Z,2,u001,a0001,edit,1,1\n", "line 4", "'edit'"),
+        (HEADER + "0001-01-01T00:00:00+01:00,0,u001,a0001,add,5,0\n", "line 2", "0001 to 9999"),
+        (HEADER + GOOD + "9999-12-31T23:59:59-01:00,2,u001,a0001,modify,1,1\n", "line 4", "9999"),
         (HEADER + GOOD + "2024-01-03T10:00:00Z,0,u001,a0002,add,1,1\n", "line 4", "decrease"),
         (HEADER + GOOD + "2024-01-03T10:00:00Z,1,u001,a0002,add,1,1\n", "line 4", "one instant"),
         (HEADER + GOOD + "2024-01-03T10:00:00Z,2,u001,a0002,add,x,1\n", "line 4", "lines_added"),

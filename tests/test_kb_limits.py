@@ -96,6 +96,20 @@ REFUSED = [
         "expected_version",
         "RFC 3339",
     ),
+    (
+        EDIT,
+        edit(expected_version="0001-01-01T00:00:00+01:00"),  # before year 1 in UTC
+        "invalid_argument",
+        "expected_version",
+        "years 0001 to 9999",
+    ),
+    (
+        EDIT,
+        edit(expected_version="9999-12-31T23:59:59-01:00"),  # after year 9999 in UTC
+        "invalid_argument",
+        "expected_version",
+        "years 0001 to 9999",
+    ),
     (EDIT, edit(title="   "), "invalid_argument", "title", "non-blank"),
     (
         EDIT,

@@ -46,6 +46,9 @@ def test_notebook_runs_on_small_parameters(
         if o.get("output_type") == "error"
     ]
     assert not errors
+    shown = [c for c in nb.cells if c.cell_type == "code" and "show(fig)" in c.source]
+    for cell in shown:  # each figure is displayed inline (as text under Agg, as PNG inline)
+        assert any(o.get("output_type") == "display_data" for o in cell.outputs), cell.source
     saved = {p.name for p in tmp_path.iterdir()}
     assert {"sensitivity.csv", "break_even.csv", "sensitivity.png", "break_even.png"} <= saved
     assert {"exposure.csv", "exposure.png"} <= saved

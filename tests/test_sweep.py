@@ -67,3 +67,9 @@ def test_dask_cluster_gives_the_same_table(local: pd.DataFrame) -> None:
             progress=False,
         )
     pd.testing.assert_frame_equal(local, remote)
+
+
+def test_every_column_the_sweep_writes_is_in_the_data_dictionary(local: pd.DataFrame) -> None:
+    from sim.report.columns import described
+
+    assert [c for c in local.columns if not described(c)] == []

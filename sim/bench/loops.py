@@ -72,6 +72,13 @@ def reproduce_wall() -> dict[str, Any]:
     return timed | {"study_days": study_days(Params())}
 
 
+def quick_wall() -> dict[str, Any]:
+    """`python -m sim reproduce --quick`: every table and figure on a twentieth of the seeds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [sys.executable, "-m", "sim", "reproduce", "--quick", "--out", f"{tmp}/q"]
+        return _run([("quick study", command)])
+
+
 def test_wall() -> dict[str, Any]:
     """`make test` once its environment is installed: ruff, then pytest (on every core, up to
     four: pyproject's addopts run it under pytest-xdist)."""
@@ -122,12 +129,22 @@ def calibrate_4m() -> dict[str, Any]:
     return calibrate_wall()
 
 
+def _imported():
+    from sim.bench import imported  # it imports this module: loaded when a loop runs
+
+    return imported
+
+
 LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
     "make_reproduce": reproduce_wall,
+    "reproduce_quick": quick_wall,
     "make_test": test_wall,
     "make_check": check_wall,
     "advise_5000": lambda: advise_wall(5_000),
     "advise_50000": lambda: advise_wall(50_000),
     "calibrate_4m": calibrate_4m,
+    "import_advise_1000": lambda: _imported().import_and_advise_wall(1_000),
+    "import_advise_10000": lambda: _imported().import_and_advise_wall(10_000),
+    "advise_edit_log": lambda: _imported().edit_log_wall(),
 }
 """The loops, by their key in bench.json."""

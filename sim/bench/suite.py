@@ -1,5 +1,5 @@
 """The whole suite: the reproduction and its KB floor, day against replay, MCP overhead,
-scaling and sweep throughput; written to bench.json and the README table."""
+scaling and sweep throughput; written to bench.json and the table in results/SPEED.md."""
 
 from __future__ import annotations
 
@@ -175,6 +175,12 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
             + _study_days(b),
         ),
         (
+            "reproduce_quick",
+            "`python -m sim reproduce --quick` (every table and figure, marked quick) wall",
+            90.0,
+            "",
+        ),
+        (
             "make_test",
             "`make test` wall, once installed (ruff, pytest)",
             120.0,
@@ -198,6 +204,12 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
             "calibrate_4m",
             "`python -m sim calibrate` on a generated 4 M-row log wall",
             120.0,
+            "",
+        ),
+        (
+            "advise_edit_log",
+            "`python -m sim advise --edit-log` on the shared log wall (issue 35)",
+            30.0,
             "",
         ),
     ):

@@ -192,7 +192,7 @@ def render(
         )
 
     hours = np.asarray(f.shape.hour_weights)
-    peak = ", ".join(f"{h:02d}" for h in np.argsort(-hours)[:4])
+    peak = ", ".join(f"{h:02d}" for h in np.argsort(-hours, kind="stable")[:4])
     gap_h = f.shape.session_gap_s / 3600
     lines = [
         f"Edit log {log.source}: {len(log):,} saves in {len(np.unique(log.publish)):,} publishes"

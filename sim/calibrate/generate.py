@@ -31,11 +31,13 @@ bulk → every publish has one article; profile → a constant rate.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from sim import exactmath
 from sim.calibrate.shape import EditShape
 
 FEATURES = ("popularity", "bursts", "bulk", "profile")
@@ -77,15 +79,15 @@ def rank_weights(
 ) -> np.ndarray:
     """Probability that an edit goes to each 0-based rank among n_articles."""
     if "popularity" not in features:
-        w = np.arange(1, n_articles + 1, dtype=float) ** -zipf_s
+        w = exactmath.power(np.arange(1, n_articles + 1), -zipf_s)
         return w / w.sum()
     n_active = min(n_articles, max(1, round(shape.active_share * n_articles)))
     r = np.arange(1, n_active + 1, dtype=float)
     if shape.popularity_family == "zipf":
-        w = r ** -shape.popularity_params[0]
+        w = exactmath.power(r, -shape.popularity_params[0])
     else:
         s, q = shape.popularity_params
-        w = (r + q) ** -s
+        w = exactmath.power(r + q, -s)
     out = np.zeros(n_articles)
     out[:n_active] = w / w.sum()
     return out
@@ -237,7 +239,7 @@ def _size_pmf(shape: EditShape) -> np.ndarray:
 
 
 def _mean(pmf: np.ndarray) -> float:
-    return float(np.dot(np.arange(1, len(pmf) + 1), pmf))
+    return exactmath.dot(np.arange(1, len(pmf) + 1), pmf)
 
 
 def _draw_articles(
@@ -251,7 +253,10 @@ def _draw_articles(
     first = np.cumsum(k) - k
     for i in np.flatnonzero(k > 1):
         keys = rng.exponential(size=len(live)) / weights[live]
-        ranks[first[i] : first[i] + k[i]] = live[np.argpartition(keys, k[i] - 1)[: k[i]]]
+        pick = np.argpartition(keys, k[i] - 1)[: k[i]]
+        # in key order, the successive draws' order: argpartition leaves the k in an order
+        # that numpy's selection kernel decides, and it picks its kernel by CPU
+        ranks[first[i] : first[i] + k[i]] = live[pick[np.argsort(keys[pick], kind="stable")]]
     return ranks
 
 
@@ -288,9 +293,11 @@ def _single_weights(weights: np.ndarray, sizes_pmf: np.ndarray) -> np.ndarray:
             served += sizes_pmf[size - 1] * (weights > 0)
             continue
         hi = 50.0 * n_live / weights[weights > 0].min()
-        c = optimize.brentq(lambda c, kk=kk: np.sum(-np.expm1(-c * weights)) - kk, 0.0, hi)
-        served += sizes_pmf[size - 1] * -np.expm1(-c * weights)
-    mean_k = float(np.dot(np.arange(1, len(sizes_pmf) + 1), sizes_pmf))
+        c = optimize.brentq(
+            lambda c, kk=kk: math.fsum((-exactmath.expm1(-c * weights)).tolist()) - kk, 0.0, hi
+        )
+        served += sizes_pmf[size - 1] * -exactmath.expm1(-c * weights)
+    mean_k = _mean(sizes_pmf)
     single = np.clip(mean_k * weights - served, 0.0, None)
     return single / single.sum() if single.sum() > 0 else weights
 
@@ -298,8 +305,8 @@ def _single_weights(weights: np.ndarray, sizes_pmf: np.ndarray) -> np.ndarray:
 def _offsets(n: np.ndarray, quantiles: tuple[float, ...], rng: np.random.Generator) -> np.ndarray:
     """Times from the start of each of len(n) runs of n[i] events to each event: gaps drawn
     from the quantiles, interpolated in log-seconds; the first event of a run at 0."""
-    q = np.log(np.asarray(quantiles))
-    gaps = np.exp(np.interp(rng.random(int(n.sum())), np.linspace(0, 1, len(q)), q))
+    q = exactmath.log(np.asarray(quantiles))
+    gaps = exactmath.exp(np.interp(rng.random(int(n.sum())), np.linspace(0, 1, len(q)), q))
     first = np.cumsum(n) - n
     gaps[first] = 0.0
     offset = np.cumsum(gaps)

@@ -185,6 +185,8 @@ def parse_log(raw: bytes, name: str) -> EditLog:
     )
 
 
+_YEAR_1_S, _YEAR_10000_S = -62_135_596_800, 253_402_300_800
+"""0001-01-01 and 10000-01-01 00:00 UTC in Unix seconds."""
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
 """The times the fast path parses, whole seconds with a zone (others go the careful way)."""
 
@@ -217,8 +219,13 @@ def _parse_fast(text: str, name: str) -> EditLog | None:
         ids[col] = (again[raw_codes], distinct)
     if not set(ids["change"][1]) <= set(CHANGES):
         return None
-    since = (when - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(seconds=1)
+    try:
+        since = (when - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(seconds=1)
+    except (ValueError, OverflowError):
+        return None
     epoch = since.to_numpy(dtype=np.int64).astype(float)
+    if (epoch < _YEAR_1_S).any() or (epoch >= _YEAR_10000_S).any():
+        return None  # outside what a UTC datetime holds: the careful way says so
     publish = df["publish"].to_numpy()
     step = np.diff(publish)
     if (step < 0).any() or (np.diff(epoch)[step == 0] != 0).any():
@@ -240,7 +247,12 @@ def _time(text: str, name: str, line: int) -> float:
         raise LogError(
             f"{name}: line {line}: time {text!r} is not UTC ISO 8601 like 2020-08-05T23:32:32Z"
         )
-    return when.astimezone(UTC).timestamp()
+    try:
+        return when.astimezone(UTC).timestamp()
+    except OverflowError:  # year 1 with a positive offset, year 9999 with a negative one
+        raise LogError(
+            f"{name}: line {line}: time {text!r} is in UTC outside the years 0001 to 9999"
+        ) from None
 
 
 def _int(text: str, column: str, name: str, line: int) -> int:

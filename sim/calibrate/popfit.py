@@ -10,10 +10,14 @@ same distance in samples drawn from the fit, re-ranked and re-fitted the same wa
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize
+
+from sim import exactmath
 
 
 def ranked(counts: np.ndarray) -> np.ndarray:
@@ -26,12 +30,29 @@ def law(n: int, params: tuple[float, ...]) -> np.ndarray:
     """Probabilities of ranks 1..n under (s,) Zipf or (s, q) Zipf–Mandelbrot."""
     r = np.arange(1, n + 1, dtype=float)
     q = params[1] if len(params) > 1 else 0.0
-    w = (r + q) ** -params[0]
+    w = exactmath.power(r + q, -params[0])
     return w / w.sum()
 
 
+def _log_ranks(n: int, q: float) -> np.ndarray:
+    """log(r + q) for r = 1..n; Zipf's (q = 0) once per n, the optimisers' hot path."""
+    return _zipf_log_ranks(n) if q == 0 else exactmath.log(np.arange(1, n + 1) + q)
+
+
+@functools.lru_cache(maxsize=256)
+def _zipf_log_ranks(n: int) -> np.ndarray:
+    out = exactmath.log(np.arange(1, n + 1))
+    out.setflags(write=False)
+    return out
+
+
 def nll(c: np.ndarray, params: tuple[float, ...]) -> float:
-    return float(-np.dot(c, np.log(law(len(c), params))))
+    """-sum c_r log p_r, as s sum c_r log(r + q) + (sum c) log sum (r + q)**-s: one log and
+    one exponential a rank (none of them numpy's kernels: sim.exactmath)."""
+    s, q = params[0], (params[1] if len(params) > 1 else 0.0)
+    logs = _log_ranks(len(c), q)
+    total = math.fsum(exactmath.exp(-s * logs).tolist())
+    return s * exactmath.dot(c, logs) + math.fsum(c.tolist()) * math.log(total)
 
 
 def fit_zipf(c: np.ndarray) -> tuple[float]:
@@ -51,19 +72,19 @@ def fit_zipf_mandelbrot(
         s, lq = theta
         if not (0 <= s <= 50 and -12 <= lq <= 12):  # q from -1 + 6e-6 to 1.6e5
             return np.inf
-        return nll(c, (s, np.exp(lq) - 1))
+        return nll(c, (s, math.exp(lq) - 1))
 
     if start is None:
         s0 = fit_zipf(c)[0]
         starts = [(s0, 0.0), (2 * s0 + 0.5, 2.0), (4 * s0 + 1, 4.0)]
     else:
-        starts = [(start[0], float(np.log1p(start[1])))]
+        starts = [(start[0], math.log1p(start[1]))]
     opts = {"xatol": 1e-6, "fatol": 1e-9, "maxiter": 4000}
     best = min(
         (optimize.minimize(f, x0, method="Nelder-Mead", options=opts) for x0 in starts),
         key=lambda r: r.fun,
     )
-    return float(best.x[0]), float(np.exp(best.x[1]) - 1)
+    return float(best.x[0]), math.exp(best.x[1]) - 1
 
 
 FITTERS = {"zipf": fit_zipf, "zipf_mandelbrot": fit_zipf_mandelbrot}

@@ -11,9 +11,12 @@ a lognormal fit missed the log's share under 10 min by a sixth.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from sim import exactmath
 
 DEFAULT_SESSION_GAP_S = 86400.0
 """A re-save within a day continues the session: the longest re-save scale the study reads
@@ -77,7 +80,8 @@ def memory(gaps: np.ndarray) -> float:
     a, b = gaps[:-1], gaps[1:]
     if len(a) < 2 or a.std() == 0 or b.std() == 0:
         return float("nan")
-    return float(np.corrcoef(a, b)[0, 1])
+    da, db = a - a.mean(), b - b.mean()  # Pearson's r without BLAS (sim.exactmath)
+    return exactmath.dot(da, db) / math.sqrt(exactmath.dot(da, da) * exactmath.dot(db, db))
 
 
 @dataclass(frozen=True)
@@ -104,8 +108,9 @@ class PerArticle:
         if not count:
             return float("nan"), float("nan"), 0
         wm = np.where(np.isfinite(self.m), w, 0.0)
-        m = float(np.dot(wm, np.nan_to_num(self.m)) / wm.sum()) if wm.sum() else float("nan")
-        return float(np.dot(w, np.nan_to_num(self.b)) / count), m, round(count)
+        mm = np.nan_to_num(self.m)
+        m = exactmath.dot(wm, mm) / float(wm.sum()) if wm.sum() else float("nan")
+        return exactmath.dot(w, np.nan_to_num(self.b)) / count, m, round(count)
 
 
 def per_article(article: np.ndarray, time: np.ndarray) -> PerArticle:
@@ -116,7 +121,8 @@ def per_article(article: np.ndarray, time: np.ndarray) -> PerArticle:
     k = len(labels)
     n = np.bincount(group, minlength=k).astype(float)
     mu = np.bincount(group, gap, minlength=k) / np.maximum(n, 1)
-    sigma = np.sqrt(np.bincount(group, (gap - mu[group]) ** 2, minlength=k) / np.maximum(n, 1))
+    dev = gap - mu[group]  # sums by bincount (in order) and sqrt: the same on every CPU
+    sigma = np.sqrt(np.bincount(group, dev * dev, minlength=k) / np.maximum(n, 1))
     with np.errstate(invalid="ignore", divide="ignore"):
         b = np.where(sigma + mu > 0, (sigma - mu) / (sigma + mu), np.nan)
     pair = group[1:] == group[:-1]

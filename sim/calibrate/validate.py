@@ -177,16 +177,23 @@ def figure(log: EditLog, f: Fit, seed: int = 1) -> Figure:
         ax_hour.plot(np.bincount(hour, minlength=24) / len(s), styles[name], label=name)
     ax_rank.set(xlabel="edit rank", ylabel="body edits", title="Edit popularity")
     ax_gap.set(
-        xlabel="gap to the article's previous save (s)",
+        xlabel="gap to the article's previous save (log scale)",
         ylabel="share of re-saves ≤ gap",
         title="Re-save gaps",
     )
-    for x in (600, 3600, DAY_S):
-        ax_gap.axvline(x, color="0.8", lw=0.8)
-    ax_hour.set(xlabel="hour of day (UTC)", ylabel="share of saves", title="Hourly profile")
+    ticks = {1: "1 s", 60: "1 min", 3600: "1 h", DAY_S: "1 day", 30 * DAY_S: "30 days"}
+    ax_gap.set_xticks(list(ticks), list(ticks.values()))
+    for x, name in ((600, "10 min"), (3600, "1 h"), (DAY_S, "1 day")):
+        ax_gap.axvline(x, color="0.75", lw=0.8)
+        ax_gap.text(x, 0.97, f" {name}", fontsize=7, color="0.4", va="top", rotation=90)
+    ax_hour.set(
+        xlabel="hour of the day (UTC)", ylabel="share of saves in that hour", title="Hourly profile"
+    )
+    ax_rank.set(xlabel="article's rank by body edits (log scale)", ylabel="body edits (log scale)")
     ax_rank.legend()
     fig.suptitle(
-        f"Edit log {Path(log.source).name} against one seeded run of the fitted and of the"
-        " write-up's process over its span"
+        f"The fitted process follows the log's popularity, re-save gaps and hours; the "
+        f"write-up's does not ({Path(log.source).name} against one seeded run of each over "
+        "the log's span)"
     )
     return fig

@@ -87,6 +87,7 @@ class StoreCore:
             path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
         if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone():
+            self._refuse_foreign(path)
             self._db.executescript(SCHEMA)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
@@ -97,6 +98,27 @@ class StoreCore:
                 f"{SCHEMA_VERSION}. Open another file, or remove this one to start afresh."
             )
         self._search = Search(self._db, index_min_rows)
+
+    def _refuse_foreign(self, path: str) -> None:
+        """A file with tables but no KB is someone else's database: never written to."""
+        tables = [
+            r[0]
+            for r in self._db.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
+            )
+        ]
+        if tables:
+            self._db.close()
+            more = f" and {len(tables) - 5} more" if len(tables) > 5 else ""
+            shown = ", ".join(tables[:5]) + more
+            raise StoreError(
+                f"{path}: an SQLite file of another program (tables {shown}), not a KB file; "
+                "nothing was written. Name a new file, or one `python -m sim import` wrote."
+            )
+
+    def close(self) -> None:
+        """Close the connection: the store is not used again."""
+        self._db.close()
 
     @classmethod
     def copy_of(cls, template: StoreCore, clock: Clock) -> Self:

@@ -17,13 +17,17 @@ Clock = Callable[[], int]
 
 _UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_US = timedelta(microseconds=1)
+FIRST_US = (datetime(1, 1, 1, tzinfo=UTC) - _UNIX_EPOCH) // _ONE_US
+LAST_US = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - _UNIX_EPOCH) // _ONE_US
+"""The instants a version can name: RFC 3339's years 0001-9999, in UTC."""
 
 
 @functools.lru_cache(maxsize=65_536)
 def format_version(us: int) -> str:
     """Fixed-width UTC form, so versions also sort correctly as strings (cached: a search or
     a re-read shows the same versions again and again)."""
-    return (_UNIX_EPOCH + timedelta(microseconds=us)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    at = _UNIX_EPOCH + timedelta(microseconds=us)
+    return at.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"  # years 0001-9999
 
 
 _RFC3339 = re.compile(
@@ -64,7 +68,13 @@ def parse_version(text: str) -> int:
         int(fraction[:6].ljust(6, "0")),
         tzinfo=timezone(offset),
     )
-    return (dt - _UNIX_EPOCH) // _ONE_US
+    us = (dt - _UNIX_EPOCH) // _ONE_US
+    if not FIRST_US <= us <= LAST_US:
+        raise ValueError(
+            f"date-time {text[:40]!r} is in UTC outside the years 0001 to 9999 that a version "
+            "can name"
+        )
+    return us
 
 
 def us_from_datetime(dt: datetime) -> int:

@@ -64,6 +64,10 @@ class Day:
         self.schedule: DaySchedule = draw_schedule(params, rng.streams(seed))
         self.env = simpy.Environment()
         clock = self.clock
+        if opening is None and params.corpus_db:
+            opening = Opening.build(
+                seed, params.n_articles, params.corpus_db, params.corpus_queries
+            )
         if opening is None:
             self.store = self.store_class(clock)
             self.specs = open_kb(self.store, seed, params.n_articles)
@@ -105,7 +109,7 @@ class Day:
     def customer(self, answer: int, target: int) -> Proc:
         spec = self.specs[target]
         held = yield from self.agent.answer(
-            answer, spec.article_id, spec.query, self.params.citations_per_answer
+            answer, spec.article_id, spec.question(answer), self.params.citations_per_answer
         )
         if self.push is not None:
             self.push.cite()

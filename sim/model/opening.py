@@ -56,7 +56,13 @@ class Opening:
     store: KBStore
 
     @staticmethod
-    def build(seed: int, n_articles: int) -> Opening:
+    def build(seed: int, n_articles: int, corpus_db: str = "", queries: str = "") -> Opening:
+        """The seed's synthetic corpus, or the published articles of an imported KB file."""
+        if corpus_db:
+            from sim.importer.corpus import imported
+
+            specs, template = imported(corpus_db, queries)
+            return Opening(seed, specs, KBStore.copy_of(template, lambda: DAY_START_US))
         store = KBStore(lambda: DAY_START_US)
         return Opening(seed, open_kb(store, seed, n_articles), store)
 

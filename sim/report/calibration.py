@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from sim.params import Params
 from sim.report.markdown import md
 
 
@@ -50,6 +51,25 @@ def _validation_rows(validation: pd.DataFrame) -> pd.DataFrame:
             )
         wide.append(row)
     return pd.DataFrame(wide)
+
+
+def _validation_scope(fit: pd.DataFrame) -> str:
+    """What the held-out test does and does not validate, with the two volumes."""
+    per_day = fit.loc[fit["quantity"] == "saves per day", "estimate"]
+    base = Params()
+    volume = (
+        f"about {per_day.iloc[0]:.1f} saves a day, while the study's day holds "
+        f"{base.n_saves} saves in {base.day_s / 3600:g} hours"
+        if len(per_day)
+        else "its own volume, not the study's"
+    )
+    return (
+        "What this validates: the fitted process, run forward in time on data it was not "
+        f"fitted to, at the log's own volume ({volume}). The statistics compared are those "
+        "the fit is built to reproduce, so the test shows the fit holds out of sample in "
+        "time; it does not show that the process holds at the study's volume (where bursts "
+        "and bulk publishes land on a far busier day) or for statistics it was not fitted to."
+    )
 
 
 def calibration_text(t: dict[str, pd.DataFrame]) -> str:
@@ -133,6 +153,8 @@ test also measures); the write-up's process gets the same test with only its vol
 (`calibration_validation.csv`; {verdicts}):
 
 {md(_validation_rows(validation))}
+
+{_validation_scope(fit)}
 
 ![the log against the two processes](calibration.png)
 """

@@ -1,6 +1,6 @@
 """Every figure the write-up reports, beside ours, with a verdict.
 
-The reported values below are the write-up's (STUDY.md §3), kept only to be
+The reported values below are the write-up's, kept only to be
 compared with: nothing in the model reads them. A figure is *reproduced* when it (or,
 for a verbal figure, the band its wording allows) meets the central 95 % range that a
 five-seed run of our model reaches, estimated from all seeds (``verdicts.py``);
@@ -278,7 +278,8 @@ def _reason(key: str, mean: float, reported: float, base: Params, df: pd.DataFra
             f"On the default ladder our rejection shares are {rates}, averaging "
             f"{_pct(mean)}. The write-up's ladder and per-delay table did not survive; both "
             "free rungs (the one below the hour and the one beyond it) move this share, so "
-            "the verdict is re-judged on every ladder the text allows (§ The delay ladder)."
+            "the verdict is re-judged on every ladder the text allows (Appendix B, The delay "
+            "ladder)."
         )
     if key == "cas_human_reject_share_3600s":
         every = df["cas_reject_share_3600s"].mean()
@@ -305,7 +306,8 @@ def _reason(key: str, mean: float, reported: float, base: Params, df: pd.DataFra
             f"Only first-try successes are replayed, so replays per edit are 1 − rejections − "
             f"gone = {_pct(first_ok)} here; the write-up's 409 of 600 follows from its 172 "
             "rejections the same way. This is the first-try rejection gap again, not another "
-            "(and so not a separate test in Holm's family); § The delay ladder re-judges it."
+            "(and so not a separate test in Holm's family); Appendix B, The delay ladder "
+            "re-judges it."
         )
     return (
         f"Our model gives a {direction} value; the reported one lies outside what a "

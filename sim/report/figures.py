@@ -33,6 +33,15 @@ def save(fig: Figure, path: Path) -> None:
     plt.close(fig)
 
 
+def _stale_title(t: pd.DataFrame, n: int) -> str:
+    last = t[t["hour"] == t["hour"].max()].set_index("save_popularity")["stale_share_mean"]
+    return (
+        f"By the day's end {100 * last['zipf']:.0f} % of the citations held are stale or gone "
+        f"({100 * last['even']:.0f} % on the even control)\n(line: mean of {n} seeds, "
+        "band: 95 % CI; dots: seeds 1–5 pooled)"
+    )
+
+
 def stale_over_day(t: pd.DataFrame) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for pop, g in t.groupby("save_popularity"):
@@ -49,8 +58,7 @@ def stale_over_day(t: pd.DataFrame) -> Figure:
     ax.set(
         xlabel="time of day (hours since opening)",
         ylabel="citations stale or gone (%)",
-        title=f"Citations held so far that are out of date\n(line: mean of {n} seeds, "
-        "band: 95 % CI; dots: seeds 1–5 pooled)",
+        title=_stale_title(t, n),
     )
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
@@ -59,7 +67,7 @@ def stale_over_day(t: pd.DataFrame) -> Figure:
 
 
 def check_cost(t: pd.DataFrame) -> Figure:
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4.3), layout="constrained")
     for method, g in t.groupby("method"):
         kw = {"color": COLOURS[method], "label": LABELS[method], "marker": "o", "ms": 3}
         a1.plot(g["hour"], g["calls_mean"], **kw)
@@ -88,10 +96,27 @@ def check_cost(t: pd.DataFrame) -> Figure:
         a.grid(alpha=0.3)
         a.set_ylim(bottom=0)
     a1.legend(fontsize=8)
+    day = t.groupby("method")["calls_mean"].sum()
     fig.suptitle(
-        f"Mean over {int(t['seeds'].max())} seeds (band: 95 % CI), from the call log", fontsize=9
+        f"Polling answers the hourly check with {day['reread'] / day['poll']:.0f}× fewer calls "
+        f"than re-reading every cited article\n(mean over {int(t['seeds'].max())} seeds, "
+        "band: 95 % CI, from the call log)",
+        fontsize=9,
     )
     return fig
+
+
+def _cas_title(curve: pd.DataFrame, ladder: pd.DataFrame) -> str:
+    at = ladder.set_index("delay_s")["rejected_share_all_seeds_mean"]
+    parts = ", ".join(f"{100 * v:.0f} % at {_delay_words(d)}" for d, v in at.items() if d >= 3600)
+    return (
+        f"A CAS edit with the citation's version is rejected {parts}\n"
+        f"(mean of {int(curve['seeds'].max())} seeds; the shaded gap is the agent's own edits)"
+    )
+
+
+def _delay_words(d: float) -> str:
+    return f"{d:g} s" if d < 60 else f"{d / 60:g} min" if d < 3600 else f"{d / 3600:g} h"
 
 
 def cas_by_delay(curve: pd.DataFrame, ladder: pd.DataFrame) -> Figure:
@@ -138,8 +163,15 @@ def cas_by_delay(curve: pd.DataFrame, ladder: pd.DataFrame) -> Figure:
     ax.set(
         xlabel="delay between the read and the edit (log scale)",
         ylabel="edits rejected (%)",
-        title=f"CAS edits with the citation's version, by delay ({int(curve['seeds'].max())} "
-        "seeds)",
+        title=_cas_title(curve, ladder),
+    )
+    ax.fill_between(
+        x,
+        100 * curve["human_save_in_window_share_all_seeds"],
+        100 * curve["rejected_share_all_seeds_mean"],
+        color="#fdbf6f",
+        alpha=0.5,
+        label="the gap: the agent's own other edits",
     )
     ax.set_ylim(0, 100)
     ax.grid(alpha=0.3, which="both")

@@ -3,6 +3,8 @@ every number in the prose comes from the tables of the run."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from sim.report.comparison import REPORTED, gone_counted_as_rejection, holm_family
@@ -35,7 +37,7 @@ def multiple_testing_text(comparison: pd.DataFrame) -> str:
     c = comparison.set_index("key")
     tested = c.loc[[k for k in family if k in c.index]]
     k = len(tested)
-    chance = 1 - 0.95**k
+    chance = 1 - math.pow(0.95, k)  # a scalar: the C library, not a numpy kernel
     rejected = holm({r.figure: p_value(r.z) for r in tested.itertuples()})
     named = ", ".join(rejected) if rejected else "none"
     left_out = "; ".join(
@@ -110,7 +112,7 @@ def open_choices_text(table: pd.DataFrame) -> str:
                     "the write-up's text": c.text,
                     "other readings run": ", ".join(c.label(r) for r in c.readings)
                     if c is not LADDER
-                    else f"{len(c.readings)} other ladders (§ The delay ladder)",
+                    else f"{len(c.readings)} other ladders (Appendix B, The delay ladder)",
                     "runs it can move": ", ".join(c.runs),
                 }
                 for c in CHOICES
@@ -209,7 +211,7 @@ def cas_analysis_text(comparison: pd.DataFrame, table: pd.DataFrame | None) -> s
         )
         ratios = ladders["cas_reject_share"] / ladders["cas_reject_share_3600s"]
         spread = (
-            f"; across the {len(ratios)} ladders of § The delay ladder it runs from "
+            f"; across the {len(ratios)} ladders of Appendix B, The delay ladder it runs from "
             f"{ratios.min():.3f} to {ratios.max():.3f}"
         )
     return (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -45,3 +46,21 @@ def advise_block(output: str) -> str:
     return (
         f"```\n$ python -m sim advise --max-unnoticed-min 30 --simulate 10\n{output.rstrip()}\n```"
     )
+
+
+def answers_block(report: str) -> str:
+    """The three answers of REPORT.md's first page: each question, its finding (the bold
+    sentence) and what to do, as written there."""
+    page = report.split("## The answers on one page", 1)[1].split("\n## ", 1)[0]
+    lines = []
+    for part in page.split("\n### ")[1:]:
+        question, body = part.split("\n", 1)
+        finding = re.search(r"\*\*(.+?)\*\*", body, re.S)
+        todo = re.search(r"\*What to do:\* (.+?)(?:\n\n|\n- |$)", body, re.S)
+        if finding is None or todo is None:
+            raise ValueError(f"REPORT.md's answer {question!r} has no finding or no advice")
+        lines.append(
+            f"- **{question.strip()}** {' '.join(finding.group(1).split())}. "
+            f"*Do:* {' '.join(todo.group(1).split())}"
+        )
+    return "\n".join(lines)

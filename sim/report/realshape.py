@@ -11,12 +11,14 @@ its questions; the figures compare like with like by pairing seeds.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from sim import exactmath
 from sim.calibrate import sessions
 from sim.calibrate.fit import fit
 from sim.calibrate.generate import expected_saves
@@ -364,12 +366,14 @@ def equal_volume(diff: pd.Series, volume: pd.Series) -> dict[str, float]:
     nan = {"eqvol_mean": np.nan, "eqvol_ci_lo": np.nan, "eqvol_ci_hi": np.nan}
     if len(y) < 4 or not np.ptp(x) > 0:
         return nan
-    fit_ = stats.linregress(x, y)
-    resid = y - (fit_.intercept + fit_.slope * x)
-    s2 = float(resid @ resid) / (len(y) - 2)
-    se = np.sqrt(s2 * (1 / len(y) + x.mean() ** 2 / float(((x - x.mean()) ** 2).sum())))
+    dx = x - x.mean()  # least squares by exactmath.dot: no BLAS order in a figure
+    sxx = exactmath.dot(dx, dx)
+    slope = exactmath.dot(dx, y - y.mean()) / sxx
+    a = float(y.mean() - slope * x.mean())
+    resid = y - (a + slope * x)
+    s2 = exactmath.dot(resid, resid) / (len(y) - 2)
+    se = math.sqrt(s2 * (1 / len(y) + float(x.mean()) ** 2 / sxx))
     half = float(stats.t.ppf(0.975, len(y) - 2)) * se
-    a = float(fit_.intercept)
     return {"eqvol_mean": a, "eqvol_ci_lo": a - half, "eqvol_ci_hi": a + half}
 
 

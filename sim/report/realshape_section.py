@@ -320,37 +320,68 @@ the same ranking in brackets.
 ![the study on a real edit shape](realshape.png)"""
 
 
+_UNITS = {"reread_calls": "calls a day", "poll_calls": "calls a day", "unnoticed_min": "min"}
+
+
 def figure(table: pd.DataFrame) -> Figure:
-    """Headline shares and the unnoticed time per arm, with 95 % CIs (on the shared log);
-    the panel's own figure is panel_figure."""
+    """Each headline figure's moves, as seed-paired differences with 95 % CIs: the whole
+    calibrated shape against the write-up's process, each real feature alone against every
+    feature off, and each question relation against its own ranking."""
     import matplotlib.pyplot as plt
 
-    table = _shared(table)
+    table = _shared(table)  # the ablation and relations are the shared log's; panel_figure
+    moved = table[table["diff_mean"].notna() & table["figure"].isin(HEADLINE)]
+    arms = list(dict.fromkeys(moved["arm"]))
+    figs = [f for f in HEADLINE if f in set(moved["figure"]) and f != "cas_reject_5s"]
+    cols = 4
+    rows = -(-len(figs) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(13, 0.28 * len(arms) * rows + 1.8), sharey=True)
+    flat = np.atleast_1d(axes).ravel()
+    y = np.arange(len(arms))[::-1]
+    colours = ["tab:red" if a == "calibrated" else "tab:blue" for a in arms]
+    for ax, f in zip(flat, figs, strict=False):
+        scale, unit = (100.0, "points") if f in SHARES else (1.0, _UNITS.get(f, ""))
+        for k, arm in enumerate(arms):
+            r = _cell(moved, f, arm)
+            if r is None:
+                continue
+            m, lo, hi = (scale * r[c] for c in ("diff_mean", "diff_ci_lo", "diff_ci_hi"))
+            ax.errorbar(m, y[k], xerr=[[m - lo], [hi - m]], fmt="o", ms=4, color=colours[k])
+        ax.axvline(0, color="k", lw=0.7)
+        name = SHORT.get(f, FIGURES.get(f, f)).replace("\n", " ")
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel(f"difference ({unit})" if unit else "difference", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(axis="x", alpha=0.3)
+    for ax in flat[len(figs) :]:
+        ax.set_visible(False)
+    refs = {a: moved.loc[moved["arm"] == a, "reference"].iloc[0] for a in arms}
+    short = {"calibrated, every feature off": "every feature off", "write-up's process": "write-up"}
 
-    arms = ("writeup", "counterparts", *ABLATION, "calibrated", "calibrated_clustered")
-    shares = [f for f in HEADLINE if f in SHARES]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [4, 1]})
-    width = 0.8 / len(arms)
-    colours = plt.get_cmap("tab10")
-    for i, arm in enumerate(arms):
-        for ax, figs, scale in ((left, shares, 100.0), (right, ["unnoticed_min"], 1.0)):
-            cells = [_cell(table, f, arm) for f in figs]
-            mean = np.array([np.nan if c is None else c["mean"] for c in cells]) * scale
-            lo = np.array([np.nan if c is None else c["ci_lo"] for c in cells]) * scale
-            hi = np.array([np.nan if c is None else c["ci_hi"] for c in cells]) * scale
-            x = np.arange(len(figs)) + (i - (len(arms) - 1) / 2) * width
-            label = LABELS.get(arm, arm) if ax is left else None
-            ax.bar(x, mean, width, color=colours(i), label=label)
-            ax.errorbar(x, mean, yerr=[mean - lo, hi - mean], fmt="none", ecolor="k", lw=0.7)
-    left.set_xticks(np.arange(len(shares)))
-    left.set_xticklabels([SHORT[f] for f in shares], fontsize=8)
-    left.set(ylabel="%", title="Headline shares by arm (bars: mean; lines: 95 % CI)")
-    right.set_xticks([0])
-    right.set_xticklabels(["advisor's\nchoice"], fontsize=8)
-    right.set(ylabel="minutes", title="Mean time a change goes unnoticed")
-    for ax in (left, right):
-        ax.grid(axis="y", alpha=0.3)
-    left.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+    def against(a: str) -> str:
+        ref = LABELS.get(refs[a], refs[a])
+        return f"{LABELS.get(a, a)} − {short.get(ref, ref)}"
+
+    flat[0].set_yticks(y, [against(a) for a in arms])
+    for ax in flat[::cols]:
+        ax.tick_params(axis="y", labelsize=7)
+    whole = moved[(moved["arm"] == "calibrated") & moved["figure"].isin(SHARES)]
+    top = whole.loc[whole["diff_mean"].abs().idxmax()] if len(whole) else None
+    finding = (
+        ""
+        if top is None
+        else f": {SHORT.get(top['figure'], FIGURES.get(top['figure'], '')).replace(chr(10), ' ')} "
+        f"moves most, {_num(top['figure'], top['diff_mean'], True)}"
+        if top is not None and (top["diff_ci_lo"] > 0 or top["diff_ci_hi"] < 0)
+        else ""
+    )
+    fig.suptitle(
+        f"On a real help centre's edits, against the write-up's process{finding}\n"
+        f"(dot: mean seed-paired difference, line: 95 % CI over {int(moved['seeds'].max())} "
+        "seeds; red: the whole calibrated shape)",
+        fontsize=10,
+    )
+    fig.tight_layout()
     return fig
 
 

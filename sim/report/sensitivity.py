@@ -350,27 +350,75 @@ def robustness(table: pd.DataFrame, comparison: pd.DataFrame) -> dict[str, str]:
     return out
 
 
+FIGURE_WORDS = {
+    "zipf_stale_share": "stale at\nday end",
+    "zipf_answers_with_stale_share": "answers with\na stale one",
+    "control_stale_share": "stale, even\ncontrol",
+    "cas_reject_share_3600s": "CAS rejected\nat 1 h",
+    "cas_human_reject_share_3600s": "… by a\nhuman's save",
+    "cas_reject_share": "CAS first-try,\nall delays",
+    "cas_replay_share": "replays",
+}
+"""Column heads of the sensitivity figure, in words."""
+READING_WORDS = {
+    "agent_edit_targets = distinct_articles": "the agent's edits never meet each other",
+    "replays = every_success": "every success replayed, not first tries only",
+    "day_profile = two_peaks": "questions and saves share a two-peak clock",
+    "day_profile = questions_peak": "questions peak twice a day",
+    "day_profile = saves_peak": "saves peak twice a day",
+    "edited_citation = second": "the second citation is edited",
+    "humans_after_day_end = True": "humans go on saving after the day",
+    "unpublished_save = redraw": "a save drawn for an unpublished article goes elsewhere",
+    "unpublished_save = republish": "a save drawn for an unpublished article republishes it",
+    "save_spread = distinct_articles": "saves spread over distinct articles",
+    "save_spread = even_times": "saves spread at even times",
+    "gone_counts_as_rejection = True": "'gone' counted as a rejection",
+}
+"""Row heads of the sensitivity figure, in words (a delay ladder prints its rungs)."""
+
+
+def _reading_words(label: str) -> str:
+    if label.startswith(f"{LADDER.field} = "):
+        return "delay ladder " + label.split(" = ", 1)[1]
+    return READING_WORDS.get(label, label)
+
+
 def tornado(table: pd.DataFrame, figures: list[str]) -> Figure:
-    """Per headline figure, each reading that can move it: its shift from the default,
-    largest first (panel heights follow the number of readings)."""
-    moving = table[(table["choice"] != "default") & table["can_move"]]
-    bars = [max(1, int((moving["figure"] == key).sum())) for key in figures]
-    heights = [0.8 + 0.2 * n for n in bars]
-    fig = Figure(figsize=(10, sum(heights)))
-    axes = fig.subplots(len(figures), 1, squeeze=False, height_ratios=heights)[:, 0]
-    for ax, key in zip(axes, figures, strict=True):
-        g = table[(table["figure"] == key) & (table["choice"] != "default") & table["can_move"]]
-        g = g.assign(label=g["choice"] + " = " + g["label"])
-        g = g.reindex(g["shift_from_default"].abs().sort_values().index)
-        colours = g["verdict"].map(
-            {"reproduced": "tab:blue", "not reproduced": "tab:red", "undecided": "tab:grey"}
-        )
-        ax.barh(g["label"], 100 * g["shift_from_default"], color=colours)
-        ax.axvline(0, color="k", lw=0.8)
-        ax.set_title(
-            f"{key}: shift from the default reading (points; red: not reproduced, grey: undecided)",
-            fontsize=8,
-        )
-        ax.tick_params(labelsize=7)
+    """One screen: per reading (a row) and headline figure (a column), the shift from the
+    default reading in percentage points, coloured by size and sign, marked where the
+    verdict at that reading is not reproduced (✗) or undecided (?); blank where the
+    reading cannot move the figure."""
+    import numpy as np
+
+    moving = table[(table["choice"] != "default") & table["can_move"].astype(bool)]
+    labels = list(dict.fromkeys(moving["choice"] + " = " + moving["label"]))
+    shift = np.full((len(labels), len(figures)), np.nan)
+    marks = [["" for _ in figures] for _ in labels]
+    for r in moving.itertuples():
+        if r.figure not in figures:
+            continue
+        i, j = labels.index(f"{r.choice} = {r.label}"), figures.index(r.figure)
+        shift[i, j] = 100 * r.shift_from_default
+        marks[i][j] = {"not reproduced": " ✗", "undecided": " ?"}.get(r.verdict, "")
+    fig = Figure(figsize=(11, 0.32 * len(labels) + 2.2))
+    ax = fig.subplots()
+    bound = float(np.nanmax(np.abs(shift))) if np.isfinite(shift).any() else 1.0
+    ax.imshow(np.nan_to_num(shift), cmap="RdBu_r", vmin=-bound, vmax=bound, aspect="auto")
+    for i in range(len(labels)):
+        for j in range(len(figures)):
+            text = "—" if np.isnan(shift[i, j]) else f"{shift[i, j]:+.1f}{marks[i][j]}"
+            dark = not np.isnan(shift[i, j]) and abs(shift[i, j]) > 0.6 * bound
+            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="w" if dark else "k")
+    ax.set_xticks(range(len(figures)), [FIGURE_WORDS.get(f, f) for f in figures], fontsize=8)
+    ax.xaxis.tick_top()
+    ax.set_yticks(range(len(labels)), [_reading_words(x) for x in labels], fontsize=7)
+    i, j = np.unravel_index(np.nanargmax(np.abs(shift)), shift.shape)
+    fig.suptitle(
+        f"Which open choice moves which figure: {_reading_words(labels[i])} moves "
+        f"{FIGURE_WORDS.get(figures[j], figures[j]).replace(chr(10), ' ')} most, "
+        f"{shift[i, j]:+.1f} points\n(shift from the default reading in percentage points; "
+        "✗ not reproduced, ? undecided at that reading; — it cannot move the figure)",
+        fontsize=9,
+    )
     fig.tight_layout()
     return fig

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from sim.params import Params, param_docs
@@ -23,7 +25,7 @@ FIXED_ASSUMPTIONS = (
     "The delay ladder, what a save drawn for an unpublished article does, when questions and "
     "saves come, how the control's saves are spread, which citation is edited, whether the "
     "agent's edits may meet each other, which successes are replayed and whether humans save "
-    "after the day are parameters (§ Which open choices matter); the defaults follow the "
+    "after the day are parameters (Appendix B); the defaults follow the "
     "write-up's text.",
     "All articles are published at the start of the day.",
     "Search is SQLite FTS5 bm25 over title (weight 4) and body (weight 1); the query's words "
@@ -62,31 +64,57 @@ def _value(row: pd.Series, column: str) -> str:
     return _pct(v)
 
 
-def verdict_table(comparison: pd.DataFrame) -> str:
-    rows = []
+_COUNT = re.compile(
+    r"(reproduced|not reproduced|undecided) under (\d+) of (\d+) (readings|other ladders)"
+)
+
+
+def _readings_cell(text: str) -> str:
+    """'reproduced under 3 of 6 readings, not reproduced under …; reproduced under 8 of 8
+    other ladders' as '3 of 6 readings reproduced; 8 of 8 ladders reproduced'."""
+    counts = [
+        f"{k} of {n} {kind.replace('other ', '')}: {verdict}"
+        for verdict, k, n, kind in _COUNT.findall(text)
+    ]
+    return "; ".join(counts) or ("—" if not text else "see note")
+
+
+def audit_table(comparison: pd.DataFrame) -> tuple[str, str]:
+    """The audit table (each cell a value or a verdict) and its numbered notes (the reasons,
+    the readings that differ, the verdict on other seeds)."""
+    rows, notes = [], []
     for _, r in comparison.iterrows():
         ci = "" if r["seeds"] == 0 else f" ({_value(r, 'ci_lo')} – {_value(r, 'ci_hi')})"
         z = "" if pd.isna(r["z"]) or r["seeds"] == 0 else f"{r['z']:+.2f}"
         if z and r["borderline"]:
-            z += ", borderline"
-        verdict = r["verdict"]
+            z += " (borderline)"
+        note = []
         if r["verdict_at_150_seeds"] and r["verdict_at_150_seeds"] != r["alone"]:
-            verdict += f"; {r['verdict_at_150_seeds']} on seeds 1–150"
-        band = f" (read as {r['band']})" if r["band"] else ""
+            note.append(f"{r['verdict_at_150_seeds']} on seeds 1–150.")
+        if r["band"]:
+            note.append(f"The write-up's words are read as {r['band']}.")
+        if r["reason"]:
+            note.append(r["reason"])
+        readings = r.get("readings", "") or ""
+        if readings and _readings_cell(readings) != readings:
+            note.append(f"Across the open choices: {readings}.")
+        mark = ""
+        if note:
+            notes.append(f"{len(notes) + 1}. **{r['figure']}**: " + " ".join(note))
+            mark = f" [{len(notes)}]"
         rows.append(
             {
                 "figure": r["figure"],
-                "write-up": f"{r['reported']}{band}",
-                "ours, seeds 1–5": _value(r, "seeds_1_5"),
+                "write-up": r["reported"],
                 "ours, mean (95 % CI)": f"{_value(r, 'mean')}{ci}",
                 "seeds": int(r["seeds"]) or "analytic",
                 "closed form": "" if pd.isna(r["closed_form"]) else _pct(r["closed_form"]),
                 "z": z,
-                "verdict": verdict,
-                "across the open choices": r.get("readings", "") or "",
+                "verdict": f"{r['verdict']}{mark}",
+                "readings": _readings_cell(readings),
             }
         )
-    return _md(pd.DataFrame(rows))
+    return _md(pd.DataFrame(rows)), "\n".join(notes)
 
 
 def seeds_needed_table(comparison: pd.DataFrame, half_width: float = 0.01) -> str:
@@ -136,6 +164,60 @@ def break_even_text(crossings: pd.DataFrame, seeds: int) -> str:
         "costs characters while a whole page is one call. Few held citations and busy editors "
         "favour re-reading; many citations and a quiet KB favour polling.\n\n"
         "![break-even of polling](break_even.png)"
+    )
+
+
+def _two_definitions(t: dict[str, pd.DataFrame]) -> str:
+    """The hourly check's calls a day under the write-up's definition (every seed of the
+    staleness run) beside § 6's client (the exposure runs), side by side."""
+    if "exposure" not in t:
+        return ""
+    p = t["per_seed"]
+    ex = t["exposure"].set_index(["method", "interval_min"])
+    poll, reread = ex.loc[("poll", 60.0)], ex.loc[("reread", 60.0)]
+    return (
+        f"Side by side, a day of hourly checks: polling {p['poll_method_calls'].mean():,.0f} "
+        f"calls and re-reading {p['reread_calls'].mean():,.0f} under the write-up's definition "
+        f"({int(p['poll_method_calls'].notna().sum())} seeds); "
+        f"{poll['calls_per_day']:,.0f} and {reread['calls_per_day']:,.0f} as "
+        f"§ 6's client runs them ({int(poll['seeds'])} seeds)."
+    )
+
+
+def break_even_finding(crossings: pd.DataFrame) -> str:
+    r = crossings.dropna(subset=["events_per_check_where_calls_ratio_is_1"])
+    lo, hi = r.iloc[0], r.iloc[-1]
+    return (
+        f"**Polling costs fewer calls than re-reading until about "
+        f"{lo['events_per_check_where_calls_ratio_is_1']:,.0f} saves per hourly check with "
+        f"{int(lo['n_questions'])} questions a day, and "
+        f"{hi['events_per_check_where_calls_ratio_is_1']:,.0f} with "
+        f"{int(hi['n_questions'])}; in characters it stops being cheaper at "
+        f"{lo['events_per_check_where_chars_ratio_is_1']:,.0f} and "
+        f"{hi['events_per_check_where_chars_ratio_is_1']:,.0f}.**"
+    )
+
+
+def gate_finding(table: pd.DataFrame) -> str:
+    g = table[(table["delay_s"] == "all") & (table["approval_median_s"] == 120.0)]
+    a, b = (g[g["strategy"] == s].iloc[0] for s in ("approve_then_write", "reread_after_approval"))
+    return (
+        f"**With a recorded approval for every write, sending the citation's version once "
+        f"approved succeeds on {_pct(a['succeeded_share'])} of edits, as re-reading after the "
+        f"approval does ({_pct(b['succeeded_share'])}), for {a['agent_calls_per_edit']:.2f} "
+        f"agent calls an edit against {b['agent_calls_per_edit']:.2f}.**"
+    )
+
+
+def exposure_finding(table: pd.DataFrame) -> str:
+    at = table.set_index(["method", "interval_min"])
+    p, r, push = at.loc[("poll", 60.0)], at.loc[("reread", 60.0)], at.loc[("push", 0.0)]
+    return (
+        f"**Checked hourly, a change to a cited article goes unnoticed "
+        f"{p['mean_unnoticed_min']:.1f} min on average whether the agent re-reads "
+        f"({r['calls_per_day']:,.0f} calls a day) or polls with the cursor kept "
+        f"({p['calls_per_day']:,.0f}); push notices at once for "
+        f"{push['messages_per_day']:,.0f} messages a day.**"
     )
 
 
@@ -222,7 +304,7 @@ unpublish, between the read and a write one delay and one approval latency later
 {_md(pooled)}
 
 Where the two might differ, both run at the default median on seeds 1–{n_cond}
-(`gate_conditions.csv`; `approval_reviewer` and `tool_latency_s` in § Assumptions).
+(`gate_conditions.csv`; `approval_reviewer` and `tool_latency_s` in Appendix E).
 *edits differing*: the share of edits, matched by seed and answer, whose outcome,
 approvals or waits differ between the strategies.
 
@@ -251,7 +333,7 @@ def realshape_text(
     if "realshape" not in t or setting is None:
         return ""
     return (
-        "## On a real help centre's edits\n\n"
+        "## Appendix C. On a real help centre's edits\n\n"
         + realshape_section.section_text(
             t["realshape"], t["realshape_moves"], seeds["realshape"], setting
         )
@@ -266,10 +348,12 @@ def render(
     t: dict[str, pd.DataFrame],
     advice: str = "",
     realshape_setting: dict[str, object] | None = None,
+    first_page: str = "",
 ) -> str:
+    """REPORT.md: the designer's page, the six chapters, then the appendices (the audit
+    against the write-up, the open choices, the real shape, seed counts, assumptions)."""
     comparison, staleness, cost = t["comparison"], t["staleness"], t["check_cost"]
     cas = t["cas_by_delay"]
-    reasons = comparison[comparison["reason"] != ""]
     pooled = staleness[staleness["seed"] == "pooled"].set_index("save_popularity")
     z, e = pooled.loc["zipf"], pooled.loc["even"]
     cost_rows = cost[cost["save_popularity"] == "zipf"].assign(
@@ -325,39 +409,27 @@ def render(
     docs = param_docs()
     params = "\n".join(f"- `{k}` = `{v}`: {docs.get(k, '')}" for k, v in base.as_dict().items())
     fixed = "\n".join(f"- {a}" for a in FIXED_ASSUMPTIONS)
-    why = "\n".join(
-        f"- **{r['figure']}** ({r['verdict']}): {r['reason']}" for _, r in reasons.iterrows()
-    )
+    table, notes = audit_table(comparison)
+    by_key = comparison.set_index("key")
+    stale_all, title_all = by_key.loc["zipf_stale_share"], by_key.loc["title_caught_share"]
+    poll, reread = (cost_rows.set_index("method").loc[m] for m in ("poll", "reread"))
+    c1h = cas.set_index("delay_s")
+    first, last = c1h.iloc[0], c1h.iloc[-1]
+    h1 = c1h.loc[3600.0] if 3600.0 in c1h.index else c1h.iloc[len(c1h) // 2]
+    own_1h = h1["rejected_by_agent_edit_seeds_1_5"] / max(1, h1["rejected_seeds_1_5"])
     return f"""# Stale citations, re-read versus poll, and CAS by delay
 
-Generated by `make reproduce`; do not edit by hand. Seeds 1–5 are the write-up's
-setting. Means and 95 % confidence intervals are over seeds 1–{seeds["staleness"]} for
-the staleness runs and 1–{seeds["cas"]} for the CAS runs (the `seeds` column). A figure
-is *reproduced* when the write-up's value, or for a verbal figure the band its wording
-allows, meets the central 95 % range that a five-seed run of this model reaches
-(mean ± 1.96 · SD / √5).
+Generated by `make reproduce` from the per-seed rows in `seeds/`; do not edit by hand.
+Seeds 1–5 are the write-up's setting; means and 95 % confidence intervals are over seeds
+1–{seeds["staleness"]} for the staleness runs and 1–{seeds["cas"]} for the CAS runs.
 
-## The write-up's figures beside ours
-
-{verdict_table(comparison)}
-
-z is the distance from our mean to the write-up's figure (or to the band its wording
-allows) in five-seed standard errors, so a figure is reproduced exactly when |z| ≤ 1.96;
-*borderline* marks a figure reproduced only just (1.64 < |z| ≤ 1.96), and a figure is
-*undecided* when the 95 % interval of our mean reaches across that threshold. A verdict
-that differs on seeds 1–150 says so. The last column is the figure judged alone, at the
-headline's strength, under every reading of what the write-up leaves open that can move
-it, and on every delay ladder the text allows (§ Which open choices matter).
-
-{multiple_testing_text(comparison)}
-
-Why a figure is not reproduced, or cannot be:
-
-{why}
-
-{control_outlier_text(comparison, t["sensitivity"]) if "sensitivity" in t else ""}
+{first_page}
 
 ## 1. How fast citations go stale
+
+**{_pct(stale_all["mean"])} of citations are stale or gone by the day's end (seeds
+1–{int(stale_all["seeds"])}; {_pct(z["stale_share"])} on the write-up's five), and a title-only
+check catches {_pct(title_all["mean"])} of them.**
 
 Seeds 1–5 pooled, at the end of the day. Zipf: {int(z["stale"]):,} of {int(z["citations"]):,}
 citations stale or gone ({_pct(z["stale_share"])}): {int(z["stale_body"])} body edits,
@@ -376,8 +448,17 @@ touch a paragraph the answer did not use.
 
 ## 2. The cost of catching staleness
 
+**Polling the event log finds exactly what re-reading every cited article finds, for
+{reread["calls"] / poll["calls"]:.1f} times fewer calls ({int(poll["calls"]):,} against
+{int(reread["calls"]):,} on seeds 1–5).**
+
 Zipf day, seeds 1–5, {int(cost_rows["checks"].iloc[0])} hourly checks, counted from the call
-log (`check_cost.csv`; the even control is there too). Characters are those a client
+log (`check_cost.csv`; the even control is there too). This is the write-up's definition:
+every held citation checked at every check, the poll starting from the oldest held
+citation's event sequence. § 6 costs the same day as a client would run it (the poll's
+cursor kept between checks, known-stale articles no longer checked), which is why its
+calls a day are fewer; the first page quotes § 6's. {_two_definitions(t)}
+Characters are those a client
 receives: each result's text plus its structured content, as the server's call log counts
 them. Both id-based methods equalled the ground truth at every check.
 
@@ -386,6 +467,11 @@ them. Both id-based methods equalled the ground truth at every check.
 ![cost of the check methods](check_cost.png)
 
 ## 3. CAS edits with the citation's version, by delay
+
+**Rejections climb from {_pct(first["rejected_share_all_seeds_mean"])} at
+{first.name:g} s to {_pct(last["rejected_share_all_seeds_mean"])} at {last.name / 3600:g} h;
+{_pct(own_1h)} of those at 1 h on seeds 1–5 are the agent's own other edits of the same
+article, not a human's.**
 
 Seeds 1–5 pooled per delay (the ladder is assigned round-robin by answer); the share
 column is over all seeds with its 95 % CI. The last two columns are the share of edits
@@ -402,9 +488,44 @@ over all seeds and in closed form (`sim/theory.py`). The whole curve is in
 
 ## 4. When polling stops being cheaper
 
+{break_even_finding(t["break_even_crossings"])}
+
 {break_even_text(t["break_even_crossings"], seeds["break_even"])}
 
-## Which open choices matter
+## 5. Waiting for approval
+
+{gate_finding(t["gate"]) if "gate" in t else ""}
+
+{gate_text(base, t["gate"], t["gate_conditions"], seeds["gate"]) if "gate" in t else ""}
+
+## 6. How long staleness goes unnoticed
+
+{exposure_finding(t["exposure"]) if "exposure" in t else ""}
+
+{exposure_section(base, t, seeds, advice)}
+
+## Appendix A. The write-up's figures against this model
+
+A figure is *reproduced* when the write-up's value, or for a verbal figure the band its
+wording allows, meets the central 95 % range that a five-seed run of this model reaches
+(mean ± 1.96 · SD / √5). z is the distance from our mean to the write-up's figure (or to
+the band) in five-seed standard errors, so a figure is reproduced exactly when
+|z| ≤ 1.96; *borderline* marks 1.64 < |z| ≤ 1.96, and *undecided* an interval of our
+mean that reaches across that threshold. *Readings* judges the figure alone, at the
+headline's strength, under every reading of what the write-up leaves open that can move
+it and on every delay ladder the text allows (Appendix B); the notes name them.
+
+{table}
+
+Notes:
+
+{notes}
+
+{multiple_testing_text(comparison)}
+
+{control_outlier_text(comparison, t["sensitivity"]) if "sensitivity" in t else ""}
+
+## Appendix B. Which open choices matter
 
 {open_choices_text(t["sensitivity"]) if "sensitivity" in t else ""}
 
@@ -412,24 +533,16 @@ over all seeds and in closed form (`sim/theory.py`). The whole curve is in
 
 {ladder_text(t["sensitivity"], seeds["sensitivity"], seeds["cas"]) if "sensitivity" in t else ""}
 
-## 5. Waiting for approval
-
-{gate_text(base, t["gate"], t["gate_conditions"], seeds["gate"]) if "gate" in t else ""}
-
-## 6. How long staleness goes unnoticed
-
-{exposure_section(base, t, seeds, advice)}
-
 {realshape_text(t, seeds, realshape_setting)}
 
-## How many seeds
+## Appendix D. How many seeds
 
 Seeds needed for a ±1 percentage-point 95 % interval, from the per-seed spread of this
 run (normal approximation), against the seeds used.
 
 {seeds_needed_table(comparison)}
 
-## Assumptions
+## Appendix E. Assumptions
 
 Parameters (`sim/params.py`, defaults used here):
 

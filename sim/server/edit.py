@@ -120,7 +120,8 @@ def edit_article(
             "Send updated_at exactly as read_knowledge_article returned it.",
             argument="expected_version",
             received=describe_value(expected_version),
-            allowed="an RFC 3339 date-time with a UTC offset, at most microsecond precision",
+            allowed="an RFC 3339 date-time with a UTC offset, at most microsecond precision,"
+            " in UTC within the years 0001 to 9999",
         )
     cited = format_version(expected_us)  # as stored: what a save replaced, a conflict cites
     arguments = {

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -382,6 +383,34 @@ def _to_line(payload: dict[str, Any]) -> bytes:
         return json.dumps(payload, separators=(",", ":")).encode("ascii") + b"\n"
 
 
+class _PipeSink:
+    """Writes to a pipe or socket that a cancellation stops: the file is made non-blocking
+    and a full pipe is waited on in the event loop. A blocking write runs in a worker thread,
+    which no cancellation can stop, so a client that stopped reading (its pipe full) kept a
+    Ctrl-C from ending the server for as long as it did not read."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    async def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.fd, view) :]
+            except BlockingIOError:
+                await anyio.wait_writable(self.fd)
+
+    async def flush(self) -> None:
+        """Nothing is buffered."""
+
+
+def _waitable(fd: int) -> bool:
+    """A pipe or a socket: the kinds a host connects, which a reader can leave full (a
+    terminal or a file is written as it was, blocking)."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
 @asynccontextmanager
 async def screened_stdio(
     check_tool_call: ToolCallCheck, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
@@ -394,7 +423,10 @@ async def screened_stdio(
         stdout = os.fdopen(wire, "wb", buffering=0, closefd=False)
 
     source = stdin if stdin is not None else sys.stdin.buffer
-    sink = anyio.wrap_file(stdout)
+    waitable = wire is not None and _waitable(wire)
+    if waitable:
+        os.set_blocking(wire, False)  # the dup shares the flag with fd 1: restored below
+    sink: Any = _PipeSink(wire) if waitable else anyio.wrap_file(stdout)
     lock = anyio.Lock()
     screen = Screen(check_tool_call)
     to_server, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -492,5 +524,7 @@ async def screened_stdio(
                 yield read_stream, write_stream
     finally:
         if wire is not None:
+            if waitable:
+                os.set_blocking(wire, True)
             os.dup2(wire, 1)
             os.close(wire)

@@ -1,0 +1,165 @@
+"""`advise --db kb.sqlite` and `advise --edit-log LOG.csv`: simulated advice for a real KB.
+
+With --db the day runs on the imported KB's own published articles (questions from their
+titles, or a query log), the agent searching them with the KB's bm25, and the humans'
+saves drawn from the edit process fitted to the KB's history (the edit log ``import``
+wrote beside it; without one, the write-up's Poisson process at --saves-per-day). It
+answers for that KB how fast its citations go stale, which method and interval keep a
+change unnoticed under the target most cheaply, and how often a compare-and-swap edit is
+rejected by the delay between read and edit. With --edit-log the synthetic corpus is
+used and the fitted process is compared with the write-up's Poisson process at the same
+volume on the same days. Days are run to a stated precision (``sim.advise_sampled``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sim import advise_sampled as sampled
+from sim import advise_text as text
+from sim.advise import Costs
+from sim.advise_calibrated import log_volume
+from sim.calibrate.shape import EditShape
+from sim.params import Params
+from sim.server.reads import count
+
+
+def _header(params: Params, costs: Costs, target: float, source: str) -> str:
+    return (
+        f"Advice for {source}: {params.n_articles:,} articles, {count(params.n_saves, 'save')} "
+        f"(on average) and {params.n_questions:,} questions in a {params.day_s / 3600:g}-hour "
+        "day; "
+        f"a call costs {costs.per_call:g}, 1,000 characters {costs.per_1k_chars:g}. Target: a "
+        f"change to a cited article goes unnoticed {target:g} min or less on average. By "
+        "simulation; every figure with its 95 % interval over the days."
+    )
+
+
+def edit_log_advice(
+    params: Params,
+    shape: EditShape,
+    costs: Costs,
+    target: float,
+    want: sampled.Precision,
+    workers: int,
+    fixed_days: int = 0,
+) -> tuple[str, dict[str, Any]]:
+    """The fitted process against the Poisson one, same volume and days; text and JSON."""
+    processes = {
+        "calibrated": replace(params, save_process="calibrated", edit_shape=shape),
+        "Poisson": params,
+    }
+    samples, why = sampled.run(
+        processes, False, costs, target, want, workers, fixed_days, sampled.progress
+    )
+    tables = {n: sampled.options(s, costs) for n, s in samples.items()}
+    lines = [
+        _header(params, costs, target, f"the edit process fitted to {Path(shape.source).name}"),
+        f"Stopped because {why}.",
+        text.option_line("Calibrated process", tables["calibrated"], target),
+        text.option_line(
+            "Write-up's Poisson process, same volume and days", tables["Poisson"], target
+        ),
+        *text.comparison_lines(samples, costs, target, "calibrated", "Poisson"),
+        *text.needed_lines(samples, want),
+    ]
+    return "\n".join(lines), _json(tables, why, target)
+
+
+def db_params(db: Path, queries: Path | None, params: Params, saves: int | None) -> Params:
+    """The day's parameters on the imported KB: its article count and file."""
+    from sim.importer.corpus import published_count
+
+    corpus = replace(params, corpus_db=str(db), corpus_queries=str(queries or ""))
+    return replace(corpus, n_articles=published_count(str(db), str(queries or "")))
+
+
+def db_advice(
+    params: Params,
+    shape: EditShape | None,
+    costs: Costs,
+    target: float,
+    want: sampled.Precision,
+    workers: int,
+    fixed_days: int = 0,
+    saves: int | None = None,
+) -> tuple[str, dict[str, Any]]:
+    if shape is not None:
+        fitted = replace(params, save_process="calibrated", edit_shape=shape)
+        process = replace(fitted, n_saves=log_volume(params, shape) if saves is None else saves)
+        name = f"the edit process fitted to its history ({Path(shape.source).name})"
+    else:
+        process = replace(params, n_saves=300 if saves is None else saves)
+        name = "the write-up's Poisson process (no edit log fitted to its history)"
+    samples, why = sampled.run(
+        {"kb": process},
+        True,
+        costs,
+        target,
+        want,
+        workers,
+        fixed_days,
+        sampled.progress,
+    )
+    s = samples["kb"]
+    table = sampled.options(s, costs)
+    stale = pd.concat(s.stale, ignore_index=True)
+    share = sampled.interval((stale["stale"] / stale["citations"]).to_numpy())
+    held = stale.merge(s.exposure.drop_duplicates("seed")[["seed", "held_s"]], on="seed")
+    per_hour = sampled.ratio_interval(
+        held["stale"].to_numpy(float), held["held_s"].to_numpy(float) / 3600
+    )
+    cas = pd.concat(s.cas, ignore_index=True) if s.cas else pd.DataFrame(columns=["delay_s"])
+    staleness = (
+        "No question found a published article, so nothing was cited."
+        if stale.empty
+        else "Citations going stale: "
+        + text.ci(100 * share.mean, max(0.0, 100 * share.lo), 100 * share.hi, ".1f")
+        + f" % of the day's citations were stale by its end ({share.n} days); "
+        + text.ci(1000 * per_hour.mean, max(0.0, 1000 * per_hour.lo), 1000 * per_hour.hi, ".2f")
+        + " stale per 1,000 citation-hours held."
+    )
+    lines = [
+        _header(process, costs, target, f"the KB {params.corpus_db}, its saves from {name}"),
+        f"Stopped because {why}.",
+        staleness,
+        text.option_line("Cheapest way to notice", table, target),
+        *text.needed_lines({"kb": s}, want),
+        "CAS edits rejected (a human saved between read and edit), by delay:"
+        if len(cas)
+        else "No CAS edit was made: no question found a published article to edit.",
+    ]
+    cas_rows = []
+    for delay, g in cas.groupby("delay_s"):
+        r = sampled.ratio_interval(g["rejected"].to_numpy(float), g["edits"].to_numpy(float))
+        cas_rows.append({"delay_s": delay, "rejected_share": r.mean, "lo": r.lo, "hi": r.hi})
+        share_ci = text.ci(100 * r.mean, max(0.0, 100 * r.lo), 100 * r.hi, ".2f")
+        lines.append(f"  {delay:>6g} s: {share_ci} % of {int(g['edits'].sum()):,} edits")
+    out = _json({"kb": table}, why, target)
+    out["stale_share"] = {"mean": share.mean, "lo": share.lo, "hi": share.hi, "days": share.n}
+    out["cas_by_delay"] = cas_rows
+    return "\n".join(lines), out
+
+
+def _json(tables: dict[str, pd.DataFrame], why: str, target: float) -> dict[str, Any]:
+    def plain(row: pd.Series | None) -> dict[str, Any] | None:
+        return None if row is None else {k: _plain(v) for k, v in row.items()}
+
+    return {
+        "stopped": why,
+        "choices": {n: plain(sampled.choice(t, target)) for n, t in tables.items()},
+        "rows": {
+            n: [{k: _plain(v) for k, v in r.items()} for r in t.to_dict("records")]
+            for n, t in tables.items()
+        },
+    }
+
+
+def _plain(v: Any) -> Any:
+    if hasattr(v, "item"):
+        v = v.item()
+    return None if isinstance(v, float) and v != v else v

@@ -1,0 +1,246 @@
+"""Simulated advice run to a stated precision: as many seeded days as the figures need.
+
+A sparse edit log puts one or two saves in a simulated day, and a day in which no cited
+article changes measures no unnoticed time at all; a fixed count of days then decides
+nothing. So days are run in batches (one per worker), the same seeds for every process
+compared, until the chosen option's mean unnoticed time is known to a stated 95 %
+half-width and at least a stated number of cited articles changed, or a cap on days or
+seconds is reached; every figure is printed with its interval and the days it rests on.
+
+Intervals are over seeds (a day is the unit), with Student's t for the few days a sparse
+log affords: a mean unnoticed time is a ratio (unnoticed seconds over changed citations,
+pooled over days), its interval by the delta method and only once MIN_DAYS_CHANGED days
+saw a change (one day's bulk publish, noticed at one check, has no spread to show); a
+cost a day and a stale share are means over days, a rejected share a ratio. The check
+intervals swept are those from a quarter of the target up (``swept_intervals``): a
+shorter one costs more and is needed only if none of them meets the target, which the
+advice then says; the 1-minute checks were most of a day's work. An option is chosen
+only if its interval's upper end meets the target (a recommendation must meet its target
+with margin); two choices differ beyond noise when the paired (same seeds) difference of
+their costs on the process that matters excludes zero.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from sim.advise import Costs
+from sim.params import Params
+from sim.report.stats import Interval
+from sim.server.reads import count
+
+NO_CHECKS = pd.DataFrame(columns=["seed", "check", "method", "calls", "result_chars"])
+"""The hourly checker's rows of a day run without it."""
+NO_DETECTIONS = pd.DataFrame(
+    {c: pd.Series(dtype=float) for c in ("seed", "method", "interval_s", "changed_s", "detected_s")}
+)
+"""The detections of days in which no cited article changed (a small KB's quiet days)."""
+NO_CITATIONS = pd.DataFrame(
+    {c: pd.Series(dtype=float) for c in ("seed", "answer", "final_status", "final_kind", "read_s")}
+)
+"""The citations of days on which no question found a published article."""
+MIN_DAYS_CHANGED = 5
+"""Days with a changed cited article an unnoticed-time interval needs."""
+
+
+@dataclass(frozen=True)
+class Precision:
+    half_width_min: float = 5.0
+    """95 % half-width wanted on the chosen option's mean unnoticed minutes."""
+    min_changed: int = 30
+    """Changed cited articles (citations whose article changed while held) wanted at least."""
+    max_days: int = 60
+    max_seconds: float = 25.0
+    """No new batch of days is started that would end later than this many seconds after
+    `started` (the advice's start: reading and fitting the log count too)."""
+    started: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class Sample:
+    """The days of one process so far: exposure rows, staleness and CAS rows per seed."""
+
+    params: Params
+    rows: list[pd.DataFrame] = field(default_factory=list)
+    stale: list[pd.DataFrame] = field(default_factory=list)
+    cas: list[pd.DataFrame] = field(default_factory=list)
+
+    @property
+    def exposure(self) -> pd.DataFrame:
+        return pd.concat(self.rows, ignore_index=True)
+
+
+def swept_intervals(target_min: float) -> tuple[float, ...]:
+    """The study's check intervals (seconds) from a quarter of the target up."""
+    from sim.experiments import SWEEP_INTERVALS_S
+
+    return tuple(t for t in SWEEP_INTERVALS_S if t >= target_min * 60 / 4) or SWEEP_INTERVALS_S[-1:]
+
+
+def _t(n: int) -> float:
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, n - 1))
+
+
+def interval(values: np.ndarray) -> Interval:
+    """Mean over days with its 95 % Student-t interval (NaN bounds with one day)."""
+    v = np.asarray(values, dtype=float)
+    n = len(v)
+    mean = float(v.mean()) if n else math.nan
+    if n < 2:
+        return Interval(mean, math.nan, math.nan, math.nan, n)
+    sd = float(v.std(ddof=1))
+    half = _t(n) * sd / math.sqrt(n)
+    return Interval(mean, mean - half, mean + half, sd, n)
+
+
+def ratio_interval(num: np.ndarray, den: np.ndarray, min_days: int = 2) -> Interval:
+    """ΣU/ΣC over days with its 95 % interval (delta method, t quantile); NaN when nothing
+    changed, NaN bounds while fewer than min_days days have den > 0."""
+    n, total = len(num), float(den.sum())
+    if total == 0:
+        return Interval(math.nan, math.nan, math.nan, math.nan, n)
+    r = float(num.sum()) / total
+    if n < 2 or int((den > 0).sum()) < min_days:
+        return Interval(r, math.nan, math.nan, math.nan, n)
+    resid = num - r * den
+    se = math.sqrt(float((resid**2).sum()) / (n * (n - 1))) / (total / n)
+    half = _t(n) * se
+    return Interval(r, r - half, r + half, se * math.sqrt(n), n)
+
+
+def options(sample: Sample, costs: Costs) -> pd.DataFrame:
+    """Per method and interval: mean unnoticed minutes and cost a day, with intervals."""
+    r = sample.exposure
+    r = r[r["method"].isin(("reread", "poll", "push"))]
+    r = r.assign(
+        cost=(r["calls"] + r["notifications"]) * costs.per_call
+        + r["result_chars"] / 1000 * costs.per_1k_chars
+    )
+    out = []
+    for (method, interval_s), g in r.groupby(["method", "interval_s"], sort=True):
+        g = g.sort_values("seed")
+        u = ratio_interval(
+            g["unnoticed_s"].fillna(0).to_numpy(),
+            g["changed"].fillna(0).to_numpy(),
+            MIN_DAYS_CHANGED,
+        )
+        c = interval(g["cost"].to_numpy())
+        out.append(
+            {
+                "method": method,
+                "interval_min": interval_s / 60,
+                "days": len(g),
+                "changed": float(g["changed"].fillna(0).sum()),
+                "unnoticed_min": u.mean / 60,
+                "unnoticed_lo": u.lo / 60,
+                "unnoticed_hi": u.hi / 60,
+                "cost": c.mean,
+                "cost_lo": c.lo,
+                "cost_hi": c.hi,
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def choice(table: pd.DataFrame, target_min: float) -> pd.Series | None:
+    """The cheapest option whose unnoticed interval lies under the target (push needs none:
+    it notices every change when it happens)."""
+    meets = table[(table["method"] == "push") | (table["unnoticed_hi"] <= target_min)]
+    if meets.empty:
+        return None
+    return meets.loc[meets["cost"].idxmin()]
+
+
+def precise(table: pd.DataFrame, target_min: float, want: Precision) -> bool:
+    c = choice(table, target_min)
+    if table.empty or table["changed"].max() < want.min_changed:
+        return False
+    if c is not None and c["method"] != "push" and math.isnan(c["unnoticed_hi"]):
+        return False
+    if c is None or c["method"] == "push":  # nothing periodic meets it: is that sure?
+        periodic = table[table["method"] != "push"]
+        return bool((periodic["unnoticed_lo"] > target_min).all())
+    return bool(c["unnoticed_hi"] - c["unnoticed_min"] <= want.half_width_min)
+
+
+def run(
+    processes: dict[str, Params],
+    with_cas: bool,
+    costs: Costs,
+    target_min: float,
+    want: Precision,
+    workers: int = 2,
+    fixed_days: int = 0,
+    say=print,
+) -> tuple[dict[str, Sample], str]:
+    """Days in batches on seeds 1, 2, ... for every process until precise (or `fixed_days`
+    exactly); the samples and why it stopped. Every process's days of a batch run in one
+    pool; a batch doubles the days done so far while the time left allows."""
+    from sim.experiments import Request, frames_of, run_all
+    from sim.metrics import staleness_by_seed
+    from sim.report.exposure import exposure_rows
+    from sim.report.tables import edit_rows
+
+    samples = {name: Sample(p) for name, p in processes.items()}
+    swept = swept_intervals(target_min)
+    # the exposure day with the swept intervals only, run as the base experiment
+    # and without the write-up's hourly checker, which no figure here reads (a third of a day)
+    exposed = {
+        n: replace(s.params, push=True, sweep_intervals_s=swept, run_checker=False)
+        for n, s in samples.items()
+    }
+    start, done, per_day = want.started, 0, 0.0
+    cap = fixed_days or want.max_days
+    while True:
+        size = max(workers, done)
+        if per_day > 0:
+            left = want.max_seconds - (time.monotonic() - start)
+            size = min(size, max(workers, int(left / per_day) // workers * workers))
+        seeds = tuple(range(done + 1, min(done + size, cap) + 1))
+        t0 = time.monotonic()
+        requests = [Request((p,), seeds, ("staleness",)) for p in exposed.values()]
+        if with_cas:
+            requests += [Request((s.params,), seeds, ("cas_curve",)) for s in samples.values()]
+        runs = run_all(requests, workers, False)
+        for i, (name, s) in enumerate(samples.items()):
+            f = replace(frames_of(runs[i][0]), checks=NO_CHECKS)
+            if f.detections.empty:
+                f = replace(f, detections=NO_DETECTIONS)
+            if f.citations.empty:
+                f = replace(f, citations=NO_CITATIONS)
+            s.rows.append(exposure_rows(exposed[name], f).rows)
+            s.stale.append(staleness_by_seed(f.citations).reset_index())
+            if with_cas:
+                edits = frames_of(runs[len(samples) + i][0])
+                if not edits.edits.empty:  # none when no question found a published article
+                    s.cas.append(edit_rows(edits))
+        done = seeds[-1]
+        per_day = (time.monotonic() - t0) / len(seeds)
+        spent = time.monotonic() - start
+        tables = {n: options(s, costs) for n, s in samples.items()}
+        changed = ", ".join(
+            f"{n} {int(t['changed'].max()) if len(t) else 0}" for n, t in tables.items()
+        )
+        say(
+            f"advise: {count(done, 'simulated day')} in {spent:.0f} s; changed cited articles: "
+            f"{changed}"
+        )
+        if done >= cap:
+            why = "the days asked for were run" if fixed_days else "the cap on days was reached"
+            return samples, why
+        if not fixed_days and all(precise(t, target_min, want) for t in tables.values()):
+            return samples, "the precision asked for was reached"
+        if not fixed_days and spent + per_day * workers > want.max_seconds:
+            return samples, f"the time cap ({want.max_seconds:g} s) was reached first"
+
+
+def progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

@@ -1,0 +1,159 @@
+"""What `advise --edit-log` and `advise --db` say of the days run to a precision
+(``sim.advise_sampled``): each figure with its days and interval, what more days would
+take, and how two processes' choices differ, by how much and whether beyond noise."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from sim.advise import LABELS, Costs
+from sim.advise_sampled import (
+    MIN_DAYS_CHANGED,
+    Precision,
+    Sample,
+    choice,
+    interval,
+    options,
+)
+from sim.report.stats import Interval
+from sim.server.reads import count
+
+
+def what(c: pd.Series) -> str:
+    when = "on every change" if c["method"] == "push" else f"every {c['interval_min']:g} min"
+    return f"{LABELS[c['method']]}, {when}"
+
+
+def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
+    c = choice(table, target_min)
+    days = int(table["days"].max()) if len(table) else 0
+    changed = int(table["changed"].max()) if len(table) else 0
+    head = f"{label} ({count(days, 'day')}, {count(changed, 'changed cited article')})"
+    if changed == 0:
+        return f"{head}: no cited article changed, so no unnoticed time was measured."
+    if c is None:
+        return f"{head}: no option is known to meet the target."
+    periodic = table[table["method"] != "push"]
+    if c["method"] == "push" and periodic["unnoticed_hi"].isna().all():
+        best = periodic.loc[periodic["cost"].idxmin()] if len(periodic) else None
+        guess = (
+            ""
+            if best is None or math.isnan(best["unnoticed_min"])
+            else f" (so far the cheapest periodic option, {what(best)}, leaves a change "
+            f"unnoticed {best['unnoticed_min']:.1f} min)"
+        )
+        return (
+            f"{head}: push, as no periodic option has an interval yet (too few days with a "
+            f"change){guess}; run more days (--max-seconds, --max-days)."
+        )
+    unnoticed = (
+        "0 min (noticed as it happens)"
+        if c["method"] == "push"
+        else f"{ci(c['unnoticed_min'], c['unnoticed_lo'], c['unnoticed_hi'], '.1f')} min"
+    )
+    return (
+        f"{head}: {what(c)}; a change unnoticed {unnoticed} on average; cost "
+        f"{ci(c['cost'], c['cost_lo'], c['cost_hi'], ',.0f')} a day."
+    )
+
+
+def ci(mean: float, lo: float, hi: float, fmt: str) -> str:
+    if math.isnan(lo):
+        return f"{mean:{fmt}} (no interval yet: too few days with a change)"
+    return f"{mean:{fmt}} (95 % CI {lo:{fmt}} to {hi:{fmt}})"
+
+
+def needed_lines(samples: dict[str, Sample], want: Precision) -> list[str]:
+    """For a process short of the precision: the days its rate of changes says it needs."""
+    out = []
+    for name, s in samples.items():
+        r = s.exposure
+        per_day = r.drop_duplicates("seed").set_index("seed")  # changed is equal per method
+        changed = r[r["method"] == "push"].groupby("seed")["changed"].sum()
+        days, total = len(per_day), float(changed.sum())
+        with_change = int((changed > 0).sum())
+        if total >= want.min_changed and with_change >= MIN_DAYS_CHANGED:
+            continue
+        if total == 0:
+            out.append(
+                f"The {name} process: no cited article changed in {days} days; many more days "
+                "are needed (--max-days, --max-seconds), or advise on more saves a day."
+            )
+            continue
+        need = max(
+            math.ceil(want.min_changed * days / total),
+            math.ceil(MIN_DAYS_CHANGED * days / max(with_change, 1)),
+        )
+        out.append(
+            f"The {name} process: {total:.0f} changed cited articles on {with_change} of "
+            f"{days} days; the precision asked for needs about {need} days (--max-days "
+            f"{need}, with --max-seconds to match)."
+        )
+    return out
+
+
+def paired_cost_difference(
+    sample: Sample, costs: Costs, a: pd.Series, b: pd.Series
+) -> Interval | None:
+    """Cost a day of option b minus option a on the same days of one process."""
+    r = sample.exposure
+    r = r.assign(
+        cost=(r["calls"] + r["notifications"]) * costs.per_call
+        + r["result_chars"] / 1000 * costs.per_1k_chars
+    )
+
+    def of(o: pd.Series) -> pd.Series:
+        at = r[(r["method"] == o["method"]) & (r["interval_s"] == o["interval_min"] * 60)]
+        return at.set_index("seed")["cost"]
+
+    joined = pd.concat([of(a), of(b)], axis=1, join="inner")
+    if joined.empty:
+        return None
+    return interval((joined.iloc[:, 1] - joined.iloc[:, 0]).to_numpy())
+
+
+def comparison_lines(
+    samples: dict[str, Sample], costs: Costs, target_min: float, main: str, other: str
+) -> list[str]:
+    """How the `other` process's choice fares on the `main` process, by how much the two
+    choices differ and whether beyond noise."""
+    tables = {n: options(s, costs) for n, s in samples.items()}
+    for name, t in tables.items():
+        if t[t["method"] != "push"]["unnoticed_hi"].isna().all():
+            return [
+                f"The two choices cannot be compared yet: too few days with a change on the "
+                f"{name} process for an interval."
+            ]
+    a, b = choice(tables[main], target_min), choice(tables[other], target_min)
+    if a is None or b is None:
+        return ["The two choices cannot be compared: one process has no choice."]
+    if a["method"] == b["method"] and (
+        a["method"] == "push" or a["interval_min"] == b["interval_min"]
+    ):
+        return ["The two processes lead to the same choice."]
+    t = tables[main]
+    at = t[(t["method"] == b["method"]) & (t["interval_min"] == b["interval_min"])].iloc[0]
+    diff = paired_cost_difference(samples[main], costs, a, b)
+    lines = [f"The choices differ: {what(a)} ({main}) against {what(b)} ({other})."]
+    if b["method"] != "push":
+        verdict = (
+            "misses the target beyond noise"
+            if at["unnoticed_lo"] > target_min
+            else "meets the target beyond noise"
+            if at["unnoticed_hi"] <= target_min
+            else "is within noise of the target"
+        )
+        lines.append(
+            f"On the {main} process the {other} choice leaves a change unnoticed "
+            f"{ci(at['unnoticed_min'], at['unnoticed_lo'], at['unnoticed_hi'], '.1f')} min "
+            f"(target {target_min:g}): it {verdict}."
+        )
+    if diff is not None and not math.isnan(diff.lo):
+        beyond = "beyond noise" if diff.lo > 0 or diff.hi < 0 else "within noise"
+        lines.append(
+            f"Its cost a day minus the {main} choice's, on the same {diff.n} days: "
+            f"{ci(diff.mean, diff.lo, diff.hi, ',.0f')} ({beyond}; below 0, it is cheaper)."
+        )
+    return lines

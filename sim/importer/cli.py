@@ -1,0 +1,162 @@
+"""The ``import`` subcommand: flags, the import in one transaction, and what it says."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+from sim.importer import git
+from sim.importer.files import Notes
+from sim.importer.plan import Plan, from_disk, from_git
+from sim.kb.importing import HistoryDiverged
+from sim.kb.rows import StoreError
+from sim.kb.store import KBStore
+from sim.model.opening import KB_ID  # the KB serve serves
+
+HELP = """\
+Import a folder of Markdown (.md, .markdown, .mdx) articles into a KB file that `serve --db`
+serves and `advise --db` studies. Title: front matter's `title:`, else the first `# heading`.
+Draft: front matter `draft: true`, `published: false` or `status: draft`. Article id: the
+file's path in the folder without its suffix, kept across renames git records. In a git
+work tree each commit is a version (updated_at = the article's last commit) and the event
+log holds the history in order; the edit log `calibrate` and `advise --edit-log` read is
+written beside the KB (NAME.edits.csv). Importing again appends only the new commits'
+events, so clients' cursors stay valid. A file that cannot be taken gets one line saying
+what was done; a refused import writes nothing."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    imp = sub.add_parser(
+        "import", help="a folder of Markdown articles (and its git history) into a KB file",
+        description=HELP,
+    )  # fmt: skip
+    imp.add_argument("folder", type=Path, metavar="DOCS_DIR", help="the folder of articles")
+    imp.add_argument("--db", type=Path, required=True, help="KB file to create or update")
+    imp.add_argument(
+        "--edit-log",
+        type=Path,
+        default=None,
+        metavar="LOG.csv",
+        help="where to write the edit log (default: beside --db, NAME.edits.csv)",
+    )
+    return imp
+
+
+def default_edit_log(db: Path) -> Path:
+    """Where an import writes the edit log of the KB file `db`."""
+    return db.with_name(f"{db.stem}.edits.csv")
+
+
+def _say(line: str) -> None:
+    print(f"import: {line}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    folder, db = args.folder, args.db
+    if not folder.is_dir():
+        what = "does not exist" if not folder.exists() else "is not a folder"
+        parser.error(f"DOCS_DIR {folder}: {what}; name the folder that holds the articles")
+    if db.is_dir():
+        parser.error(f"--db {db}: is a folder; name a file (it is created if missing)")
+    if not db.parent.is_dir():
+        parser.error(f"--db {db}: the folder {db.parent} does not exist; create it first")
+    log_path = args.edit_log or default_edit_log(db)
+    if not log_path.parent.is_dir():
+        parser.error(f"--edit-log {log_path}: the folder {log_path.parent} does not exist")
+    new_file = not db.exists() or db.stat().st_size == 0
+    notes = Notes()
+    try:
+        plan, store = _planned(folder.resolve(), db, notes)
+    except git.GitError as e:
+        return _refused(notes, f"{folder}: {e}", db, new_file)
+    except sqlite3.Error as e:
+        return _refused(notes, f"--db {db}: not a KB file SQLite can open ({e})", db, new_file)
+    except _Refusal as e:
+        return _refused(notes, str(e), db, new_file)
+    try:
+        appended = store.import_history(KB_ID, plan.history, plan.rows)
+        head = store.head_sequence(KB_ID)
+    except HistoryDiverged as e:
+        return _refused(notes, f"--db {db}: {e}; import into a new file", db, new_file)
+    except (StoreError, sqlite3.Error) as e:
+        return _refused(notes, f"--db {db}: {e}", db, new_file)
+    for line in notes.lines:
+        _say(line)
+    print(
+        f"Imported {folder} into {db}: {plan.present:,} articles in the folder, "
+        f"{appended:,} new events (the KB's event log now ends at {head:,})."
+    )
+    if plan.log_rows:
+        from sim.calibrate.logs import COLUMNS, write_atomic
+
+        try:
+            write_atomic(log_path, _csv([COLUMNS, *plan.log_rows]))
+        except OSError as e:
+            _say(
+                f"--edit-log {log_path}: cannot write it ({e.strerror}); the KB is imported, "
+                "and importing again (nothing new is appended) writes the log"
+            )
+            return 1
+        print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
+    print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
+    return 0
+
+
+class _Refusal(Exception):
+    pass
+
+
+def _planned(root: Path, db: Path, notes: Notes) -> tuple[Plan, KBStore]:
+    """The plan, and the store it goes into (opened only once the folder has articles)."""
+    with_git = git.has_history(root)
+    store = _opened(db) if db.exists() else None
+    if with_git:
+        plan = from_git(root, notes)
+    else:
+        notes.add(str(root), "not in a git work tree with commits: versions are file times")
+        held, rows = _held(store) if store is not None else ([], {})
+        plan = from_disk(root, notes, held, rows, time.time_ns() // 1000)
+    if not plan.present:
+        raise _Refusal(f"{root}: no Markdown article (.md, .markdown, .mdx) in it")
+    return plan, store if store is not None else _opened(db)
+
+
+def _opened(db: Path) -> KBStore:
+    try:
+        return KBStore(lambda: time.time_ns() // 1000, path=str(db))
+    except StoreError as e:
+        raise _Refusal(f"--db {e}") from None
+
+
+def _held(store: KBStore) -> tuple[list, dict]:
+    """The KB's events and rows as an import without git compares them."""
+    if not store.kb_exists(KB_ID):
+        return [], {}
+    held = [(e.type, e.article_id, e.updated_us) for e in store.all_events(KB_ID)]
+    rows = {}
+    for aid in store.article_ids(KB_ID):
+        a = store.article_state(KB_ID, aid)
+        rows[aid] = (aid, a.title, a.content, a.published, a.updated_us)
+    return held, rows
+
+
+def _refused(notes: Notes, why: str, db: Path, new_file: bool) -> int:
+    for line in notes.lines:
+        _say(line)
+    _say(f"{why.rstrip('.')}. Import refused: {db} is as it was.")
+    if new_file:
+        for leftover in (db, db.with_name(db.name + "-journal")):
+            leftover.unlink(missing_ok=True)
+    return 1
+
+
+def _csv(rows: list) -> str:
+    import csv
+    import io
+
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()

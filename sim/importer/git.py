@@ -1,0 +1,163 @@
+"""The folder's git history and its files at HEAD, through the git command line.
+
+We call ``git`` itself (as ``sim.calibrate.gitlog`` does): it is the reference
+implementation of rename detection (``-M``) and needs no library. History is the
+first-parent line of HEAD, oldest first, a merge counting as one commit with its diff
+against the first parent; paths are relative to the folder (``--relative``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+SYMLINK_MODE = "120000"
+_FORMAT = "%x1e%H%x1f%ct%x1f%ae"
+
+
+class GitError(Exception):
+    """git could not be run or refused; the message is one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    status: str
+    """git's status letter: A, M, D, R, C or T."""
+    old_path: str
+    path: str
+    mode: str
+    """The new file's mode (the old one's for a deletion); 120000 is a symlink."""
+    sha: str
+    """The new blob (the old one for a deletion)."""
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    sha: str
+    time_s: int
+    author: str
+    changes: tuple[Change, ...]
+
+
+def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False
+        )
+    except OSError as e:
+        raise GitError(f"cannot run git ({e.strerror}); install git") from None
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {err[-1] if err else done.returncode}")
+    return done.stdout
+
+
+def has_history(root: Path) -> bool:
+    """Whether root is in a git work tree with at least one commit."""
+    try:
+        return _git(root, "rev-parse", "--is-inside-work-tree").strip() == b"true" and bool(
+            _git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}").strip()
+        )
+    except GitError:
+        return False
+
+
+def commits(root: Path) -> list[Commit]:
+    """Every first-parent commit of HEAD that changes something under root, oldest first."""
+    text = _git(
+        root, "log", "--first-parent", "-m", "--raw", "--numstat", "-M", "-z", "--no-abbrev",
+        "--relative", f"--format={_FORMAT}", "--reverse", "HEAD", "--", ".",
+    ).decode("utf-8", "surrogateescape")  # fmt: skip
+    out = []
+    for record in text.split("\x1e")[1:]:
+        tokens = [t.lstrip("\n") for t in record.split("\0")]
+        sha, ct, email = tokens[0].split("\x1f")
+        out.append(Commit(sha, int(ct), email, _changes(tokens[1:])))
+    return out
+
+
+def _changes(tokens: list[str]) -> tuple[Change, ...]:
+    raw: list[tuple[str, str, str, str, str]] = []
+    lines: dict[str, tuple[int, int]] = {}
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.startswith(":"):
+            old_mode, new_mode, old_sha, new_sha, status = tok[1:].split()[:5]
+            letter = status[0]
+            if letter in "RC":
+                old, new = tokens[i + 1], tokens[i + 2]
+                i += 3
+            else:
+                old = new = tokens[i + 1]
+                i += 2
+            if letter == "D":
+                raw.append((letter, old, new, old_mode, old_sha))
+            else:
+                raw.append((letter, old, new, new_mode, new_sha))
+            continue
+        if tok.count("\t") == 2:
+            added, removed, path = tok.split("\t")
+            if not path:  # a rename: the two paths follow
+                path = tokens[i + 2]
+                i += 2
+            lines[path] = (_count(added), _count(removed))
+        i += 1
+    return tuple(Change(*r, *lines.get(r[2], (0, 0))) for r in raw)
+
+
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() else 0  # "-" for a binary file
+
+
+def head_files(root: Path) -> dict[str, tuple[str, str]]:
+    """The files under root at HEAD: relative path → (mode, blob sha)."""
+    out = {}
+    for entry in _git(root, "ls-tree", "-r", "-z", "HEAD", ".").split(b"\0"):
+        if not entry:
+            continue
+        meta, _, path = entry.partition(b"\t")
+        mode, kind, sha = meta.decode().split()
+        if kind == "blob":
+            out[path.decode("utf-8", "surrogateescape")] = (mode, sha)
+    return out
+
+
+def blobs(root: Path, shas: list[str], max_bytes: int) -> dict[str, bytes | int]:
+    """The bytes of each blob up to max_bytes long, read by one ``git cat-file --batch``;
+    the size of each longer one (never read)."""
+    if not shas:
+        return {}
+    sizes = _git(root, "cat-file", "--batch-check", stdin="\n".join(shas).encode() + b"\n")
+    out: dict[str, bytes | int] = {}
+    for line in sizes.decode().splitlines():
+        sha, _, size = line.split()
+        if int(size) > max_bytes:
+            out[sha] = int(size)
+    shas = [s for s in shas if s not in out]
+    if not shas:
+        return out
+    data = _git(root, "cat-file", "--batch", stdin="\n".join(shas).encode() + b"\n")
+    at = 0
+    for sha in shas:
+        end = data.index(b"\n", at)
+        header = data[at:end].split()
+        size = int(header[2])
+        out[sha] = data[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1
+    return out
+
+
+def untracked(root: Path) -> list[str]:
+    """Files under root git does not know and does not ignore."""
+    text = _git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+    return [p for p in text.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def uncommitted(root: Path) -> list[str]:
+    """Files under root whose working text differs from HEAD's."""
+    text = _git(root, "diff", "--name-only", "--relative", "-z", "HEAD", "--", ".")
+    return [p for p in text.decode("utf-8", "surrogateescape").split("\0") if p]

@@ -1,0 +1,214 @@
+"""A folder's articles and history as the store takes them: rows, events and the edit log.
+
+With git, every change of an article in a commit is a version at the commit's time (one
+microsecond later than the article's last, if not after it): its first is ``created``, a
+change of the draft flag ``published`` or ``unpublished``, any other change of title or
+text ``saved``; a deletion ``unpublishes`` it (the KB never drops an article) and a file
+added again at its path publishes it again. A pure rename is no event: the article keeps
+its id (the path it was added at) and its text. The same pass writes the edit log's rows
+(one per change, a commit being one publish; authors get pseudonyms u001, u002, ...).
+Without git the files' modification times are the versions, compared with what the KB holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sim.importer import git
+from sim.importer.files import MAX_ARTICLE_BYTES, NOT_NAMED, Notes, decoded, named, on_disk, shown
+from sim.importer.markdown import Parsed, article_id, is_article, parse
+from sim.kb.importing import ImportedEvent, ImportedRow
+
+_LOG_CHANGE = {"A": "add", "C": "add", "M": "modify", "T": "modify", "R": "rename", "D": "delete"}
+
+
+@dataclass
+class _State:
+    parsed: Parsed
+    us: int
+    alive: bool = True
+
+
+@dataclass
+class Plan:
+    history: list[ImportedEvent] = field(default_factory=list)
+    """Every event, oldest first (with git the whole history; without, what the KB holds
+    and then the new)."""
+    rows: list[ImportedRow] = field(default_factory=list)
+    log_rows: list[tuple] = field(default_factory=list)
+    """The edit log in the shared format (``sim.calibrate.logs``), without git empty."""
+    present: int = 0
+    """Articles in the folder now."""
+
+
+class _Ids:
+    """Path → article id, each id its article's for good (ids are never reused)."""
+
+    def __init__(self, notes: Notes) -> None:
+        self.live: dict[str, str] = {}
+        self.gone: dict[str, str] = {}
+        self.taken: set[str] = set()
+        self._notes = notes
+
+    def new(self, path: str) -> str:
+        if path in self.gone:  # added again where a deleted article was: that article
+            self.live[path] = self.gone.pop(path)
+            return self.live[path]
+        base = wanted = article_id(path)
+        n = 1
+        while wanted in self.taken:
+            n += 1
+            wanted = f"{base}~{n}"
+        if wanted != base:
+            self._notes.add(path, f"id {base!r} is another article's: imported as {wanted!r}")
+        self.taken.add(wanted)
+        self.live[path] = wanted
+        return wanted
+
+
+def _event(prev: _State | None, now: Parsed) -> str | None:
+    if prev is None:
+        return "created"
+    if not prev.alive:
+        return "published" if now.published else "saved"
+    if now.published != prev.parsed.published:
+        return "published" if now.published else "unpublished"
+    if (now.title, now.content) != (prev.parsed.title, prev.parsed.content):
+        return "saved"
+    return None
+
+
+def from_git(root: Path, notes: Notes) -> Plan:
+    history = git.commits(root)
+    head = git.head_files(root)
+    wanted = [
+        c.sha
+        for commit in history
+        for c in commit.changes
+        if c.status != "D" and c.mode != git.SYMLINK_MODE and is_article(c.path)
+    ]
+    data = git.blobs(root, list(dict.fromkeys(wanted)), MAX_ARTICLE_BYTES)
+    texts: dict[str, str | None] = {sha: decoded(b)[0] for sha, b in data.items()}
+    ids = _Ids(notes)
+    state: dict[str, _State] = {}
+    plan = Plan()
+    authors: dict[str, str] = {}
+    publish = 0
+    for commit in history:
+        t_us = commit.time_s * 1_000_000
+        when = datetime.fromtimestamp(commit.time_s, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        emitted = False
+        for c in commit.changes:
+            if c.mode == git.SYMLINK_MODE or not (named(c.path) and named(c.old_path)):
+                continue
+            was, now = is_article(c.old_path), is_article(c.path)
+            if c.status == "R" and was and now and c.old_path in ids.live:
+                aid = ids.live.pop(c.old_path)
+                ids.live[c.path] = aid
+            elif c.status == "D" or (c.status == "R" and was and not now):
+                aid = ids.live.pop(c.old_path, None)
+                if aid is None:
+                    continue
+                ids.gone[c.old_path] = aid
+            elif now:
+                aid = ids.live.get(c.path) or ids.new(c.path)
+            else:
+                continue
+            prev = state.get(aid)
+            deleted = c.status == "D" or not now
+            if deleted:
+                if prev is None or not prev.alive:
+                    continue
+                us = max(t_us, prev.us + 1)
+                if prev.parsed.published:
+                    plan.history.append(("unpublished", aid, us))
+                    prev.us = us
+                prev.alive = False
+            else:
+                text = texts.get(c.sha)
+                if text is None:  # unreadable at this version: the KB keeps the last one
+                    continue
+                parsed = parse(c.path, text)
+                kind = _event(prev, parsed)
+                if kind is not None:
+                    us = t_us if prev is None else max(t_us, prev.us + 1)
+                    plan.history.append((kind, aid, us))
+                    state[aid] = _State(parsed, us)
+            author = authors.setdefault(commit.author, f"u{len(authors) + 1:03d}")
+            change = _LOG_CHANGE.get(c.status[0], "modify")
+            if c.status == "R" and not (was and now):
+                change = "add" if now else "delete"
+            plan.log_rows.append((when, publish, author, aid, change, c.added, c.removed))
+            emitted = True
+        publish += emitted
+    plan.rows = [
+        (aid, s.parsed.title, s.parsed.content, s.parsed.published and s.alive, s.us)
+        for aid, s in state.items()
+    ]
+    plan.present = sum(s.alive for s in state.values())
+    _head_notes(root, head, texts, data, ids, notes)
+    return plan
+
+
+def _head_notes(
+    root: Path,
+    head: dict[str, tuple[str, str]],
+    texts: dict[str, str | None],
+    data: dict[str, bytes],
+    ids: _Ids,
+    notes: Notes,
+) -> None:
+    """One line for each article file at HEAD not imported as it is."""
+    for path, (mode, sha) in sorted(head.items()):
+        if not is_article(path):
+            continue
+        if not named(path):
+            notes.add(shown(path), NOT_NAMED)
+        elif mode == git.SYMLINK_MODE:
+            target = git.blobs(root, [sha], MAX_ARTICLE_BYTES).get(sha, b"")
+            target = target if isinstance(target, bytes) else b""
+            inside = (root / path).parent.joinpath(target.decode("utf-8", "replace")).resolve()
+            where = "inside" if inside.is_relative_to(root.resolve()) else "out of"
+            notes.add(path, f"a symlink {where} the folder: skipped")
+        elif texts.get(sha) is None:
+            why = decoded(data[sha])[1] if sha in data else "not in the history read: skipped"
+            kept = "; the KB keeps its last readable version" if path in ids.live else ""
+            notes.add(path, why + kept)
+    for path in git.untracked(root):
+        if is_article(path):
+            notes.add(path, "not committed: skipped (commit it, then import again)")
+    for path in git.uncommitted(root):
+        if is_article(path):
+            notes.add(path, "uncommitted changes: imported as of its last commit")
+
+
+def from_disk(
+    root: Path, notes: Notes, held: list[ImportedEvent], rows: dict[str, ImportedRow], now_us: int
+) -> Plan:
+    """Without git: the files against the KB's rows (`rows`) and events (`held`)."""
+    files = on_disk(root, notes)
+    ids = _Ids(notes)
+    plan = Plan(history=list(held), present=len(files))
+    new: list[ImportedEvent] = []
+    seen = set()
+    for path, (text, mtime_us) in files.items():
+        aid = ids.new(path)
+        seen.add(aid)
+        parsed = parse(path, text)
+        old = rows.get(aid)
+        prev = None if old is None else _State(Parsed(old[1], old[2], old[3]), old[4])
+        kind = _event(prev, parsed)
+        if kind is None:
+            continue
+        us = mtime_us if prev is None else max(mtime_us, prev.us + 1)
+        new.append((kind, aid, us))
+        plan.rows.append((aid, parsed.title, parsed.content, parsed.published, us))
+    for aid, (_, title, content, published, us) in rows.items():
+        if aid not in seen and published:
+            us = max(now_us, us + 1)
+            new.append(("unpublished", aid, us))
+            plan.rows.append((aid, title, content, False, us))
+    plan.history += sorted(new, key=lambda e: (e[2], e[1]))
+    return plan

@@ -1,0 +1,128 @@
+"""The store's side of an import: a KB's history from outside, appended in one transaction.
+
+An importer (``sim.importer``) hands the whole history it knows, oldest first, and the
+articles' states after it. The events the KB already holds must be the start of that
+history (an import again after new commits appends only the rest, so a client's cursor
+stays valid); anything else is refused and nothing is written. Rows are written where they
+differ, FTS kept equal to the published set as every other write does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sim.kb.core import StoreCore, serialised
+from sim.kb.rows import StoreError
+
+ImportedEvent = tuple[str, str, int]
+"""(type, article_id, updated_us) of one event of the history."""
+ImportedRow = tuple[str, str, str, bool, int]
+"""(article_id, title, content, published, updated_us): an article after the history."""
+
+
+class HistoryDiverged(StoreError):
+    """The KB's events are not the start of the history offered; the message says where."""
+
+
+class Importing(StoreCore):
+    """Appending an outside history to a KB."""
+
+    @serialised
+    def import_history(
+        self, kb_id: str, history: Sequence[ImportedEvent], rows: Sequence[ImportedRow]
+    ) -> int:
+        """Append the events of `history` the KB lacks and write `rows`; the events appended.
+
+        Creates the KB if missing. Raises HistoryDiverged, writing nothing, when the KB's
+        events are not ``history[:k]`` (k = how many it holds)."""
+        self._search.before_bulk_load()
+        try:
+            with self._tx() as db:
+                if not db.execute("SELECT 1 FROM kbs WHERE kb_id = ?", (kb_id,)).fetchone():
+                    db.execute(
+                        "INSERT INTO kbs (kb_id, kb_no) VALUES (?, (SELECT coalesce(max(kb_no), "
+                        "0) + 1 FROM kbs))",
+                        (kb_id,),
+                    )
+                held = db.execute(
+                    "SELECT type, article_id, updated_us FROM events WHERE kb_id = ? "
+                    "ORDER BY sequence",
+                    (kb_id,),
+                ).fetchall()
+                _check_prefix(kb_id, held, history)
+                self._write_rows(db, kb_id, rows)
+                new = [(t, a, us, "human") for t, a, us in history[len(held) :]]
+                if new:
+                    self._append_events(kb_id, new)
+        finally:
+            self._search.rebuild()
+        return len(new)
+
+    @serialised
+    def shift_versions(self, kb_id: str, before_us: int) -> int:
+        """Move every version of the KB back by one offset so that the latest is before
+        `before_us` (order and spacing kept, so every CAS version and event stays
+        consistent); the offset (0 if none was needed). For a copy that a simulated day
+        opens: its clock starts at a fixed instant, which a history may run past."""
+        with self._tx() as db:
+            (latest,) = db.execute(
+                "SELECT max(updated_us) FROM events WHERE kb_id = ?", (kb_id,)
+            ).fetchone()
+            by = 0 if latest is None or latest < before_us else latest - before_us + 1
+            if by:
+                for table in ("articles", "events"):
+                    db.execute(
+                        f"UPDATE {table} SET updated_us = updated_us - ? WHERE kb_id = ?",
+                        (by, kb_id),
+                    )
+        return by
+
+    def _write_rows(self, db, kb_id: str, rows: Sequence[ImportedRow]) -> None:
+        first, last = self._rowid_range(kb_id)
+        (rowid,) = db.execute(
+            "SELECT coalesce(max(rowid), ?) FROM articles WHERE rowid BETWEEN ? AND ?",
+            (first - 1, first, last),
+        ).fetchone()
+        for article_id, title, content, published, us in rows:
+            old = self._row(kb_id, article_id)
+            if old is None:
+                rowid += 1
+                if rowid > last:
+                    raise StoreError(f"knowledge base {kb_id!r} is full")
+                db.execute(
+                    "INSERT INTO articles (rowid, kb_id, article_id, title, content, published, "
+                    "updated_us) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (rowid, kb_id, article_id, title, content, int(published), us),
+                )
+                if published:
+                    self._search.add(rowid, title, content)
+                continue
+            old_rowid, old_title, old_content, was_published, old_us = old
+            if (old_title, old_content, bool(was_published), old_us) == (
+                title, content, published, us,
+            ):  # fmt: skip
+                continue
+            db.execute(
+                "UPDATE articles SET title = ?, content = ?, published = ?, updated_us = ? "
+                "WHERE rowid = ?",
+                (title, content, int(published), us, old_rowid),
+            )
+            if was_published:
+                self._search.remove(old_rowid, old_title, old_content)
+            if published:
+                self._search.add(old_rowid, title, content)
+
+
+def _check_prefix(kb_id: str, held: list[tuple], history: Sequence[ImportedEvent]) -> None:
+    if len(held) > len(history):
+        raise HistoryDiverged(
+            f"knowledge base {kb_id!r} holds {len(held):,} events, more than the "
+            f"{len(history):,} of this history (was it rewritten, or edited since?)"
+        )
+    for i, (got, want) in enumerate(zip(held, history, strict=False), start=1):
+        if tuple(got) != tuple(want):
+            raise HistoryDiverged(
+                f"knowledge base {kb_id!r}: its event {i:,} ({got[0]} {got[1]!r}) is not this "
+                f"history's ({want[0]} {want[1]!r}): it holds another history (another "
+                "folder, or one rewritten since), or was edited since its import"
+            )

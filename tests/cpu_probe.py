@@ -1,0 +1,120 @@
+"""Digests of everything a CPU's vector kernels could move, printed as JSON: run by
+test_cpu_levels.py once under each CPU feature level numpy offers on the machine.
+
+- the schedule draw (the write-up's day, its late/Poisson/two-peak variant, and the
+  calibrated process with each feature alone and all together);
+- the calibration fit of the bundled log with its bootstrap and goodness-of-fit sims;
+- one seed of every experiment (the break-even grid on its smallest point) and every
+  real-shape arm, as the per-seed rows files `make reproduce` writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import replace
+
+import numpy as np
+
+from sim import rng, seedrows
+from sim.calibrate.fit import fit
+from sim.calibrate.generate import FEATURES
+from sim.calibrate.logs import BUNDLED, read_log
+from sim.environment import cpu_features
+from sim.experiments import run_all
+from sim.model.schedule import draw_schedule
+from sim.params import Params
+from sim.report import breakeven, realshape
+
+SCHEDULE_FIELDS = (
+    "question_rank",
+    "question_w",
+    "save_w",
+    "question_s",
+    "question_targets",
+    "save_s",
+    "save_targets",
+    "save_kinds",
+    "save_uniforms",
+)
+
+
+def _hash(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p)
+    return h.hexdigest()[:16]
+
+
+def schedules() -> dict[str, str]:
+    shape = realshape.packaged_shape()
+    late = replace(Params(), agent_edits=True, humans_after_day_end=True, arrivals="poisson")
+    points = {
+        "default": Params(),
+        "late_poisson": late,
+        "two_peaks": replace(late, day_profile="two_peaks"),
+    }
+    for features in [(f,) for f in FEATURES] + [tuple(FEATURES)]:
+        points["calibrated_" + "+".join(features)] = replace(
+            Params(), save_process="calibrated", edit_shape=shape, shape_features=features
+        )
+    out = {}
+    for name, p in points.items():
+        for seed in (1, 2):
+            s = draw_schedule(p, rng.streams(seed))
+            arrays = [np.ascontiguousarray(getattr(s, f)).tobytes() for f in SCHEDULE_FIELDS]
+            out[f"{name}/{seed}"] = _hash(*arrays, str(s.day_saves).encode())
+    return out
+
+
+def calibration(boot: int) -> dict[str, str]:
+    f = fit(read_log(BUNDLED), boot=boot, gof_sims=boot)
+    return {
+        "shape": _hash(f.shape.to_json().encode()),
+        "table": _hash(f.table.to_csv(index=False).encode()),
+    }
+
+
+SMALL = Params(n_articles=120, n_questions=40, n_saves=80)
+"""The day the probe runs: every code path of the study's, at a third of its size."""
+
+
+def _sample(points: tuple[Params, ...], keep_all: bool) -> tuple[Params, ...]:
+    return points if keep_all or len(points) <= 3 else points[:: len(points) // 2]
+
+
+def days() -> dict[str, str]:
+    """Seed 1 of each experiment's requests (of a request with many points, the first, the
+    middle and the last; every real-shape arm), as the records its days give."""
+    out = {}
+    for e in seedrows.EXPERIMENTS:
+        plan = e.plan(SMALL, [1])
+        if e.name == "break_even":
+            axes = {k: v[:1] for k, v in breakeven.AXES.items()}
+            requests = [breakeven.break_even_request(SMALL, axes, [1])]
+        else:
+            requests = list(plan.requests[:1] + plan.requests[1:][-1:])
+        for i, r in enumerate(requests):
+            r = replace(r, points=_sample(r.points, e.name == "realshape"))
+            [runs] = run_all([r], 1, False)
+            out[f"{e.name}/{i}"] = _hash(json.dumps(runs, sort_keys=True, default=repr).encode())
+    return out
+
+
+def main() -> None:
+    boot = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    print(
+        json.dumps(
+            {
+                "cpu": cpu_features(),
+                "schedules": schedules(),
+                "calibration": calibration(boot),
+                "days": days(),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""The precision loop's statistics and `advise --db` on an imported KB (a small docs site
+generated in git here): intervals over days, a choice only when its interval meets the
+target, and the imported articles searched and cited."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sim.__main__ import main
+from sim.advise import Costs
+from sim.advise_sampled import (
+    MIN_DAYS_CHANGED,
+    Sample,
+    choice,
+    interval,
+    ratio_interval,
+)
+from sim.advise_text import comparison_lines
+from sim.bench.docsrepo import build
+from sim.importer.corpus import imported
+from sim.params import Params
+
+
+def test_a_ratio_interval_covers_the_pooled_ratio_and_widens_with_spread() -> None:
+    den = np.array([10.0, 12, 8, 11, 9, 10])
+    tight = ratio_interval(den * 60, den, MIN_DAYS_CHANGED)
+    assert tight.mean == 60 and tight.lo == tight.hi == 60
+    noisy = ratio_interval(den * 60 + np.array([50, -40, 30, -20, 10, 0.0]), den)
+    assert noisy.lo < noisy.mean < noisy.hi
+    assert math.isnan(ratio_interval(np.zeros(3), np.zeros(3)).mean)
+    few = ratio_interval(np.array([5.0, 0, 0]), np.array([1.0, 0, 0]), MIN_DAYS_CHANGED)
+    assert few.mean == 5 and math.isnan(few.lo)  # one day with a change: no interval
+    two = interval(np.array([1.0, 3.0]))
+    assert two.mean == 2 and two.hi - two.mean == pytest.approx(12.706 * 1.0, rel=1e-3)
+
+
+def test_a_periodic_option_is_chosen_only_if_its_upper_end_meets_the_target() -> None:
+    table = pd.DataFrame(
+        [
+            {"method": "poll", "interval_min": 60.0, "unnoticed_hi": 31.0, "cost": 5.0},
+            {"method": "poll", "interval_min": 30.0, "unnoticed_hi": 20.0, "cost": 9.0},
+            {"method": "push", "interval_min": 0.0, "unnoticed_hi": 0.0, "cost": 50.0},
+        ]
+    )
+    assert choice(table, 30.0)["interval_min"] == 30.0
+    assert choice(table, 10.0)["method"] == "push"
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("site")
+    repo = build(root / "docs", 40, commits=400)
+    db = root / "kb.sqlite"
+    assert main(["import", str(repo), "--db", str(db)]) == 0
+    return db
+
+
+def test_the_imported_corpus_asks_titles_or_the_query_log(kb, tmp_path) -> None:
+    specs, _ = imported(str(kb))
+    assert len(specs) == 40 and all(s.query == s.title for s in specs)
+    assert specs[0].asked[1:] == ("Step 1", "Step 2", "Step 3")  # the headings, in turn
+    assert [specs[0].question(n) for n in range(5)] == [*specs[0].asked, specs[0].title]
+    queries = tmp_path / "queries.txt"
+    queries.write_text(f"\n{specs[3].title.lower()}\n\nno such words zzz\n")
+    asked, _ = imported(str(kb), str(queries))
+    assert asked[3].asked == (specs[3].title.lower(),)
+    assert sum(s.asked != specs[i].asked for i, s in enumerate(asked)) == 1
+
+
+def test_a_history_past_the_days_start_is_moved_before_it(tmp_path) -> None:
+    from sim.kb.store import KBStore
+    from sim.model.opening import DAY_START_US, KB_ID
+
+    db = tmp_path / "future.sqlite"
+    store = KBStore(lambda: 0, path=str(db))
+    late = DAY_START_US + 10**9
+    history = [("created", "a", late - 5), ("created", "b", late - 3), ("saved", "a", late)]
+    rows = [("a", "A", "text a", True, late), ("b", "B", "text b", True, late - 3)]
+    store.import_history(KB_ID, history, rows)
+    store.close()
+    _, copy = imported(str(db))
+    events = copy.all_events(KB_ID)
+    assert events[-1].updated_us == DAY_START_US - 1
+    assert [e.updated_us - events[0].updated_us for e in events] == [0, 2, 5]
+    assert copy.article_state(KB_ID, "a").updated_us == DAY_START_US - 1
+    assert KBStore(lambda: 0, path=str(db)).article_state(KB_ID, "a").updated_us == late
+
+
+def test_advise_db_answers_for_the_imported_kb(kb, capsys) -> None:
+    status = main(["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "2"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"Advice for the KB {kb}, its saves from the edit process fitted")
+    assert "40 articles" in lines[0]
+    assert lines[2].startswith("Citations going stale: ") and "(2 days)" in lines[2]
+    assert lines[3].startswith("Cheapest way to notice (2 days, ")
+    assert "CAS edits rejected" in out and "28800 s:" in out
+    assert "nan" not in out
+
+
+def test_advise_db_refuses_what_is_not_an_imported_kb(tmp_path, capsys) -> None:
+    for args, says in (
+        (["--db", str(tmp_path / "none.sqlite")], "no such file"),
+        (["--queries", str(tmp_path / "q.txt")], "--queries: only with --db"),
+        (["--db", str(tmp_path / "x.sqlite"), "--articles", "5"], "--articles: not with --db"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(["advise", *args])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and says in err and len(err.strip().splitlines()) == 1
+
+
+def _sample(unnoticed_min: dict[float, float], spread: float) -> Sample:
+    """Six days of poll at 30 and 60 min and push: 10 changed citations a day."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for seed in range(1, 7):
+        for method, interval_s, calls in (
+            ("poll", 1800.0, 40),
+            ("poll", 3600.0, 20),
+            ("push", 0.0, 300),
+        ):
+            mean = unnoticed_min.get(interval_s, 0.0)
+            rows.append(
+                {
+                    "seed": seed,
+                    "method": method,
+                    "interval_s": interval_s,
+                    "calls": calls + rng.normal(0, 1),
+                    "notifications": 0.0,
+                    "result_chars": 0.0,
+                    "changed": 10.0,
+                    "unnoticed_s": 600 * (mean + rng.normal(0, spread)),
+                }
+            )
+    return Sample(Params(), rows=[pd.DataFrame(rows)])
+
+
+def test_differing_choices_say_by_how_much_and_whether_beyond_noise() -> None:
+    costs = Costs(1.0, 0.1)
+    samples = {
+        "calibrated": _sample({1800.0: 20.0, 3600.0: 45.0}, 1.0),  # 60 min misses 30
+        "Poisson": _sample({1800.0: 15.0, 3600.0: 25.0}, 1.0),  # 60 min meets it
+    }
+    lines = comparison_lines(samples, costs, 30.0, "calibrated", "Poisson")
+    assert lines[0].startswith("The choices differ: poll (cursor kept), every 30 min (calibrated)")
+    assert "every 60 min (Poisson)" in lines[0]
+    assert "it misses the target beyond noise" in lines[1]
+    assert lines[2].startswith(
+        "Its cost a day minus the calibrated choice's, on the same 6 days: -20"
+    )
+    assert "(beyond noise; below 0, it is cheaper)" in lines[2]
+    same = comparison_lines(
+        {"calibrated": samples["calibrated"], "Poisson": samples["calibrated"]},
+        costs,
+        30.0,
+        "calibrated",
+        "Poisson",
+    )
+    assert same == ["The two processes lead to the same choice."]

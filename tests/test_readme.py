@@ -1,0 +1,123 @@
+"""The README stays short and every command it shows runs: each `python -m sim` line of
+its shell blocks (and of sim/README.md and sim/server/README.md) is run with small
+arguments, the host configuration starts the server it names, and the quick start's SDK
+client gets a search answer."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = [ROOT / "sim" / "README.md", ROOT / "sim" / "server" / "README.md"]
+MAX_LINES = 200
+MAX_QUICK_START_LINES = 15
+SMALL = {"--seeds": "1", "--articles": "400", "--boot": "5"}
+"""Flag values a test run replaces: seeds and sizes that keep each command to seconds."""
+EXTRA = {"calibrate": ["--boot", "5"], "sweep": ["--experiments", "staleness"]}
+"""Flags a test run adds, by command: the bootstrap's resamples (200 by default), one
+experiment of the sweep's three."""
+TIMEOUT_S = 120
+
+
+def _blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.S | re.M)
+
+
+def _sections(text: str) -> dict[str, str]:
+    parts = re.split(r"^## ", text, flags=re.M)[1:]
+    return {p.split("\n", 1)[0]: p.split("\n", 1)[1] for p in parts}
+
+
+def _commands() -> list[str]:
+    """Every `python -m sim` command in the shell blocks, `&&` chains kept whole."""
+    found = []
+    for path in (README, *DOCS):
+        for block in _blocks(path.read_text(), "sh"):
+            for line in block.splitlines():
+                line = line.split("  #", 1)[0].strip()
+                if line.startswith("python -m sim"):
+                    found.append(line)
+    return found
+
+
+def test_the_readme_is_short_and_opens_with_a_quick_start() -> None:
+    text = README.read_text()
+    assert len(text.splitlines()) <= MAX_LINES
+    sections = list(_sections(text))
+    assert sections[0] == "Quick start", sections
+    quick = [line for line in _sections(text)["Quick start"].splitlines() if line.strip()]
+    assert len(quick) <= MAX_QUICK_START_LINES, len(quick)
+    assert sections[1] == "Findings", sections
+
+
+def test_every_path_the_readme_names_exists() -> None:
+    text = README.read_text()
+    for target in re.findall(r"\]\(([^)#]+)\)", text):
+        assert (ROOT / target).exists(), target
+    for command in _commands():
+        for word in shlex.split(command):
+            if "/" in word and not word.startswith("-") and "://" not in word:
+                assert (ROOT / word).exists(), f"{command}: {word} does not exist"
+
+
+def _small(command: str) -> list[str]:
+    """A README command as argv, with small values for the flags in SMALL and the extra
+    flags its subcommand needs; `python` is this interpreter."""
+    argv = shlex.split(command)
+    argv[0] = sys.executable
+    for i, word in enumerate(argv[:-1]):
+        if word in SMALL:
+            argv[i + 1] = SMALL[word]
+    return argv + EXTRA.get(argv[3] if len(argv) > 3 else "", [])
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_readme_command_runs_with_small_arguments(command: str, tmp_path: Path) -> None:
+    for part in command.split(" && "):
+        argv = [str(ROOT / w) if (ROOT / w).is_file() else w for w in _small(part)]
+        done = subprocess.run(
+            argv,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
+        assert done.returncode == 0, f"{part}: {done.stderr[-2000:]}"
+
+
+def test_the_readme_shows_commands() -> None:
+    assert any(c.startswith("python -m sim serve") for c in _commands())
+    assert any(c.startswith("python -m sim calibrate sim/calibrate/logs/") for c in _commands())
+
+
+def test_the_host_configuration_is_a_command_the_readme_runs() -> None:
+    """The host's server command is one of the commands above, so it is run there."""
+    [config] = _blocks(_sections(README.read_text())["Quick start"], "json")
+    [server] = json.loads(config)["mcpServers"].values()
+    assert server["command"].endswith(".venv/bin/python")
+    assert shlex.join(["python", *server["args"]]) in _commands()
+
+
+def test_the_quick_start_client_gets_a_search_answer() -> None:
+    [client] = _blocks(_sections(README.read_text())["Quick start"], "python")
+    assert 'command=".venv/bin/python"' in client
+    source = client.replace('command=".venv/bin/python"', f"command={sys.executable!r}")
+    done = subprocess.run(
+        [sys.executable, "-c", source],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.endswith(".") and "kb-support" in first, done.stdout

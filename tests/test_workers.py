@@ -1,0 +1,45 @@
+"""The study's rows do not depend on where its days run: one process, a pool of two, or a
+Dask cluster of real scheduler and worker processes (`reproduce --scheduler`). `make check`
+holds the whole quick run to the same on a cluster (test_quick_run.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim import seedrows
+from sim.params import Params
+
+SEEDS = [1, 2]
+
+
+def _rows(workers: int, scheduler: str | None = None) -> dict[str, str]:
+    plans = [seedrows.BY_NAME[name].plan(Params(), SEEDS) for name in ("staleness", "cas")]
+    got = seedrows.run_plans(plans, workers, False, scheduler)
+    return {part: seedrows.to_csv(frame) for rows in got for part, frame in rows.items()}
+
+
+@pytest.fixture(scope="module")
+def one_process() -> dict[str, str]:
+    return _rows(1)
+
+
+def test_two_workers_give_the_rows_of_one(one_process: dict[str, str]) -> None:
+    assert _rows(2) == one_process
+
+
+def test_a_dask_cluster_gives_the_rows_of_one_process(one_process: dict[str, str]) -> None:
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        assert _rows(1, cluster.scheduler_address) == one_process
+    assert set(one_process) == {
+        "staleness_headline",
+        "staleness_by_run",
+        "staleness_checks",
+        "staleness_calls",
+        "cas_headline",
+        "cas_edits",
+        "cas_calls",
+    }
