@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from sim import exactmath
-from sim.calibrate import sessions
+from sim.calibrate import popfit, sessions
 from sim.calibrate.fit import fit
 from sim.calibrate.generate import expected_saves
 from sim.calibrate.logs import BUNDLED, PANEL, read_log
@@ -168,11 +168,12 @@ def panel_traits() -> pd.DataFrame:
     for name, shape in panel_shapes().items():
         log = read_log(PANEL[name])
         b, _, _ = sessions.coefficients(log.article, log.epoch_s)
+        counts = popfit.ranked(np.bincount(log.article[log.kind == 0]))
         rows.append(
             {
                 "log": name,
                 "source": shape.source,
-                "zipf_s": shape.popularity_params[0],
+                "zipf_s": popfit.fit_zipf(counts)[0],  # comparable across logs, whatever law
                 "family": shape.popularity_family,
                 "burstiness_b": b,
                 "bulk_share": shape.bulk_share,

@@ -188,8 +188,8 @@ def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
             {
                 "log": log,
                 "file": f"`{tr['source']}`",
-                "popularity exponent s": f"{tr['zipf_s']:.2f}"
-                + (" (Zipf–Mandelbrot)" if tr["family"] != "zipf" else ""),
+                "popularity exponent (Zipf s)": f"{tr['zipf_s']:.2f}"
+                + (" (shape: Zipf–Mandelbrot)" if tr["family"] != "zipf" else ""),
                 "burstiness B": f"{tr['burstiness_b']:.3f}",
                 "bulk share": pct(tr["bulk_share"]),
                 "sessions that re-save": pct(tr["resave_share"]),
