@@ -81,6 +81,11 @@ def _articles(log: EditLog, session_gap_s: float) -> _Articles:
     )
 
 
+def _isum(w: np.ndarray, counts: np.ndarray) -> int:
+    """Sum of whole-number products, exact (no BLAS: its order is the CPU's)."""
+    return int((np.asarray(w, dtype=np.int64) * np.asarray(counts, dtype=np.int64)).sum())
+
+
 def _weighted_median(sorted_values: np.ndarray, weight: np.ndarray) -> float:
     """np.median of the values each repeated weight times (whole weights)."""
     cum = np.cumsum(weight)
@@ -94,16 +99,16 @@ def _weighted_median(sorted_values: np.ndarray, weight: np.ndarray) -> float:
 def _article_values(t: _Articles, w: np.ndarray) -> dict[str, float]:
     """The article-level values of the log made of each article taken w times."""
     c = popfit.ranked(np.repeat(t.body, w))
-    n_sessions, n_positive = int(np.dot(w, t.sessions)), int(np.dot(w, t.positive))
+    n_sessions, n_positive = _isum(w, t.sessions), _isum(w, t.positive)
     b, m, _ = t.coef.mean(w[t.coef.articles])
     return {
         "zipf s": popfit.fit_zipf(c)[0] if len(c) else np.nan,
         "top-10 share of body edits": popfit.top_share(c) if len(c) else np.nan,
-        "saves per session (mean)": int(np.dot(w, t.rows)) / n_sessions,
-        "sessions with a re-save": int(np.dot(w, t.resaved)) / n_sessions,
+        "saves per session (mean)": _isum(w, t.rows) / n_sessions,
+        "sessions with a re-save": _isum(w, t.resaved) / n_sessions,
         "gap median in a session (s)": _weighted_median(t.gaps, w[t.gap_article]),
         "gaps in a session within 10 min": (
-            int(np.dot(w, t.short)) / n_positive if n_positive else np.nan
+            _isum(w, t.short) / n_positive if n_positive else np.nan
         ),
         "burstiness B (log)": b,
         "memory M (log)": m,
@@ -143,15 +148,15 @@ class _PublishTable:
         sw = self.sitting_weight * w[self.first]
         hours = np.bincount(self.hour, weights=sw, minlength=24) + PROFILE_PRIOR
         days = np.bincount(self.day, weights=sw, minlength=7) + PROFILE_PRIOR
-        mix = w @ self.kinds
-        saves = int(w @ self.rows)
+        mix = (self.kinds * w[:, None]).sum(axis=0)
+        saves = _isum(w, self.rows)
         n_has, n_bulk = int(w[self.has].sum()), int(w[self.bulk].sum())
         out = {
             "saves per day": saves / (window_s / DAY_S),
             "bulk share of session starts": n_bulk / n_has if n_has else np.nan,
-            "bulk size (mean)": int(w[self.bulk] @ self.bulk_starts) / n_bulk if n_bulk else 0,
+            "bulk size (mean)": _isum(w[self.bulk], self.bulk_starts) / n_bulk if n_bulk else 0,
             "publishes with >1 article": int(w[self.multi].sum()) / int(w.sum()),
-            "saves in publishes of >=10": int(w[self.big] @ self.rows[self.big]) / saves,
+            "saves in publishes of >=10": _isum(w[self.big], self.rows[self.big]) / saves,
         }
         out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix / mix.sum(), strict=True)}
         out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
@@ -297,7 +302,7 @@ def _boot_sittings(sizes: np.ndarray, gaps: np.ndarray, boot: int, rng) -> dict[
     for _ in range(boot):
         w = np.bincount(rng.integers(0, len(sizes), len(sizes)), minlength=len(sizes))
         values = {
-            "sitting: publishes (mean)": int(np.dot(w, sizes)) / len(sizes),
+            "sitting: publishes (mean)": _isum(w, sizes) / len(sizes),
             "sitting: gap median (s)": _weighted_median(sorted_gaps, w[owner]),
         }
         for k, v in values.items():

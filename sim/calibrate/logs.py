@@ -201,7 +201,8 @@ def _parse_fast(text: str, name: str) -> EditLog | None:
     try:
         df = pd.read_csv(io.StringIO(text), dtype={c: str for c in COLUMNS} | numbers,
                          keep_default_na=False, skip_blank_lines=True, engine="c")  # fmt: skip
-        if list(df.columns) != [str(c).strip() for c in df.columns] or not len(df):
+        names = list(df.columns)
+        if names != [str(c).strip() for c in names] or set(COLUMNS) - set(names) or not len(df):
             return None
         when = pd.to_datetime(df["time"], format=_TIME_FORMAT, utc=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, KeyError, TypeError):
