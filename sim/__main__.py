@@ -320,7 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         "--experiments",
         nargs="+",
         default=None,
-        help="runs per seed (default: staleness control cas)",
+        help="runs per seed among staleness control cas cas_curve exposure (default:"
+        " staleness control cas; staleness cas with save_process=calibrated)",
     )
     sw.add_argument("--out", type=Path, default=Path("sweep.csv"), help="CSV file to write")
     sw.add_argument("--workers", type=int, default=None, help="local processes (default: all)")
@@ -510,17 +511,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.out}/bench.json", file=sys.stderr)
     elif args.command == "sweep":
         from sim.params import Params
-        from sim.sweep import DEFAULT_EXPERIMENTS, grid, parse_axis, sweep
+        from sim.sweep import experiments_for, grid, parse_axis, sweep
 
         try:
             axes = dict(parse_axis(a) for a in args.axes)
             points = grid(Params(), axes)
+            experiments = experiments_for(points, args.experiments and tuple(args.experiments))
         except ValueError as e:
-            parser.error(str(e))
+            sw.error(str(e))
+        if args.experiments is None:
+            print(f"runs per seed: {' '.join(experiments)}", file=sys.stderr)
         table = sweep(
             points,
             list(range(1, args.seeds + 1)),
-            tuple(args.experiments or DEFAULT_EXPERIMENTS),
+            experiments,
             args.workers,
             args.scheduler,
         )

@@ -256,6 +256,8 @@ def write_figures(out: Path, t: Tables, mark: str | None = None) -> None:
     save(sensitivity.tornado(t["sensitivity"], list(openchoices.HEADLINE)), "sensitivity.png")
     save(exposure.figure(t["exposure"]), "exposure.png")
     save(realshape_section.figure(t["realshape"]), "realshape.png")
+    if "log" in t["realshape"].columns:
+        save(realshape_section.panel_figure(t["realshape"]), "realshape_panel.png")
     log = read_log(BUNDLED)
     save(calibration_figure(log, fit(log, boot=0)), "calibration.png")
 

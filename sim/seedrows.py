@@ -155,8 +155,8 @@ def _exposure(base: Params, seeds: list[int]) -> Plan:
 
 
 def _realshape(base: Params, seeds: list[int]) -> Plan:
-    request = realshape.realshape_request(base, realshape.packaged_shape(), seeds)
-    return Plan((request,), lambda runs: {"realshape": realshape.realshape_rows(base, runs[0])})
+    request = realshape.panel_request(base, seeds)
+    return Plan((request,), lambda runs: {"realshape": realshape.panel_rows(base, runs[0])})
 
 
 def _calibration(base: Params, seeds: list[int]) -> Plan:

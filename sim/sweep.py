@@ -14,11 +14,43 @@ from typing import Any
 import pandas as pd
 from tqdm import tqdm
 
-from sim.experiments import PointRuns, Request, SeedRows, StudyFrames, run_requests, run_seed
+from sim.experiments import (
+    EXPERIMENTS,
+    PointRuns,
+    Request,
+    SeedRows,
+    StudyFrames,
+    run_requests,
+    run_seed,
+)
 from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.params import Params
 
 DEFAULT_EXPERIMENTS = ("staleness", "control", "cas")
+SHAPED_EXPERIMENTS = ("staleness", "cas")
+"""The default runs of a grid with a calibrated point: the control ('even' popularity) is
+the write-up's process changed, and a calibrated shape decides its own popularity."""
+
+
+def experiments_for(points: list[Params], asked: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The runs per seed: those asked, or the default for these points; a run a point
+    cannot take raises ValueError in one line saying what to ask instead."""
+    shaped = any(p.save_process == "calibrated" for p in points)
+    if asked is None:
+        return SHAPED_EXPERIMENTS if shaped else DEFAULT_EXPERIMENTS
+    known = (*EXPERIMENTS, "exposure")
+    unknown = [e for e in asked if e not in known]
+    if unknown:
+        raise ValueError(
+            f"--experiments: expected some of {', '.join(known)}; received {', '.join(unknown)}"
+        )
+    if shaped and "control" in asked:
+        raise ValueError(
+            "--experiments: 'control' (the write-up's saves made even) cannot run with "
+            "save_process=calibrated (the shape decides the popularity); drop it, e.g. "
+            "--experiments staleness cas"
+        )
+    return tuple(asked)
 
 
 def grid(base: Params, axes: dict[str, list[Any]]) -> list[Params]:

@@ -156,7 +156,7 @@ def test_calibrate_on_the_shared_log_prints_each_value_with_its_interval(
     shape = load_shape(out)
     assert shape.log_articles == 288 and len(shape.hour_weights) == 24
     code, stdout, _ = _run(
-        ["calibrate", str(BUNDLED), "--out", str(out), "--boot", "8", "--json"], capsys
+        ["calibrate", str(BUNDLED), "--out", str(out), "--boot", "8", "--json", "--force"], capsys
     )
     data = json.loads(stdout)
     assert data["shape"]["popularity_family"] == shape.popularity_family

@@ -11,7 +11,6 @@ from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.params import Params
 from sim.report import realshape, realshape_section
-from sim.report.stats import interval
 
 
 def _rows(values: dict[str, list[float]], figure: str = "stale_share") -> pd.DataFrame:
@@ -37,7 +36,7 @@ def test_table_means_and_seed_paired_differences() -> None:
     t = realshape.realshape_table(_rows(values)).set_index("arm")
     cal = t.loc["calibrated"]
     assert cal["mean"] == pytest.approx(np.mean(values["calibrated"]))
-    paired = interval(np.subtract(values["calibrated"], values["writeup"]))
+    paired = realshape.t_interval(np.subtract(values["calibrated"], values["writeup"]))
     assert (cal["diff_mean"], cal["diff_ci_lo"], cal["diff_ci_hi"]) == pytest.approx(
         (paired.mean, paired.lo, paired.hi)
     )
@@ -77,3 +76,52 @@ def test_a_small_run_gives_every_arm_and_figure_and_the_section_renders(tmp_path
     text = realshape_section.section_text(table, realshape.moves_table(table), 2, setting)
     assert f"({setting['window']} UTC)" in text
     assert "| citations stale or gone at day end |" in text
+
+
+def test_the_panel_runs_every_log_and_says_what_holds_across_it(tmp_path) -> None:
+    base = Params(n_questions=12)
+    arms = tuple(a for a in realshape.ARMS if a.name in ("writeup", "calibrated"))
+    request = realshape.panel_request(base, [1, 2, 3, 4], arms)
+    assert len(request.points) == 1 + len(realshape.panel_shapes())  # the write-up's once
+    [runs] = realshape.run_all([request], workers=1, progress=False)
+    rows = realshape.panel_rows(base, runs, arms)
+    assert list(rows.columns) == ["log", "arm", "seed", "figure", "value"]
+    assert list(dict.fromkeys(rows["log"])) == list(realshape.PANEL)
+    table = realshape.realshape_table(rows, arms)
+    # each log's table is that log's rows alone; the write-up's arm is the same on each
+    for log in realshape.PANEL:
+        own = realshape.realshape_table(rows[rows["log"] == log].drop(columns="log"), arms)
+        got = table[table["log"] == log].drop(columns="log").reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, own)
+    w = table[(table["arm"] == "writeup") & (table["figure"] == "stale_share")]["mean"]
+    assert w.nunique() == 1
+    assert {"eqvol_mean", "eqvol_ci_lo", "eqvol_ci_hi"} <= set(table.columns)
+    setting = realshape.setting(base, realshape.packaged_shape(), realshape.advised_choice(base))
+    assert list(setting["traits"]["log"]) == list(realshape.PANEL)
+    text = realshape_section.section_text(table, realshape.moves_table(table), 4, setting)
+    assert "**Across a panel of real help centres.**" in text
+    for log in realshape.PANEL:
+        assert f"| {log} |" in text  # a row of traits per log
+    assert "Holds across the panel:" in text and "Depends on the log:" in text
+    realshape_section.figure(table).savefig(tmp_path / "shared.png")
+    realshape_section.panel_figure(table).savefig(tmp_path / "panel.png")
+
+
+def test_the_panel_verdict_reads_the_intervals() -> None:
+    def cell(mean, lo, hi):
+        return pd.Series({"diff_mean": mean, "diff_ci_lo": lo, "diff_ci_hi": hi})
+
+    v = realshape_section.verdict
+    assert v([cell(-1, -2, -0.5), cell(-3, -4, -2)]) == "holds: lower on every log"
+    assert v([cell(1, 0.5, 2), cell(-3, -4, -2)]) == "reverses with the log"
+    assert v([cell(1, 0.5, 2), cell(0.2, -1, 1.4)]).startswith("same direction; beyond noise on 1")
+    assert v([cell(1, -0.5, 2), cell(-0.2, -1, 0.4)]) == "depends on the log"
+
+
+def test_equal_volume_removes_a_difference_that_is_the_volume_s() -> None:
+    rng = np.random.default_rng(2)
+    dv = pd.Series(rng.normal(0, 50, 40))
+    d = pd.Series(0.001 * dv + rng.normal(0, 0.001, 40))  # all of the difference is volume
+    eq = realshape.equal_volume(d, dv)
+    assert eq["eqvol_ci_lo"] < 0 < eq["eqvol_ci_hi"]
+    assert abs(eq["eqvol_mean"]) < 0.002

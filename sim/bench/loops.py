@@ -122,6 +122,13 @@ def advise_wall(articles: int) -> dict[str, Any]:
     return _median_of(ADVISE_RUNS, [("advise", command)])
 
 
+def calibrate_4m() -> dict[str, Any]:
+    """`python -m sim calibrate` on a generated 4 M-row log (sim/bench/calibrate_size.py)."""
+    from sim.bench.calibrate_size import calibrate_wall
+
+    return calibrate_wall()
+
+
 def _imported():
     from sim.bench import imported  # it imports this module: loaded when a loop runs
 
@@ -135,6 +142,7 @@ LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
     "make_check": check_wall,
     "advise_5000": lambda: advise_wall(5_000),
     "advise_50000": lambda: advise_wall(50_000),
+    "calibrate_4m": calibrate_4m,
     "import_advise_1000": lambda: _imported().import_and_advise_wall(1_000),
     "import_advise_10000": lambda: _imported().import_and_advise_wall(10_000),
     "advise_edit_log": lambda: _imported().edit_log_wall(),

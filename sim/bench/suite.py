@@ -203,6 +203,12 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
         ),
         ("advise_50000", "`python -m sim advise` at 50,000 articles wall", 10.0, ""),
         (
+            "calibrate_4m",
+            "`python -m sim calibrate` on a generated 4 M-row log wall",
+            120.0,
+            "",
+        ),
+        (
             "advise_edit_log",
             "`python -m sim advise --edit-log` on the shared log wall (issue 35)",
             30.0,
@@ -222,6 +228,11 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
                         for s in loop["steps"]
                     )
                     + ")"
+                    + (
+                        f"; peak memory {loop['peak_rss_mb']:,.0f} MB"
+                        if "peak_rss_mb" in loop
+                        else ""
+                    )
                     + ("" if loop["passed"] else "; FAILED")
                     + ("" if loop["wall_s"] <= bound else why),
                     "met": loop["passed"] and loop["wall_s"] <= bound,

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -15,11 +18,37 @@ import pandas as pd
 
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.gitlog import git_log_text
-from sim.calibrate.logs import EditLog, LogError, parse_log, read_log, write_atomic
+from sim.calibrate.logs import (
+    IMPORT_SHARE,
+    EditLog,
+    LogError,
+    initial_imports,
+    parse_log,
+    read_log,
+    write_atomic,
+)
 from sim.calibrate.validate import burstiness_table, gof_table
 
 BURST_REPS = 20
-"""Runs of each process over the log's span for their B and M ranges."""
+"""Runs of each process over the log's span for their B and M ranges, at most..."""
+BURST_SAVES = 10_000_000
+"""...and at most about this many generated saves a process (at least 2 runs): a long log's
+runs are long, and their B and M vary less."""
+SMALL_PUBLISHES, SMALL_ARTICLES = 100, 20
+"""Below either (publishes, body-edited articles) the fit comes with a warning."""
+PROGRESS_ROWS = 200_000
+"""From this many rows on, each stage is reported on stderr as it starts."""
+
+
+def default_out(args: argparse.Namespace) -> Path:
+    """LOG-NAME.shape.json in the current folder: says what it holds and whose."""
+    if args.log is not None:
+        return Path(f"{args.log.stem}.shape.json")
+    return Path(f"{args.git.resolve().name}.shape.json")
+
+
+def burst_reps(rows: int) -> int:
+    return max(2, min(BURST_REPS, BURST_SAVES // max(rows, 1)))
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -35,35 +64,89 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(
             f"--session-gap-h: expected hours above 0 up to a year; got {args.session_gap_h}"
         )
-    for flag, path in (("--out", args.out), ("--log-out", args.log_out)):
+    out = args.out if args.out is not None else default_out(args)
+    for flag, path in (("--out", out), ("--log-out", args.log_out)):
         if path is not None and not path.resolve().parent.is_dir():
             parser.error(f"{flag} {path}: its folder does not exist; create it or choose another")
+        if path is not None and path.exists() and not args.force:
+            parser.error(f"{flag} {path}: the file exists; pass --force to replace it")
+    started = time.perf_counter()
+
+    def stage(text: str) -> None:
+        print(f"calibrate: {time.perf_counter() - started:6.1f} s  {text}", file=sys.stderr)
+
     try:
         if args.git is not None:
             text = git_log_text(args.git, args.path)
             log = parse_log(text.encode(), f"{args.git}:{args.path}")
         else:
             text, log = None, read_log(args.log)
+        long = len(log) >= PROGRESS_ROWS
+        if long:
+            stage(f"read {len(log):,} rows; fitting")
         f = fit(log, session_gap_s=args.session_gap_h * 3600, boot=args.boot,
-                gof_sims=args.boot, seed=args.seed)  # fmt: skip
+                gof_sims=args.boot, seed=args.seed,
+                progress=_every_tenth(stage, args.boot) if long else None)  # fmt: skip
     except (LogError, ValueError) as e:
         parser.exit(2, f"{parser.prog}: error: {e}\n")
-    bursts = burstiness_table(log, f, BURST_REPS, args.seed)
+    reps = burst_reps(len(log))
+    if long:
+        stage(f"burst coefficients of {reps} runs of each process")
+    bursts = burstiness_table(log, f, reps, args.seed)
+    warning = small_log_warning(log, f)
+    if warning:
+        print(f"{parser.prog}: warning: {warning}", file=sys.stderr)
+    replaced = out.exists()
     try:
         if text is not None and args.log_out:
             write_atomic(args.log_out, text)
-        write_atomic(args.out, f.shape.to_json() + "\n")
+        write_atomic(out, f.shape.to_json() + "\n")
     except OSError as e:
-        parser.exit(2, f"{parser.prog}: error: --out {args.out}: cannot write it ({e.strerror})\n")
+        parser.exit(2, f"{parser.prog}: error: --out {out}: cannot write it ({e.strerror})\n")
     if args.json:
-        print(json.dumps(as_json(f, bursts, args.out), indent=1))
+        print(json.dumps(as_json(f, bursts, out) | {"warning": warning}, indent=1))
     else:
-        print(render(log, f, bursts, args.boot, args.seed))
+        print(render(log, f, bursts, args.boot, args.seed, reps))
         print(
-            f"Wrote the shape to {args.out}"
-            + (f" and the log to {args.log_out}" if args.log_out else "")
+            f"{'Replaced' if replaced else 'Wrote'} the shape in {out}"
+            + (f" and the log in {args.log_out}" if args.log_out else "")
+            + ". Use it:"
         )
+        print(f"  python -m sim advise --edit-shape {out}")
+        print(
+            f"  python -m sim sweep save_process=calibrated edit_shape={out} n_saves=150,300"
+            " --experiments staleness cas"
+        )
+    if long:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+        stage(f"done; peak memory {peak:,.0f} MB")
     return 0
+
+
+def _every_tenth(stage, boot: int):
+    """Pass on the fit's stages, and a tenth of its bootstrap steps."""
+    step = max(1, boot // 10)
+
+    def progress(text: str) -> None:
+        head, _, tail = text.rpartition(" ")
+        done = tail.split("/")[0]
+        if not head.startswith("bootstrap of articles") or int(done) % step == 0:
+            stage(text)
+
+    return progress
+
+
+def small_log_warning(log: EditLog, f: Fit) -> str:
+    """A sentence when the log is too small for the shape to be more than a rough guide."""
+    publishes = len(np.unique(log.publish))
+    articles = round(f.shape.active_share * log.n_articles)
+    if publishes >= SMALL_PUBLISHES and articles >= SMALL_ARTICLES:
+        return ""
+    return (
+        f"the log holds {publishes} publishes on {articles} body-edited articles (fewer than"
+        f" {SMALL_PUBLISHES} or {SMALL_ARTICLES}): the shape is fitted, but its intervals are"
+        " wide or missing and it is a rough guide only; a longer log fits it better"
+    )
 
 
 def as_json(f: Fit, bursts: pd.DataFrame, out: Path) -> dict:
@@ -76,11 +159,17 @@ def as_json(f: Fit, bursts: pd.DataFrame, out: Path) -> dict:
     }
 
 
-def render(log: EditLog, f: Fit, bursts: pd.DataFrame, boot: int, seed: int) -> str:
+def render(
+    log: EditLog, f: Fit, bursts: pd.DataFrame, boot: int, seed: int, reps: int = BURST_REPS
+) -> str:
     est = f.table.set_index("quantity")
 
     def v(name: str, fmt: str = ".3g", scale: float = 1.0, unit: str = "") -> str:
         e, lo, hi = (est.loc[name, c] * scale for c in ("estimate", "ci_low", "ci_high"))
+        if not np.isfinite(e):
+            return "n/a"
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            return f"{e:{fmt}}{unit} [no interval]"
         return f"{e:{fmt}}{unit} [{lo:{fmt}}, {hi:{fmt}}]"
 
     def pct(name: str) -> str:
@@ -130,7 +219,7 @@ def render(log: EditLog, f: Fit, bursts: pd.DataFrame, boot: int, seed: int) -> 
         " 10+ gaps):",
         f"    log {coef('log')}; calibrated model {coef('calibrated')};"
         f" write-up's Poisson {coef('write-up (volume only)')} (model ranges over"
-        f" {BURST_REPS} runs).",
+        f" {reps} runs).",
         f"  Bulk publishes: {pct('bulk share of session starts')} of session-starting publishes"
         f" start more than one article, {v('bulk size (mean)')} on average;"
         f" {pct('publishes with >1 article')} of all publishes change >1 article;"
@@ -141,4 +230,11 @@ def render(log: EditLog, f: Fit, bursts: pd.DataFrame, boot: int, seed: int) -> 
         f"  Profile (UTC): busiest hours {peak}; weekend share of saves"
         f" {100 * sum(f.shape.weekday_weights[5:]):.1f} %.",
     ]
+    for publish, when, added in initial_imports(log):
+        lines.append(
+            f"  Initial import: publish {publish} ({pd.Timestamp(when, unit='s'):%Y-%m-%d %a})"
+            f" adds {added} articles, {added / log.n_articles:.0%} of the log's (at least"
+            f" {IMPORT_SHARE:.0%} is an import); it is fitted like any publish, so it weighs on"
+            " the bulk sizes, the mix ('new') and the profile."
+        )
     return "\n".join(lines)

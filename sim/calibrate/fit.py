@@ -10,6 +10,7 @@ and a reason, so the publish is the independent unit there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,48 +38,131 @@ class Fit:
     """Goodness of fit of Zipf and of Zipf–Mandelbrot."""
 
 
-def _article_values(article, epoch, kind, session_gap_s) -> dict[str, float]:
-    c = popfit.ranked(np.bincount(article[kind == 0]))
-    _, sizes, gaps = sessions.split(article, epoch, session_gap_s)
-    g = gaps[gaps > 0]
-    b, m, _ = sessions.coefficients(article, epoch)
+@dataclass(frozen=True)
+class _Articles:
+    """Each article's counts, computed in one pass over the rows: a resample of articles
+    (each drawn w times) is then a weighted sum over articles, linear in the log's size."""
+
+    body: np.ndarray
+    """Body edits of each article."""
+    rows: np.ndarray
+    sessions: np.ndarray
+    resaved: np.ndarray
+    """Sessions with a re-save."""
+    gaps: np.ndarray
+    """Positive gaps inside sessions, sorted, and the article of each."""
+    gap_article: np.ndarray
+    short: np.ndarray
+    """Positive gaps inside sessions within 10 min, and all positive ones, per article."""
+    positive: np.ndarray
+    coef: sessions.PerArticle
+
+
+def _articles(log: EditLog, session_gap_s: float) -> _Articles:
+    n = log.n_articles
+    order, same = sessions.by_article(log.article, log.epoch_s)
+    art = log.article[order]
+    gap = np.diff(log.epoch_s[order], prepend=0.0)
+    cont = same & (gap <= session_gap_s)
+    opens = ~cont
+    size = np.diff(np.r_[np.flatnonzero(opens), len(cont)])
+    inner = cont & (gap > 0)
+    by_gap = np.argsort(gap[inner], kind="stable")
+    return _Articles(
+        body=np.bincount(log.article[log.kind == 0], minlength=n),
+        rows=np.bincount(log.article, minlength=n),
+        sessions=np.bincount(art[opens], minlength=n),
+        resaved=np.bincount(art[opens][size > 1], minlength=n),
+        gaps=gap[inner][by_gap],
+        gap_article=art[inner][by_gap],
+        short=np.bincount(art[inner & (gap <= 600)], minlength=n),
+        positive=np.bincount(art[inner], minlength=n),
+        coef=sessions.per_article(log.article, log.epoch_s),
+    )
+
+
+def _isum(w: np.ndarray, counts: np.ndarray) -> int:
+    """Sum of whole-number products, exact (no BLAS: its order is the CPU's)."""
+    return int((np.asarray(w, dtype=np.int64) * np.asarray(counts, dtype=np.int64)).sum())
+
+
+def _weighted_median(sorted_values: np.ndarray, weight: np.ndarray) -> float:
+    """np.median of the values each repeated weight times (whole weights)."""
+    cum = np.cumsum(weight)
+    total = int(cum[-1]) if len(cum) else 0
+    if not total:
+        return np.nan
+    lo, hi = np.searchsorted(cum, [(total - 1) // 2, total // 2], side="right")
+    return float((sorted_values[lo] + sorted_values[hi]) / 2)
+
+
+def _article_values(t: _Articles, w: np.ndarray) -> dict[str, float]:
+    """The article-level values of the log made of each article taken w times."""
+    c = popfit.ranked(np.repeat(t.body, w))
+    n_sessions, n_positive = _isum(w, t.sessions), _isum(w, t.positive)
+    b, m, _ = t.coef.mean(w[t.coef.articles])
     return {
         "zipf s": popfit.fit_zipf(c)[0] if len(c) else np.nan,
         "top-10 share of body edits": popfit.top_share(c) if len(c) else np.nan,
-        "saves per session (mean)": float(sizes.mean()),
-        "sessions with a re-save": float(np.mean(sizes > 1)),
-        "gap median in a session (s)": float(np.median(g)) if len(g) else np.nan,
-        "gaps in a session within 10 min": float(np.mean(g <= 600)) if len(g) else np.nan,
+        "saves per session (mean)": _isum(w, t.rows) / n_sessions,
+        "sessions with a re-save": _isum(w, t.resaved) / n_sessions,
+        "gap median in a session (s)": _weighted_median(t.gaps, w[t.gap_article]),
+        "gaps in a session within 10 min": (
+            _isum(w, t.short) / n_positive if n_positive else np.nan
+        ),
         "burstiness B (log)": b,
         "memory M (log)": m,
     }
 
 
 def _publish_values(
-    epoch, n_rows, n_starts, kind_counts, sitting_weight, window_s
+    epoch, n_rows, n_starts, kind_counts, sitting_weight, window_s, w=None
 ) -> dict[str, float]:
     """From per-publish arrays: instant, rows, session-starting rows, rows of each kind, and
-    for a sitting's first publish the sessions its sitting starts (else 0)."""
-    has = n_starts > 0
-    first = sitting_weight > 0  # the profile is of sitting starts, weighted by their sessions
-    t = epoch[first]
-    hour = ((t // HOUR_S) % 24).astype(int)
-    day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
-    hours = np.bincount(hour, weights=sitting_weight[first], minlength=24) + PROFILE_PRIOR
-    days = np.bincount(day, weights=sitting_weight[first], minlength=7) + PROFILE_PRIOR
-    mix = kind_counts.sum(axis=0) / kind_counts.sum()
-    out = {
-        "saves per day": n_rows.sum() / (window_s / DAY_S),
-        "bulk share of session starts": float(np.mean(n_starts[has] > 1)),
-        "bulk size (mean)": float(n_starts[n_starts > 1].mean()) if (n_starts > 1).any() else 0,
-        "publishes with >1 article": float(np.mean(n_rows > 1)),
-        "saves in publishes of >=10": float(n_rows[n_rows >= 10].sum() / n_rows.sum()),
-    }
-    out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix, strict=True)}
-    out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
-    names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-    out |= {f"weekday {d}": float(v) for d, v in zip(names, days / days.sum(), strict=True)}
-    return out
+    for a sitting's first publish the sessions its sitting starts (else 0); each publish
+    counted w times (default once). Every sum is of whole numbers, so a weighted resample
+    gives the same values as one made of copies."""
+    return _PublishTable(epoch, n_rows, n_starts, kind_counts, sitting_weight).values(
+        window_s, np.ones(len(epoch), dtype=np.int64) if w is None else w
+    )
+
+
+class _PublishTable:
+    """The per-publish arrays with their masks and profile bins made once, for resamples."""
+
+    def __init__(self, epoch, n_rows, n_starts, kind_counts, sitting_weight) -> None:
+        first = np.flatnonzero(sitting_weight > 0)  # the profile is of sitting starts,
+        t = epoch[first]  # weighted by their sessions
+        self.first, self.sitting_weight = first, sitting_weight[first]
+        self.hour = ((t // HOUR_S) % 24).astype(int)
+        self.day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
+        self.kinds = np.asarray(kind_counts, dtype=np.int64)
+        self.rows = np.asarray(n_rows, dtype=np.int64)
+        self.has = np.flatnonzero(n_starts > 0)
+        self.bulk = np.flatnonzero(n_starts > 1)
+        self.bulk_starts = np.asarray(n_starts, dtype=np.int64)[self.bulk]
+        self.multi = np.flatnonzero(n_rows > 1)
+        self.big = np.flatnonzero(n_rows >= 10)
+
+    def values(self, window_s: float, w: np.ndarray) -> dict[str, float]:
+        sw = self.sitting_weight * w[self.first]
+        hours = np.bincount(self.hour, weights=sw, minlength=24) + PROFILE_PRIOR
+        days = np.bincount(self.day, weights=sw, minlength=7) + PROFILE_PRIOR
+        mix = (self.kinds * w[:, None]).sum(axis=0)
+        saves = _isum(w, self.rows)
+        n_has, n_bulk = int(w[self.has].sum()), int(w[self.bulk].sum())
+        out = {
+            "saves per day": saves / (window_s / DAY_S),
+            "bulk share of session starts": n_bulk / n_has if n_has else np.nan,
+            "bulk size (mean)": _isum(w[self.bulk], self.bulk_starts) / n_bulk if n_bulk else 0,
+            "publishes with >1 article": int(w[self.multi].sum()) / int(w.sum()),
+            "saves in publishes of >=10": _isum(w[self.big], self.rows[self.big]) / saves,
+        }
+        out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix / mix.sum(), strict=True)}
+        out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
+        names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+        out |= {f"weekday {d}": float(v) for d, v in zip(names, days / days.sum(), strict=True)}
+        return out
 
 
 def _per_publish(log: EditLog, starts: np.ndarray, sitting_gap_s: float):
@@ -108,11 +192,12 @@ def fit(
     boot: int = 200,
     gof_sims: int = 200,
     seed: int = 1,
+    progress: Callable[[str], None] | None = None,
 ) -> Fit:
     """The shape of ``log`` and its table of estimates with 95 % bootstrap intervals.
 
     ``window_s``: the length of time the log covers (default: first to last save), for the
-    volume.
+    volume. ``progress``, if given, is told each stage (for a long log's progress line).
     """
     if window_s is None:
         window_s = float(log.epoch_s[-1] - log.epoch_s[0])
@@ -124,17 +209,22 @@ def fit(
     counts = popfit.ranked(np.bincount(log.article[log.kind == 0]))
     if len(counts) < 2:
         raise ValueError("the log has body edits of fewer than 2 articles: no popularity to fit")
+    if progress is not None:
+        progress(f"goodness of fit of the popularity ({gof_sims} simulations a family)")
     gof = tuple(popfit.goodness_of_fit(counts, f, gof_rng, gof_sims) for f in popfit.FITTERS)
     family = "zipf"
     if gof[0].p_value < GOF_LEVEL and gof[1].aic < gof[0].aic:
         family = "zipf_mandelbrot"
     params = gof[0].params if family == "zipf" else gof[1].params
 
-    point = _article_values(log.article, log.epoch_s, log.kind, session_gap_s)
+    articles = _articles(log, session_gap_s)
+    point = _article_values(articles, np.ones(log.n_articles, dtype=np.int64))
     point |= {"zipf-mandelbrot s": gof[1].params[0], "zipf-mandelbrot q": gof[1].params[1]}
     point |= _publish_values(*per_pub, window_s)
     point |= _sitting_values(sitting_sizes, sitting_gaps)
-    art_boot = _boot_articles(log, session_gap_s, boot, boot_rng, gof[1].params)
+    art_boot = _boot_articles(articles, boot, boot_rng, gof[1].params, progress)
+    if progress is not None:
+        progress(f"bootstrap of publishes and sittings ({boot} resamples)")
     pub_boot = _boot_publishes(per_pub, window_s, boot, boot_rng)
     pub_boot |= _boot_sittings(sitting_sizes, sitting_gaps, boot, boot_rng)
     rows = []
@@ -173,23 +263,23 @@ def fit(
 
 
 def _boot_articles(
-    log: EditLog, session_gap_s: float, boot: int, rng, zm: tuple[float, ...]
+    t: _Articles, boot: int, rng, zm: tuple[float, ...], progress=None
 ) -> dict[str, list]:
     """Refits on logs made of articles drawn with replacement, each a new article."""
-    order = np.argsort(log.article, kind="stable")
-    bounds = np.r_[0, np.cumsum(np.bincount(log.article, minlength=log.n_articles))]
+    n = len(t.rows)
     out: dict[str, list] = {}
-    for _ in range(boot):
-        pick = rng.integers(0, log.n_articles, log.n_articles)
-        rows = np.concatenate([order[bounds[a] : bounds[a + 1]] for a in pick])
-        relabel = np.repeat(np.arange(len(pick)), np.diff(bounds)[pick])
-        values = _article_values(relabel, log.epoch_s[rows], log.kind[rows], session_gap_s)
-        c = popfit.ranked(np.bincount(relabel[log.kind[rows] == 0]))
+    for i in range(boot):
+        pick = rng.integers(0, n, n)
+        w = np.bincount(pick, minlength=n)
+        values = _article_values(t, w)
+        c = popfit.ranked(np.repeat(t.body, w))
         values["zipf-mandelbrot s"], values["zipf-mandelbrot q"] = (
             popfit.fit_zipf_mandelbrot(c, zm) if len(c) > 2 else (np.nan, np.nan)
         )
         for k, v in values.items():
             out.setdefault(k, []).append(v)
+        if progress is not None:
+            progress(f"bootstrap of articles {i + 1}/{boot}")
     return out
 
 
@@ -202,13 +292,19 @@ def _sitting_values(sizes: np.ndarray, gaps: np.ndarray) -> dict[str, float]:
 
 
 def _boot_sittings(sizes: np.ndarray, gaps: np.ndarray, boot: int, rng) -> dict[str, list]:
-    """Sittings resampled whole: a sitting's publishes depend on each other."""
-    bounds = np.r_[0, np.cumsum(sizes - 1)]
+    """Sittings resampled whole: a sitting's publishes depend on each other (each sitting's
+    gaps counted as often as it is drawn, without copying them)."""
+    sitting_of = np.repeat(np.arange(len(sizes)), sizes - 1)
+    positive = gaps > 0
+    by_gap = np.argsort(gaps[positive], kind="stable")
+    sorted_gaps, owner = gaps[positive][by_gap], sitting_of[positive][by_gap]
     out: dict[str, list] = {}
     for _ in range(boot):
-        pick = rng.integers(0, len(sizes), len(sizes))
-        inner = [gaps[bounds[i] : bounds[i + 1]] for i in pick]
-        values = _sitting_values(sizes[pick], np.concatenate(inner) if inner else gaps[:0])
+        w = np.bincount(rng.integers(0, len(sizes), len(sizes)), minlength=len(sizes))
+        values = {
+            "sitting: publishes (mean)": _isum(w, sizes) / len(sizes),
+            "sitting: gap median (s)": _weighted_median(sorted_gaps, w[owner]),
+        }
         for k, v in values.items():
             out.setdefault(k, []).append(v)
     return out
@@ -217,9 +313,10 @@ def _boot_sittings(sizes: np.ndarray, gaps: np.ndarray, boot: int, rng) -> dict[
 def _boot_publishes(per_pub, window_s: float, boot: int, rng) -> dict[str, list]:
     out: dict[str, list] = {}
     n = len(per_pub[0])
+    table = _PublishTable(*per_pub)
     for _ in range(boot):
         pick = rng.integers(0, n, n)
-        values = _publish_values(*(a[pick] for a in per_pub), window_s)
+        values = table.values(window_s, np.bincount(pick, minlength=n))
         for k, v in values.items():
             out.setdefault(k, []).append(v)
     return out

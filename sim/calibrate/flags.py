@@ -8,16 +8,48 @@ from pathlib import Path
 
 from sim.calibrate.sessions import DEFAULT_SESSION_GAP_S
 
+FORMAT = """\
+The edit log is a CSV with a header and one row per article changed by a publish
+(a commit, or a CMS save); the rows of one publish share its time:
+
+  time,publish,author,article,change,lines_added,lines_removed
+  2020-08-05T23:32:32Z,0,u001,a0001,add,42,0
+
+  time           when the publish landed, UTC ISO 8601 with seconds
+  publish        integer that never decreases (0 = oldest); a publish's rows share it
+  author         any id of who published (pseudonymous is fine)
+  article        any id of the article; keep it across renames
+  change         add, modify, rename (title changed) or delete
+  lines_added    size of the change in lines (whole numbers of 0 or more)
+  lines_removed
+
+Bundled log (the English Obsidian Help articles, 2020-2026; two more help centres
+next to it): sim/calibrate/logs/help-centre-edits.csv. From a git repository of
+markdown articles, --git REPO --path DIR/ extracts the log itself (--log-out
+keeps it). The shape file it writes is what --edit-shape (advise) and
+edit_shape= (sweep, with save_process=calibrated) read.
+"""
+
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     cal = sub.add_parser(
         "calibrate",
         help="fit the edit process to a real edit log (CSV, or --git REPO --path DIR/)",
+        description="Fit the simulated edit process (popularity, sessions, bulk publishes,"
+        " mix, weekly profile) to a real edit log, print each value with its bootstrap"
+        " interval, and write the fitted shape as JSON.",
+        epilog=FORMAT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cal.add_argument("log", nargs="?", type=Path, help="an edit log CSV in the shared format")
     cal.add_argument("--git", type=Path, metavar="REPO", help="extract the log from this repo")
     cal.add_argument("--path", metavar="DIR/", help="with --git: the folder of markdown articles")
-    cal.add_argument("--out", type=Path, default=Path("shape.json"), help="shape file to write")
+    cal.add_argument(
+        "--out",
+        type=Path,
+        help="shape file to write (default: LOG-NAME.shape.json in the current folder)",
+    )
+    cal.add_argument("--force", action="store_true", help="replace an existing --out file")
     cal.add_argument("--log-out", type=Path, help="with --git: also write the extracted CSV")
     cal.add_argument("--json", action="store_true", help="print the fit as JSON, not text")
     cal.add_argument("--boot", type=int, default=200, help="bootstrap resamples (default 200)")

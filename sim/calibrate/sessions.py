@@ -12,6 +12,7 @@ a lognormal fit missed the log's share under 10 min by a sixth.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,7 +31,8 @@ GAP_QUANTILES = 51
 def by_article(article: np.ndarray, time: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rows ordered by (article, time); mask: the previous row is the same article's."""
     order = np.lexsort((time, article))
-    same = np.r_[False, article[order][1:] == article[order][:-1]]
+    same = np.zeros(len(order), dtype=bool)
+    same[1:] = article[order][1:] == article[order][:-1]
     return order, same
 
 
@@ -82,6 +84,62 @@ def memory(gaps: np.ndarray) -> float:
     return exactmath.dot(da, db) / math.sqrt(exactmath.dot(da, da) * exactmath.dot(db, db))
 
 
+@dataclass(frozen=True)
+class PerArticle:
+    """Burst coefficients article by article, computed once, so a mean over any multiset of
+    articles (a bootstrap resample) is a weighted sum, not a new pass over the rows."""
+
+    articles: np.ndarray
+    """The article labels, increasing."""
+    n_gaps: np.ndarray
+    b: np.ndarray
+    """B of each article's re-save gaps (NaN if it has none)."""
+    m: np.ndarray
+    """M of each article's consecutive gaps (NaN with fewer than 2 pairs or no spread)."""
+
+    def mean(
+        self, weight: np.ndarray | None = None, min_gaps: int = 10
+    ) -> tuple[float, float, int]:
+        """Mean B and M over the articles with at least ``min_gaps`` gaps, each counted
+        ``weight`` times (default once), and how many (with multiplicity) there are."""
+        w = np.ones(len(self.articles)) if weight is None else np.asarray(weight, dtype=float)
+        w = np.where(self.n_gaps >= min_gaps, w, 0.0)
+        count = float(w.sum())
+        if not count:
+            return float("nan"), float("nan"), 0
+        wm = np.where(np.isfinite(self.m), w, 0.0)
+        mm = np.nan_to_num(self.m)
+        m = exactmath.dot(wm, mm) / float(wm.sum()) if wm.sum() else float("nan")
+        return exactmath.dot(w, np.nan_to_num(self.b)) / count, m, round(count)
+
+
+def per_article(article: np.ndarray, time: np.ndarray) -> PerArticle:
+    """B and M of every article's re-save gaps, grouped in one pass (sorted once)."""
+    order, same = by_article(article, time)
+    gap = np.diff(time[order], prepend=0.0)[same]
+    labels, group = np.unique(article[order][same], return_inverse=True)
+    k = len(labels)
+    n = np.bincount(group, minlength=k).astype(float)
+    mu = np.bincount(group, gap, minlength=k) / np.maximum(n, 1)
+    dev = gap - mu[group]  # sums by bincount (in order) and sqrt: the same on every CPU
+    sigma = np.sqrt(np.bincount(group, dev * dev, minlength=k) / np.maximum(n, 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b = np.where(sigma + mu > 0, (sigma - mu) / (sigma + mu), np.nan)
+    pair = group[1:] == group[:-1]
+    pg, x, y = group[1:][pair], gap[:-1][pair], gap[1:][pair]
+    npair = np.bincount(pg, minlength=k).astype(float)
+    mx = np.bincount(pg, x, minlength=k) / np.maximum(npair, 1)
+    my = np.bincount(pg, y, minlength=k) / np.maximum(npair, 1)
+    dx, dy = x - mx[pg], y - my[pg]
+    sxx = np.bincount(pg, dx * dx, minlength=k)
+    syy = np.bincount(pg, dy * dy, minlength=k)
+    sxy = np.bincount(pg, dx * dy, minlength=k)
+    ok = (npair >= 2) & (sxx > 0) & (syy > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = np.where(ok, np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0), np.nan)
+    return PerArticle(labels, n.astype(np.int64), b, m)
+
+
 def coefficients(
     article: np.ndarray, time: np.ndarray, min_gaps: int = 10
 ) -> tuple[float, float, int]:
@@ -90,19 +148,4 @@ def coefficients(
     Per article, not pooled: pooling articles of different rates makes even Poisson saves
     look bursty.
     """
-    order, same = by_article(article, time)
-    gap = np.diff(time[order], prepend=0.0)
-    art = article[order]
-    b, m = [], []
-    for a in np.unique(art[same]):
-        g = gap[same & (art == a)]
-        if len(g) >= min_gaps:
-            b.append(burstiness(g))
-            m.append(memory(g))
-    if not b:
-        return float("nan"), float("nan"), 0
-    return (
-        float(np.nanmean(b)),
-        float(np.nanmean(m)) if np.isfinite(m).any() else float("nan"),
-        len(b),
-    )
+    return per_article(article, time).mean(min_gaps=min_gaps)

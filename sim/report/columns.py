@@ -55,6 +55,13 @@ BASE: dict[str, tuple[str, str]] = {
     "can_move": (FLAG, "whether the reading's runs produce this figure at all"),
     "from_default": ("points (0–1 scale)", "shift of the figure from the default reading"),
     "diff": ("as the figure", "seed-paired difference from the reference arm"),
+    "eqvol": (
+        "as the figure",
+        "seed-paired difference from the reference arm at equal day volume (intercept of the"
+        " seeds' differences regressed on their difference in saves)",
+    ),
+    "log": (TEXT, "the real help centre's log of the panel the arm's shape was fitted to"),
+    "real_train": ("as the statistic", "the statistic on the log's first two thirds (training)"),
     "shift": ("points (0–1 scale)", "the reading's shift from the default, paired by seed"),
     "mean_on_own_seeds": ("as the figure", "the reading's mean on its own seeds, unshifted"),
     "arm": (TEXT, "the real-shape arm: the process and features the day's saves come from"),

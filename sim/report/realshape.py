@@ -11,24 +11,30 @@ its questions; the figures compare like with like by pairing seeds.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from sim import exactmath
+from sim.calibrate import popfit, sessions
 from sim.calibrate.fit import fit
 from sim.calibrate.generate import expected_saves
-from sim.calibrate.logs import BUNDLED, read_log
+from sim.calibrate.logs import BUNDLED, PANEL, read_log
 from sim.calibrate.shape import EditShape
 from sim.experiments import PointRuns, Request, StudyFrames, frames_of, run_all
 from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.model.calibrated import day_window
 from sim.params import LADDER_S, SHAPE_FEATURES, Params
-from sim.report.stats import interval
+from sim.report.stats import Interval
 
-SEEDS = 30
-"""Seeds per arm: every arm runs the staleness and CAS days of seeds 1..SEEDS."""
+SEEDS = 11
+"""Seeds per arm and log: every arm runs the staleness and CAS days of seeds 1..SEEDS on each
+log of the panel. The rule: the most seeds that keep the section within the days it took on
+one log (30 seeds x 10 arms x 2 days = 600): the two write-up arms run once, the eight
+shaped arms once per log, 11 x (2 + 3 x 8) x 2 = 572 days."""
 ADVICE_TARGET_MIN = 30.0
 """The advisor's target (mean minutes a change goes unnoticed), as in the report's example."""
 
@@ -131,6 +137,7 @@ def setting(base: Params, shape: EditShape, advised: tuple[str, float]) -> dict[
         "writeup_mix": base.save_mix,
         "cluster_share": base.cluster_share,
         "cluster_delay_min": base.cluster_delay_s / 60,
+        "traits": panel_traits(),
     }
 
 
@@ -138,6 +145,89 @@ def setting(base: Params, shape: EditShape, advised: tuple[str, float]) -> dict[
 def packaged_shape() -> EditShape:
     """The shape fitted to the packaged log (point estimates; no bootstrap needed here)."""
     return fit(read_log(BUNDLED), boot=0).shape
+
+
+@functools.lru_cache(maxsize=1)
+def panel_shapes() -> dict[str, EditShape]:
+    """The shape fitted to each log of the panel (the shared log's first), by its name."""
+    return {
+        name: packaged_shape() if path == BUNDLED else fit(read_log(path), boot=0).shape
+        for name, path in PANEL.items()
+    }
+
+
+SHARED_LOG = next(iter(PANEL))
+"""The log the section's ablation and question relations are read on (the shared one)."""
+
+
+@functools.lru_cache(maxsize=1)
+def panel_traits() -> pd.DataFrame:
+    """What differs between the panel's logs, for the conclusions that depend on the log:
+    popularity exponent, burstiness, bulk share, sessions that re-save, the share of 'new'."""
+    rows = []
+    for name, shape in panel_shapes().items():
+        log = read_log(PANEL[name])
+        b, _, _ = sessions.coefficients(log.article, log.epoch_s)
+        counts = popfit.ranked(np.bincount(log.article[log.kind == 0]))
+        rows.append(
+            {
+                "log": name,
+                "source": shape.source,
+                "zipf_s": popfit.fit_zipf(counts)[0],  # comparable across logs, whatever law
+                "family": shape.popularity_family,
+                "burstiness_b": b,
+                "bulk_share": shape.bulk_share,
+                "resave_share": 1.0 - shape.session_size_pmf[0],
+                "new_share": shape.mix[3],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def t_interval(values: np.ndarray) -> Interval:
+    """Mean and 95 % interval by Student's t (a handful of seeds per log)."""
+    from scipy import stats
+
+    v = np.asarray(values, dtype=float)
+    n = len(v)
+    if not n:
+        return Interval(np.nan, np.nan, np.nan, np.nan, 0)
+    sd = float(v.std(ddof=1)) if n > 1 else 0.0
+    half = float(stats.t.ppf(0.975, n - 1)) * sd / np.sqrt(n) if n > 1 else np.nan
+    mean = float(v.mean())
+    return Interval(mean, mean - half, mean + half, sd, n)
+
+
+SHARED_ARMS = tuple(a.name for a in ARMS if a.process == "writeup")
+"""Arms that do not read the shape: run once and compared with every log's arms."""
+
+
+def panel_request(base: Params, seeds: list[int], arms: tuple[Arm, ...] = ARMS) -> Request:
+    """The write-up's arms once, every shaped arm on each log of the panel."""
+    advised = advised_choice(base)
+    points = [arm_params(base, a, packaged_shape(), advised) for a in arms if a.name in SHARED_ARMS]
+    for shape in panel_shapes().values():
+        points += [arm_params(base, a, shape, advised) for a in arms if a.name not in SHARED_ARMS]
+    return Request(
+        tuple(points), tuple(seeds), ("staleness", "cas"), (*PER_SEED_RECORDS, "detections")
+    )
+
+
+def panel_rows(base: Params, runs: PointRuns, arms: tuple[Arm, ...] = ARMS) -> pd.DataFrame:
+    """Tidy rows (log, arm, seed, figure, value): the write-up's arms repeated under each log,
+    so each log's rows pair on their own."""
+    frames = [frames_of(r) for r in runs]
+    shared = [a.name for a in arms if a.name in SHARED_ARMS]
+    shaped = [a.name for a in arms if a.name not in SHARED_ARMS]
+    out = []
+    for i, name in enumerate(panel_shapes()):
+        own = frames[len(shared) + i * len(shaped) : len(shared) + (i + 1) * len(shaped)]
+        by_arm = dict(zip(shared, frames[: len(shared)], strict=True))
+        by_arm |= dict(zip(shaped, own, strict=True))
+        by_arm = {a.name: by_arm[a.name] for a in arms}
+        rows = per_seed_rows(by_arm, advised_choice(base), base)
+        out.append(rows.assign(log=name)[["log", "arm", "seed", "figure", "value"]])
+    return pd.concat(out, ignore_index=True)
 
 
 @functools.lru_cache(maxsize=8)
@@ -224,10 +314,19 @@ def per_seed_rows(
 
 
 def realshape_table(rows: pd.DataFrame, arms: tuple[Arm, ...] = ARMS) -> pd.DataFrame:
-    """Per arm and figure: mean and 95 % CI over seeds, and the seed-paired difference from
-    the arm's reference with its CI (NaN per seed, e.g. a seed with no stale citation for
-    the title check's share, is left out of that figure)."""
+    """Per arm and figure (and log, if the rows have one): mean and 95 % CI over seeds, the
+    seed-paired difference from the arm's reference with its CI, and that difference at
+    equal day volume (NaN per seed, e.g. a seed with no stale citation for the title
+    check's share, is left out of that figure). Intervals by Student's t."""
+    if "log" in rows.columns:
+        parts = [
+            realshape_table(g.drop(columns="log"), arms).assign(log=name)
+            for name, g in rows.groupby("log", sort=False)
+        ]
+        table = pd.concat(parts, ignore_index=True)
+        return table[["log", *(c for c in table.columns if c != "log")]]
     wide = rows.pivot_table(index=["figure", "seed"], columns="arm", values="value", dropna=False)
+    saves = wide.xs("saves", level="figure") if "saves" in wide.index.get_level_values(0) else None
     out = []
     for figure in FIGURES:
         if figure not in wide.index.get_level_values("figure"):
@@ -236,7 +335,7 @@ def realshape_table(rows: pd.DataFrame, arms: tuple[Arm, ...] = ARMS) -> pd.Data
         for arm in arms:
             if arm.name not in f:
                 continue
-            own = interval(f[arm.name].dropna().to_numpy())
+            own = t_interval(f[arm.name].dropna().to_numpy())
             row = {
                 "figure": figure,
                 "arm": arm.name,
@@ -247,15 +346,48 @@ def realshape_table(rows: pd.DataFrame, arms: tuple[Arm, ...] = ARMS) -> pd.Data
                 "ci_hi": own.hi,
             }
             if arm.reference and arm.reference in f:
-                diff = interval((f[arm.name] - f[arm.reference]).dropna().to_numpy())
+                d = f[arm.name] - f[arm.reference]
+                diff = t_interval(d.dropna().to_numpy())
                 row |= {"diff_mean": diff.mean, "diff_ci_lo": diff.lo, "diff_ci_hi": diff.hi}
+                if saves is not None and figure != "saves":
+                    dv = saves[arm.name] - saves[arm.reference]
+                    row |= equal_volume(d, dv)
             out.append(row)
     return pd.DataFrame(out)
 
 
+def equal_volume(diff: pd.Series, volume: pd.Series) -> dict[str, float]:
+    """The paired difference at equal day volume: the intercept of the seeds' differences
+    regressed on their difference in saves (an arm's day holds its own count of saves; the
+    write-up's exactly n_saves), with its 95 % t interval."""
+    from scipy import stats
+
+    ok = diff.notna() & volume.notna()
+    y, x = diff[ok].to_numpy(dtype=float), volume[ok].to_numpy(dtype=float)
+    nan = {"eqvol_mean": np.nan, "eqvol_ci_lo": np.nan, "eqvol_ci_hi": np.nan}
+    if len(y) < 4 or not np.ptp(x) > 0:
+        return nan
+    dx = x - x.mean()  # least squares by exactmath.dot: no BLAS order in a figure
+    sxx = exactmath.dot(dx, dx)
+    slope = exactmath.dot(dx, y - y.mean()) / sxx
+    a = float(y.mean() - slope * x.mean())
+    resid = y - (a + slope * x)
+    s2 = exactmath.dot(resid, resid) / (len(y) - 2)
+    se = math.sqrt(s2 * (1 / len(y) + float(x.mean()) ** 2 / sxx))
+    half = float(stats.t.ppf(0.975, len(y) - 2)) * se
+    return {"eqvol_mean": a, "eqvol_ci_lo": a - half, "eqvol_ci_hi": a + half}
+
+
 def moves_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Per figure: the real feature whose switching on moves it most (largest |difference|
-    from the every-feature-off arm), and whether that move's CI excludes zero."""
+    """Per figure (and log): the real feature whose switching on moves it most (largest
+    |difference| from the every-feature-off arm), and whether that move's CI excludes zero."""
+    if "log" in table.columns:
+        parts = [
+            moves_table(g.drop(columns="log")).assign(log=name)
+            for name, g in table.groupby("log", sort=False)
+        ]
+        moves = pd.concat(parts, ignore_index=True)
+        return moves[["log", *(c for c in moves.columns if c != "log")]] if len(moves) else moves
     ab = table[table["arm"].isin(ABLATION)].copy()
     ab["size"] = ab["diff_mean"].abs()
     rows = []
