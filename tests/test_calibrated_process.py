@@ -45,10 +45,12 @@ WRITEUP_STREAMS = (
     "late_save_text",
 )
 BASE_DIGESTS = {
-    "default": ["ba24ea49bd86e677", "0a1dc2b167f0f17b", "efbf81101faa720b"],
-    "late_poisson_peaks": ["f591bc20fb26925a", "5cfb5f7c72e5aea6", "cafbc01c1e2e38e4"],
+    "default": ["2675a397b3269d68", "1322f29bbb3602ac", "1bfe15ab8c87adf5"],
+    "late_poisson_peaks": ["ca8bd5f6207157d6", "0f09e51b78642001", "be1123700f571b03"],
 }
-"""Schedules of seeds 1–3 as drawn before the calibrated process existed (commit 733db37)."""
+"""Schedules of seeds 1–3 as drawn before the calibrated process existed (commit 733db37),
+with the Zipf weights and the two-peak profile computed as sim.exactmath computes them (the
+weights' last bits moved when numpy's power kernel gave way to it, so the digests did)."""
 
 
 @pytest.fixture(scope="module")
