@@ -190,9 +190,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 LONGEST_FIRST = (
     "test_regression.py",
+    "test_realshape.py",
+    "test_cpu_levels.py",
     "test_model.py",
     "test_theory.py",
     "test_notebooks.py",
+    "test_readme.py",
+    "test_http.py",
+    "test_http_sessions.py",
+    "test_workers.py",
     "test_advise_calibrated.py",
     "test_advise_sampled.py",
     "test_import.py",
