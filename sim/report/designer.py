@@ -215,9 +215,9 @@ def page(
     h = _comparison_interval(comparison, "cas_reject_share_3600s")
     human = _comparison_interval(comparison, "cas_human_reject_share_3600s")
     head = rows["cas_headline"]
-    own = interval(
-        (head["cas_reject_share_3600s"] - head["cas_human_reject_share_3600s"]).to_numpy()
-    )
+    own_share = (head["cas_reject_share_3600s"] - head["cas_human_reject_share_3600s"]).to_numpy()
+    own = interval(own_share)
+    own_of = ratio_interval(own_share, head["cas_reject_share_3600s"].to_numpy())
     cas = t["cas_by_delay"].set_index("delay_s")
     curve = ", ".join(
         f"{_pct(r['rejected_share_all_seeds_mean'])} at {_delay(d)}" for d, r in cas.iterrows()
@@ -295,8 +295,8 @@ agent's own other delayed edits of the same article.
   {_real(cas_real, "the rejections at 4 h")}
 - *What to do:* re-read right before an edit and send that version, not the citation's:
   at {_delay(fast)} a rejection is {_pct(cas.iloc[0]["rejected_share_all_seeds_mean"])}.
-  Serialise the agent's own edits of one article: about
-  {100 * own.mean / h.mean:.0f} % of the rejections at 1 h are the agent's own.
+  Serialise the agent's own edits of one article: {100 * own_of.mean:.0f} %
+  ({100 * own_of.lo:.0f} – {100 * own_of.hi:.0f} %) of the rejections at 1 h are the agent's own.
 
 The rest of the report: §§ 1–6 give each answer in full; Appendix A audits every figure
 of the write-up against this model (verdicts, z, Holm, readings, delay ladders); B the

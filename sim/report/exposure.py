@@ -419,7 +419,7 @@ substitution, within {mean_gap:.1f} %.
 ![exposure against cost](exposure.png)
 
 What `python -m sim advise` recommends for the write-up's day (closed forms; the
-simulated columns are seeds 1–3 of these runs):
+simulated columns are seeds 1–{SEEDS} of these runs):
 
 ```
 {advice}
