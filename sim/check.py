@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from sim import environment
 from sim.report import readme
@@ -49,19 +50,25 @@ def differences(committed: Path, fresh: Path) -> list[str]:
     return out
 
 
-def quick_on_a_cluster(tmp: Path) -> list[str]:
-    """The quick run on this machine's pool and on a Dask cluster of real scheduler and
-    worker processes (loopback): what differs between the two folders."""
+def local_cluster() -> Any:
+    """A Dask cluster of a real scheduler and two single-threaded worker processes, on
+    loopback only, quiet below errors (a nanny warns as it kills a worker at shutdown)."""
     from dask.distributed import LocalCluster
 
-    reproduce(tmp / "pool", progress=False, quick=True)
-    with LocalCluster(
+    return LocalCluster(
         n_workers=2,
         threads_per_worker=1,
         host="127.0.0.1",
         dashboard_address=None,
         silence_logs=logging.ERROR,
-    ) as cluster:
+    )
+
+
+def quick_on_a_cluster(tmp: Path) -> list[str]:
+    """The quick run on this machine's pool and on a Dask cluster of real scheduler and
+    worker processes (loopback): what differs between the two folders."""
+    reproduce(tmp / "pool", progress=False, quick=True)
+    with local_cluster() as cluster:
         reproduce(tmp / "dask", progress=False, quick=True, scheduler=cluster.scheduler_address)
     found = [f"quick run on Dask: {line}" for line in differences(tmp / "pool", tmp / "dask")]
     for page in ("REPORT.md", "advise.txt"):

@@ -4,11 +4,10 @@ holds the whole quick run to the same on a cluster (test_quick_run.py)."""
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 
 from sim import seedrows
+from sim.check import local_cluster
 from sim.params import Params
 
 SEEDS = [1, 2]
@@ -30,15 +29,7 @@ def test_two_workers_give_the_rows_of_one(one_process: dict[str, str]) -> None:
 
 
 def test_a_dask_cluster_gives_the_rows_of_one_process(one_process: dict[str, str]) -> None:
-    from dask.distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        host="127.0.0.1",
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    ) as cluster:
+    with local_cluster() as cluster:
         assert _rows(1, cluster.scheduler_address) == one_process
     assert set(one_process) == {
         "staleness_headline",
