@@ -24,7 +24,7 @@ from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
 from sim.environment import cpu_features
 from sim.experiments import run_all
-from sim.model.schedule import draw_schedule
+from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
 from sim.report import breakeven, realshape
 
@@ -59,13 +59,18 @@ def schedules(shape: EditShape) -> dict[str, str]:
         points["calibrated_" + "+".join(features)] = replace(
             Params(), save_process="calibrated", edit_shape=shape, shape_features=features
         )
-    out = {}
-    for name, p in points.items():
-        for seed in (1, 2):
-            s = draw_schedule(p, rng.streams(seed))
-            arrays = [np.ascontiguousarray(getattr(s, f)).tobytes() for f in SCHEDULE_FIELDS]
-            out[f"{name}/{seed}"] = _hash(*arrays, str(s.day_saves).encode())
-    return out
+    return {
+        f"{name}/{seed}": schedule_digest(draw_schedule(p, rng.streams(seed)))
+        for name, p in points.items()
+        for seed in (1, 2)
+    }
+
+
+def schedule_digest(s: DaySchedule) -> str:
+    """A day's schedule: its draws and weights, byte for byte (test_calibrated_process holds
+    the default days' digests to those drawn before the calibrated process existed)."""
+    arrays = [np.ascontiguousarray(getattr(s, f)).tobytes() for f in SCHEDULE_FIELDS]
+    return _hash(*arrays, str(s.day_saves).encode())
 
 
 def calibration(boot: int) -> tuple[dict[str, str], EditShape]:

@@ -3,7 +3,6 @@ streams are its own, each real feature does what it says, and the question relat
 
 from __future__ import annotations
 
-import hashlib
 import pickle
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +22,7 @@ from sim.model.calibrated import day_window
 from sim.model.day import run_day
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import SHAPE_FEATURES, Params
+from tests.cpu_probe import schedule_digest
 
 WRITEUP_STREAMS = (
     "corpus",
@@ -62,22 +62,7 @@ def _schedule(p: Params, seed: int) -> DaySchedule:
     return draw_schedule(p, rng.streams(seed))
 
 
-def _digest(s: DaySchedule) -> str:
-    h = hashlib.sha256()
-    for name in (
-        "question_rank",
-        "question_w",
-        "save_w",
-        "question_s",
-        "question_targets",
-        "save_s",
-        "save_targets",
-        "save_kinds",
-        "save_uniforms",
-    ):
-        h.update(np.ascontiguousarray(getattr(s, name)).tobytes())
-    h.update(str(s.day_saves).encode())
-    return h.hexdigest()[:16]
+_digest = schedule_digest
 
 
 def test_default_schedules_are_byte_identical_to_before() -> None:
