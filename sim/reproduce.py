@@ -193,7 +193,9 @@ def texts(base: Params, rows: Rows, t: Tables) -> dict[str, str]:
     advice, advice_result = advice_example(base, _exposure_rows(rows))
     first_page = designer.page(t, rows, advice_result, ADVICE_TARGET_MIN)
     shape = EditShape.from_json(rows["calibration_shape"]["shape_json"].iloc[0])
-    setting = realshape.setting(base, shape, realshape.advised_choice(base))
+    setting = realshape.setting(
+        base, shape, realshape.advised_choice(base), rows["realshape_traits"]
+    )
     return {
         "summary.json": json.dumps(summary(base, t, seeds), indent=2, ensure_ascii=False) + "\n",
         "advise.txt": advice + "\n",

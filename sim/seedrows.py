@@ -156,7 +156,14 @@ def _exposure(base: Params, seeds: list[int]) -> Plan:
 
 def _realshape(base: Params, seeds: list[int]) -> Plan:
     request = realshape.panel_request(base, seeds)
-    return Plan((request,), lambda runs: {"realshape": realshape.panel_rows(base, runs[0])})
+
+    def finish(runs: list[PointRuns]) -> Rows:
+        return {
+            "realshape": realshape.panel_rows(base, runs[0]),
+            "realshape_traits": realshape.panel_traits(),
+        }
+
+    return Plan((request,), finish)
 
 
 def _calibration(base: Params, seeds: list[int]) -> Plan:
@@ -213,7 +220,13 @@ EXPERIMENTS = (
         ("exposure", "exposure_p95"),
         pooled=("exposure_p95",),
     ),
-    Experiment("realshape", realshape.SEEDS, _realshape, ("realshape",)),
+    Experiment(
+        "realshape",
+        realshape.SEEDS,
+        _realshape,
+        ("realshape", "realshape_traits"),
+        pooled=("realshape_traits",),
+    ),
     Experiment(
         "calibration", CALIBRATION_RUNS, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS
     ),

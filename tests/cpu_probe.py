@@ -4,8 +4,9 @@ test_cpu_levels.py once under each CPU feature level numpy offers on the machine
 - the schedule draw (the write-up's day, its late/Poisson/two-peak variant, and the
   calibrated process with each feature alone and all together);
 - the calibration fit of the bundled log with its bootstrap and goodness-of-fit sims;
-- one seed of every experiment (the break-even grid on its smallest point) and every
-  real-shape arm, as the per-seed rows files `make reproduce` writes.
+- one seed of every experiment (the break-even grid on its smallest point; of a request
+  with many points, the first, the middle and the last, the real-shape arms included: each
+  feature's schedule is digested above), as the records its days give.
 """
 
 from __future__ import annotations
@@ -88,13 +89,13 @@ SMALL = Params(n_articles=120, n_questions=40, n_saves=80)
 """The day the probe runs: every code path of the study's, at a third of its size."""
 
 
-def _sample(points: tuple[Params, ...], keep_all: bool) -> tuple[Params, ...]:
-    return points if keep_all or len(points) <= 3 else points[:: len(points) // 2]
+def _sample(points: tuple[Params, ...]) -> tuple[Params, ...]:
+    return points if len(points) <= 3 else (points[0], points[len(points) // 2], points[-1])
 
 
 def days(shape: EditShape) -> dict[str, str]:
     """Seed 1 of each experiment's requests (of a request with many points, the first, the
-    middle and the last; every real-shape arm, on ``shape``), as the records its days give."""
+    middle and the last; the real-shape arms on ``shape``), as the records its days give."""
     out = {}
     for e in seedrows.EXPERIMENTS:
         if e.name == "break_even":
@@ -106,7 +107,7 @@ def days(shape: EditShape) -> dict[str, str]:
             plan = e.plan(SMALL, [1])
             requests = list(plan.requests[:1] + plan.requests[1:][-1:])
         for i, r in enumerate(requests):
-            r = replace(r, points=_sample(r.points, e.name == "realshape"))
+            r = replace(r, points=_sample(r.points))
             [runs] = run_all([r], 1, False)
             out[f"{e.name}/{i}"] = _hash(json.dumps(runs, sort_keys=True, default=repr).encode())
     return out

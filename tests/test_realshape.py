@@ -71,7 +71,7 @@ def test_a_small_run_gives_every_arm_and_figure_and_the_section_renders(tmp_path
     # the write-up's day holds exactly n_saves; the calibrated one n_saves on average
     saves = rows[rows["figure"] == "saves"].set_index(["arm", "seed"])["value"]
     assert (saves.loc["writeup"] == base.n_saves).all()
-    setting = realshape.setting(base, shape, realshape.advised_choice(base))
+    setting = realshape.setting(base, shape, realshape.advised_choice(base), pd.DataFrame())
     assert setting["window"].split()[0] in realshape.WEEKDAY_NAMES[:5]
     text = realshape_section.section_text(table, realshape.moves_table(table), 2, setting)
     assert f"({setting['window']} UTC)" in text
@@ -96,7 +96,9 @@ def test_the_panel_runs_every_log_and_says_what_holds_across_it(tmp_path) -> Non
     w = table[(table["arm"] == "writeup") & (table["figure"] == "stale_share")]["mean"]
     assert w.nunique() == 1
     assert {"eqvol_mean", "eqvol_ci_lo", "eqvol_ci_hi"} <= set(table.columns)
-    setting = realshape.setting(base, realshape.packaged_shape(), realshape.advised_choice(base))
+    setting = realshape.setting(
+        base, realshape.packaged_shape(), realshape.advised_choice(base), realshape.panel_traits()
+    )
     assert list(setting["traits"]["log"]) == list(realshape.PANEL)
     text = realshape_section.section_text(table, realshape.moves_table(table), 4, setting)
     assert "**Across a panel of real help centres.**" in text

@@ -20,14 +20,15 @@ import pytest
 from sim import seedrows
 from sim.experiments import run_all
 from sim.params import Params
-from sim.report import breakeven, readme
+from sim.report import breakeven, readme, realshape
 from sim.reproduce import TABLES, readme_blocks, write_tables
-from sim.seedrows import EXPERIMENTS, Experiment
+from sim.seedrows import BY_NAME, EXPERIMENTS, Experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(os.environ.get("REGRESSION_RESULTS") or ROOT / "results")
 """The committed results; another folder only to test the test (tests/mutations/run.py)."""
 ROWS = seedrows.read(RESULTS / "seeds")
+PANEL_LOGS = list(realshape.PANEL)
 SUMMARY = json.loads((RESULTS / "summary.json").read_text())
 
 
@@ -63,9 +64,14 @@ def _sample(experiment: Experiment, sample_seed: int) -> list[int]:
     return sorted(rng.sample(committed, experiment.sample))
 
 
-SEEDED = [e for e in EXPERIMENTS if set(e.pooled) != set(e.parts) and e.name != "break_even"]
+SEEDED = [
+    e
+    for e in EXPERIMENTS
+    if set(e.pooled) != set(e.parts) and e.name not in ("break_even", "realshape")
+]
 """Experiments with per-seed rows (the calibration's are all pooled: see below); the
-break-even grid has a test of its own, which reruns a sampled part of the grid."""
+break-even grid and the real-shape panel have tests of their own, which rerun a sampled
+part of them."""
 
 
 @pytest.mark.parametrize("experiment", SEEDED, ids=[e.name for e in SEEDED])
@@ -114,6 +120,30 @@ def test_a_sampled_part_of_the_break_even_grid_gives_its_committed_rows(
     rerun = f"seeds {seeds}, {axes}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     assert chosen.any(), rerun
     _assert_rows_equal(fresh, committed[chosen], "break_even", rerun)
+
+
+def test_a_sampled_log_of_the_real_shape_panel_gives_its_committed_rows_and_traits(
+    regression_sample_seed: int,
+) -> None:
+    """One log of the panel, drawn afresh (a seed of all three logs took 30 s, most of it the
+    26 arms' days and the three fits; `make check` reruns them all)."""
+    experiment = BY_NAME["realshape"]
+    seeds = _sample(experiment, regression_sample_seed)
+    log = random.Random(f"{regression_sample_seed}:{experiment.name}:log").choice(PANEL_LOGS)
+    request = realshape.panel_request(Params(), seeds, logs=(log,))
+    fresh = realshape.panel_rows(Params(), run_all([request], 1, False)[0], logs=(log,))
+    rerun = f"seeds {seeds}, log {log}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
+    committed = ROWS["realshape"]
+    _assert_rows_equal(
+        fresh,
+        committed[committed["seed"].isin(seeds) & (committed["log"] == log)],
+        "realshape",
+        rerun,
+    )
+    traits = ROWS["realshape_traits"]
+    _assert_rows_equal(
+        realshape.panel_traits((log,)), traits[traits["log"] == log], "realshape_traits", rerun
+    )
 
 
 def test_every_part_is_committed_and_every_seed_counted() -> None:

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.calibrate.logs import COLUMNS, LogError
+from sim.importer.git import parse_changes
 
 MARKDOWN = (".md", ".markdown")
 _FORMAT = "%x1e%H%x1f%ct%x1f%ae"
@@ -55,50 +56,18 @@ def _rows(text: str) -> list[tuple]:
     for record in text.split("\x1e")[1:]:
         tokens = [t.lstrip("\n") for t in record.split("\0")]
         _, ct, email = tokens[0].split("\x1f")
-        changes, lines = _parse(tokens[1:])
         when = datetime.fromtimestamp(int(ct), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         emitted = False
-        for status, old, new in changes:
-            row = _change(status, old, new, ids)
+        for c in parse_changes(tokens[1:]):
+            row = _change(c.status, c.old_path, c.path, ids)
             if row is None:
                 continue
-            change, article, path = row
+            change, article, _ = row
             author = authors.setdefault(email, f"u{len(authors) + 1:03d}")
-            added, removed = lines.get(path, (0, 0))
-            rows.append((when, publish, author, article, change, added, removed))
+            rows.append((when, publish, author, article, change, c.added, c.removed))
             emitted = True
         publish += emitted
     return rows
-
-
-def _parse(tokens: list[str]) -> tuple[list[tuple[str, str, str]], dict[str, tuple[int, int]]]:
-    """Raw entries (status, old path, new path) and numstat lines per path."""
-    changes, lines = [], {}
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok.startswith(":"):
-            status = tok.split()[-1][0]
-            if status in "RC":
-                changes.append((status, tokens[i + 1], tokens[i + 2]))
-                i += 3
-            else:
-                changes.append((status, tokens[i + 1], tokens[i + 1]))
-                i += 2
-        elif tok.count("\t") == 2:
-            added, removed, path = tok.split("\t")
-            if not path:  # a rename: the two paths follow
-                path = tokens[i + 2]
-                i += 2
-            lines[path] = (_count(added), _count(removed))
-            i += 1
-        else:
-            i += 1
-    return changes, lines
-
-
-def _count(text: str) -> int:
-    return int(text) if text.isdigit() else 0  # "-" for a binary file
 
 
 def _change(status: str, old: str, new: str, ids: _Ids) -> tuple[str, str, str] | None:

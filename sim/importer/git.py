@@ -75,11 +75,13 @@ def commits(root: Path) -> list[Commit]:
     for record in text.split("\x1e")[1:]:
         tokens = [t.lstrip("\n") for t in record.split("\0")]
         sha, ct, email = tokens[0].split("\x1f")
-        out.append(Commit(sha, int(ct), email, _changes(tokens[1:])))
+        out.append(Commit(sha, int(ct), email, parse_changes(tokens[1:])))
     return out
 
 
-def _changes(tokens: list[str]) -> tuple[Change, ...]:
+def parse_changes(tokens: list[str]) -> tuple[Change, ...]:
+    """One commit's entries of `git log --raw --numstat -z` (the tokens after its header),
+    with the lines each path gained and lost (0 and 0 for a binary file)."""
     raw: list[tuple[str, str, str, str, str]] = []
     lines: dict[str, tuple[int, int]] = {}
     i = 0

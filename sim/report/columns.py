@@ -61,6 +61,15 @@ BASE: dict[str, tuple[str, str]] = {
         " seeds' differences regressed on their difference in saves)",
     ),
     "log": (TEXT, "the real help centre's log of the panel the arm's shape was fitted to"),
+    "zipf_s": ("exponent", "the Zipf exponent fitted to the log's body edits (any family fitted)"),
+    "burstiness_b": (
+        "−1 to 1",
+        "the log's burstiness coefficient B of the gaps between an article's saves (mean over"
+        " articles with at least 10 gaps)",
+    ),
+    "bulk_share": ("share (0–1)", "session starts that are part of a multi-article publish"),
+    "resave_share": ("share (0–1)", "editing sessions with more than one save"),
+    "new_share": ("share (0–1)", "saves that publish a new article"),
     "real_train": ("as the statistic", "the statistic on the log's first two thirds (training)"),
     "shift": ("points (0–1 scale)", "the reading's shift from the default, paired by seed"),
     "mean_on_own_seeds": ("as the figure", "the reading's mean on its own seeds, unshifted"),
@@ -340,6 +349,7 @@ SEED_FILES = {
     "gate_pairs.csv": "the strategies' matched edits per seed",
     "sensitivity.csv": "each reading's headline quantities per seed",
     "realshape.csv": "each real-shape arm's figures per seed",
+    "realshape_traits.csv": "each panel log's traits the conclusions depend on (pooled)",
     "break_even.csv": "the break-even grid per point and seed",
 }
 JSON_KEYS = {

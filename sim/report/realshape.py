@@ -120,8 +120,11 @@ def arm_params(base: Params, arm: Arm, shape: EditShape, advised: tuple[str, flo
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
-def setting(base: Params, shape: EditShape, advised: tuple[str, float]) -> dict[str, object]:
-    """What the section says was run: the shape's source, the day's window, the volumes."""
+def setting(
+    base: Params, shape: EditShape, advised: tuple[str, float], traits: pd.DataFrame
+) -> dict[str, object]:
+    """What the section says was run: the shape's source, the day's window, the volumes, and
+    the panel's traits (``panel_traits``, as committed)."""
     start = day_window(replace(base, save_process="calibrated", edit_shape=shape))
     day, hour = divmod(round(start / 3600), 24)
     method, interval_s = advised
@@ -137,7 +140,7 @@ def setting(base: Params, shape: EditShape, advised: tuple[str, float]) -> dict[
         "writeup_mix": base.save_mix,
         "cluster_share": base.cluster_share,
         "cluster_delay_min": base.cluster_delay_s / 60,
-        "traits": panel_traits(),
+        "traits": traits,
     }
 
 
@@ -147,25 +150,29 @@ def packaged_shape() -> EditShape:
     return fit(read_log(BUNDLED), boot=0).shape
 
 
-@functools.lru_cache(maxsize=1)
-def panel_shapes() -> dict[str, EditShape]:
-    """The shape fitted to each log of the panel (the shared log's first), by its name."""
-    return {
-        name: packaged_shape() if path == BUNDLED else fit(read_log(path), boot=0).shape
-        for name, path in PANEL.items()
-    }
+@functools.cache
+def panel_shape(name: str) -> EditShape:
+    """The shape fitted to one log of the panel (point estimates), by its name."""
+    path = PANEL[name]
+    return packaged_shape() if path == BUNDLED else fit(read_log(path), boot=0).shape
+
+
+def panel_shapes(logs: tuple[str, ...] = tuple(PANEL)) -> dict[str, EditShape]:
+    """The shape fitted to each log named (the whole panel, the shared log's first)."""
+    return {name: panel_shape(name) for name in logs}
 
 
 SHARED_LOG = next(iter(PANEL))
 """The log the section's ablation and question relations are read on (the shared one)."""
 
 
-@functools.lru_cache(maxsize=1)
-def panel_traits() -> pd.DataFrame:
+def panel_traits(logs: tuple[str, ...] = tuple(PANEL)) -> pd.DataFrame:
     """What differs between the panel's logs, for the conclusions that depend on the log:
-    popularity exponent, burstiness, bulk share, sessions that re-save, the share of 'new'."""
+    popularity exponent, burstiness, bulk share, sessions that re-save, the share of 'new'.
+    Computed with the runs (the fits are theirs) and committed as rows, so the report is
+    written from rows without fitting a log again."""
     rows = []
-    for name, shape in panel_shapes().items():
+    for name, shape in panel_shapes(logs).items():
         log = read_log(PANEL[name])
         b, _, _ = sessions.coefficients(log.article, log.epoch_s)
         counts = popfit.ranked(np.bincount(log.article[log.kind == 0]))
@@ -202,25 +209,35 @@ SHARED_ARMS = tuple(a.name for a in ARMS if a.process == "writeup")
 """Arms that do not read the shape: run once and compared with every log's arms."""
 
 
-def panel_request(base: Params, seeds: list[int], arms: tuple[Arm, ...] = ARMS) -> Request:
-    """The write-up's arms once, every shaped arm on each log of the panel."""
+def panel_request(
+    base: Params,
+    seeds: list[int],
+    arms: tuple[Arm, ...] = ARMS,
+    logs: tuple[str, ...] = tuple(PANEL),
+) -> Request:
+    """The write-up's arms once, every shaped arm on each log named (the whole panel)."""
     advised = advised_choice(base)
     points = [arm_params(base, a, packaged_shape(), advised) for a in arms if a.name in SHARED_ARMS]
-    for shape in panel_shapes().values():
+    for shape in panel_shapes(logs).values():
         points += [arm_params(base, a, shape, advised) for a in arms if a.name not in SHARED_ARMS]
     return Request(
         tuple(points), tuple(seeds), ("staleness", "cas"), (*PER_SEED_RECORDS, "detections")
     )
 
 
-def panel_rows(base: Params, runs: PointRuns, arms: tuple[Arm, ...] = ARMS) -> pd.DataFrame:
-    """Tidy rows (log, arm, seed, figure, value): the write-up's arms repeated under each log,
-    so each log's rows pair on their own."""
+def panel_rows(
+    base: Params,
+    runs: PointRuns,
+    arms: tuple[Arm, ...] = ARMS,
+    logs: tuple[str, ...] = tuple(PANEL),
+) -> pd.DataFrame:
+    """Tidy rows (log, arm, seed, figure, value) of panel_request's runs: the write-up's arms
+    repeated under each log, so each log's rows pair on their own."""
     frames = [frames_of(r) for r in runs]
     shared = [a.name for a in arms if a.name in SHARED_ARMS]
     shaped = [a.name for a in arms if a.name not in SHARED_ARMS]
     out = []
-    for i, name in enumerate(panel_shapes()):
+    for i, name in enumerate(logs):
         own = frames[len(shared) + i * len(shaped) : len(shared) + (i + 1) * len(shaped)]
         by_arm = dict(zip(shared, frames[: len(shared)], strict=True))
         by_arm |= dict(zip(shaped, own, strict=True))
