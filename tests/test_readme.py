@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_import import _docs
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = [ROOT / "sim" / "README.md", ROOT / "sim" / "server" / "README.md"]
@@ -25,6 +27,13 @@ EXTRA = {"calibrate": ["--boot", "5"], "sweep": ["--experiments", "staleness"]}
 """Flags a test run adds, by command: the bootstrap's resamples (200 by default), one
 experiment of the sweep's three."""
 TIMEOUT_S = 120
+DOCS_PLACEHOLDER = "path/to/docs"
+"""The reader's docs folder in the README's import command: a test run imports a git
+repository of docs built in its folder (tests/test_import.py's: renames, drafts, a bulk
+commit, non-ASCII titles, a deletion)."""
+IMPORTED_DB = "kb.sqlite"
+"""The KB file the import command writes and the README's next commands read: a test run of
+one of those imports first, in the same folder."""
 
 
 def _blocks(text: str, language: str) -> list[str]:
@@ -65,6 +74,8 @@ def test_every_path_the_readme_names_exists() -> None:
     for command in _commands():
         for word in shlex.split(command):
             if "/" in word and not word.startswith("-") and "://" not in word:
+                if word == DOCS_PLACEHOLDER:
+                    continue
                 assert (ROOT / word).exists(), f"{command}: {word} does not exist"
 
 
@@ -79,9 +90,20 @@ def _small(command: str) -> list[str]:
     return argv + EXTRA.get(argv[3] if len(argv) > 3 else "", [])
 
 
+def _import_command() -> str:
+    [command] = [c for c in _commands() if f"import {DOCS_PLACEHOLDER}" in c]
+    return command
+
+
 @pytest.mark.parametrize("command", _commands())
 def test_every_readme_command_runs_with_small_arguments(command: str, tmp_path: Path) -> None:
-    for part in command.split(" && "):
+    parts = command.split(" && ")
+    if f"--db {IMPORTED_DB}" in command:
+        _docs(tmp_path)  # in tmp_path/docs
+        if DOCS_PLACEHOLDER not in command:
+            parts = [_import_command(), *parts]
+    for part in parts:
+        part = part.replace(DOCS_PLACEHOLDER, "docs")
         argv = [str(ROOT / w) if (ROOT / w).is_file() else w for w in _small(part)]
         done = subprocess.run(
             argv,

@@ -1,4 +1,4 @@
-"""Sweeps: a grid × seeds as one tidy table, the same locally and on a Dask cluster."""
+"""Sweeps: a grid × seeds as one tidy table (the same on a Dask cluster: test_workers.py)."""
 
 from __future__ import annotations
 
@@ -50,23 +50,6 @@ def test_one_row_per_run_with_every_parameter(local: pd.DataFrame) -> None:
         (1.0, 1),
         (1.0, 2),
     ]
-
-
-def test_dask_cluster_gives_the_same_table(local: pd.DataFrame) -> None:
-    from dask.distributed import LocalCluster
-
-    points = grid(SMALL, {"zipf_s": [0.5, 1.0]})
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        remote = sweep(
-            points,
-            [1, 2],
-            ("staleness", "cas"),
-            scheduler=cluster.scheduler_address,
-            progress=False,
-        )
-    pd.testing.assert_frame_equal(local, remote)
 
 
 def test_every_column_the_sweep_writes_is_in_the_data_dictionary(local: pd.DataFrame) -> None:

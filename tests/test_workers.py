@@ -1,14 +1,20 @@
 """The study's rows do not depend on where its days run: one process, a pool of two, or a
-Dask cluster of real scheduler and worker processes (`reproduce --scheduler`). `make check`
-holds the whole quick run to the same on a cluster (test_quick_run.py)."""
+Dask cluster of real scheduler and worker processes (`reproduce --scheduler`, and a sweep's
+`--scheduler`), one cluster for the module. `make check` holds the whole quick run to the
+same on a cluster (test_quick_run.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
 import pytest
 
 from sim import seedrows
 from sim.check import local_cluster
 from sim.params import Params
+from sim.sweep import grid, sweep
 
 SEEDS = [1, 2]
 
@@ -28,9 +34,16 @@ def test_two_workers_give_the_rows_of_one(one_process: dict[str, str]) -> None:
     assert _rows(2) == one_process
 
 
-def test_a_dask_cluster_gives_the_rows_of_one_process(one_process: dict[str, str]) -> None:
-    with local_cluster() as cluster:
-        assert _rows(1, cluster.scheduler_address) == one_process
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    with local_cluster() as c:
+        yield c
+
+
+def test_a_dask_cluster_gives_the_rows_of_one_process(
+    one_process: dict[str, str], cluster: Any
+) -> None:
+    assert _rows(1, cluster.scheduler_address) == one_process
     assert set(one_process) == {
         "staleness_headline",
         "staleness_by_run",
@@ -40,3 +53,12 @@ def test_a_dask_cluster_gives_the_rows_of_one_process(one_process: dict[str, str
         "cas_edits",
         "cas_calls",
     }
+
+
+def test_a_sweep_on_a_dask_cluster_gives_the_table_of_one_process(cluster: Any) -> None:
+    points = grid(Params(n_articles=60, n_questions=20, n_saves=40), {"zipf_s": [0.5, 1.0]})
+    local = sweep(points, [1, 2], ("staleness", "cas"), workers=1, progress=False)
+    remote = sweep(
+        points, [1, 2], ("staleness", "cas"), scheduler=cluster.scheduler_address, progress=False
+    )
+    pd.testing.assert_frame_equal(local, remote)
