@@ -316,8 +316,9 @@ class Params:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def param_docs() -> dict[str, str]:
-    """Each field's docstring, read from this module's source so the report cannot drift."""
+@lru_cache(maxsize=1)
+def _field_docs() -> tuple[tuple[str, str], ...]:
+    """Parsed once a process: the data dictionary asks for every column it describes."""
     tree = ast.parse(inspect.getsource(Params))
     body = tree.body[0].body  # type: ignore[attr-defined]
     docs = {}
@@ -328,4 +329,9 @@ def param_docs() -> dict[str, str]:
             and isinstance(after.value, ast.Constant)
         ):
             docs[node.target.id] = " ".join(after.value.value.split())  # type: ignore[union-attr]
-    return docs
+    return tuple(docs.items())
+
+
+def param_docs() -> dict[str, str]:
+    """Each field's docstring, read from this module's source so the report cannot drift."""
+    return dict(_field_docs())

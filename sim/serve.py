@@ -168,21 +168,36 @@ async def serve(
         outer.cancel_scope.cancel()
 
 
+INTERRUPT_POLL_S = 0.02
+"""How often the interrupt watcher looks at its flag: the most a Ctrl-C waits to end serving."""
+
+
 async def _stop_on_interrupt(serving: anyio.CancelScope) -> None:
     """Ctrl-C (SIGINT) ends serving as the end of stdin does. Left to Python, it raised
     KeyboardInterrupt inside whichever SDK task ran, and the SDK's others then met closed
-    streams: the interrupt was reported as an internal error with status 1. Once serving
-    ends, by either, a further Ctrl-C is ignored: the process leaves within milliseconds,
-    and one raised during the SDK's unwinding printed a traceback. A server started with
-    SIGINT ignored (a non-interactive shell's `&` starts background jobs so, to spare them
-    the foreground's Ctrl-C) keeps ignoring it, as Python did while it started."""
+    streams: the interrupt was reported as an internal error with status 1. The first
+    Ctrl-C ignores every later one at once, in its own handler: the event loop's signal
+    receiver, on leaving, put Python's KeyboardInterrupt back for a moment, and a second
+    Ctrl-C in that moment (2 ms after the first, on a loaded machine) printed a traceback
+    during the loop's shutdown. The handler only sets a flag, which this task polls: it
+    raises nothing into whatever code it interrupts, whichever thread the signal reaches.
+    Once serving ends, by either, a further Ctrl-C is ignored. A server started with SIGINT
+    ignored (a non-interactive shell's `&` starts background jobs so, to spare them the
+    foreground's Ctrl-C) keeps ignoring it, as Python did while it started."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         return
+    interrupted = False
+
+    def on_interrupt(_signum: int, _frame: object) -> None:
+        nonlocal interrupted
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        interrupted = True
+
+    signal.signal(signal.SIGINT, on_interrupt)
     try:
-        with anyio.open_signal_receiver(signal.SIGINT) as signals:
-            async for _ in signals:
-                serving.cancel()
-                break
+        while not interrupted:
+            await anyio.sleep(INTERRUPT_POLL_S)
+        serving.cancel()
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 

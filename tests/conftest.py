@@ -189,31 +189,38 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 LONGEST_FIRST = (
-    "test_regression.py",
-    "test_realshape.py",
-    "test_cpu_levels.py",
-    "test_model.py",
     "test_theory.py",
+    "test_regression.py",
     "test_notebooks.py",
     "test_readme.py",
-    "test_http.py",
-    "test_http_sessions.py",
-    "test_workers.py",
-    "test_advise_calibrated.py",
-    "test_advise_sampled.py",
-    "test_import.py",
+    "test_model.py",
+    "test_cpu_levels.py",
+    "test_stdio.py",
     "test_push.py",
     "test_advise_extremes.py",
-    "test_stdio.py",
-    "test_faults.py",
-    "test_mcp.py",
-    "test_hosts.py",
-    "test_sweep.py",
+    "test_workers.py",
     "test_gate.py",
-    "test_corpus_draws.py",
+    "test_mcp.py",
+    "test_realshape.py",
+    "test_faults.py",
+    "test_http_sessions.py",
+    "test_hosts.py",
+    "test_advise_calibrated.py",
+    "test_http.py",
     "test_forkserve.py",
+    "test_corpus_draws.py",
+    "test_calibrate.py",
+    "test_logreport_input.py",
+    "test_calibrated_process.py",
+    "test_requests.py",
+    "test_search_index.py",
+    "test_advise_sampled.py",
+    "test_sweep.py",
+    "test_import.py",
 )
-"""The modules that take longest, started first so no worker is left with one at the end."""
+"""The modules that take longest, started first so no worker is left with one at the end:
+ordered by their summed durations in one `pytest -n 0 --durations=0` run (the others are a
+second or two each)."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
