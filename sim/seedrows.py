@@ -160,7 +160,8 @@ def _realshape(base: Params, seeds: list[int]) -> Plan:
 
 
 def _calibration(base: Params, seeds: list[int]) -> Plan:
-    """The fit of the packaged help-centre log and its held-out validation: seeded, but not
+    """The fit of the packaged help-centre log; the held-out validation with each log's drift,
+    the transfer test and the initial imports, on every log of the panel: seeded, but not
     per seed (one bootstrap and one set of replicate runs, of len(seeds) each), so every part
     is pooled."""
 
@@ -180,6 +181,8 @@ CALIBRATION_PARTS = (
     "calibration_burstiness",
     "calibration_validation",
     "calibration_shape",
+    "calibration_transfer",
+    "calibration_imports",
 )
 
 CALIBRATION_RUNS = 200
@@ -242,6 +245,9 @@ _TEXT_COLUMNS = {
         "statistic",
         "process",
         "shape_json",
+        "log",
+        "target",
+        "time",
     )
 }
 
