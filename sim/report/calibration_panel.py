@@ -159,6 +159,24 @@ def volume_scope(transfer: pd.DataFrame) -> str:
     )
 
 
+def transfer_text(transfer: pd.DataFrame) -> str:
+    """The transfer matrix with its range, or why there is none."""
+    off = transfer[transfer["log"] != transfer["target"]]
+    if not len(off):
+        return "Transfer: the panel holds one log: nothing to transfer."
+    inside = off.groupby(["log", "target"])["inside"].sum()
+    own = transfer[transfer["log"] == transfer["target"]].groupby("log")["inside"].sum()
+    n = len(STATISTICS)
+    return f"""Transfer: the shape fitted on one log's first two thirds generates another log's
+last third at that log's volume and article count, {int(transfer["runs"].iloc[0])} runs a
+cell, judged by the same criterion (the calibrated process only: the write-up's takes
+nothing from a log but its volume; `calibration_transfer.csv`). A shape reproduces
+{int(inside.min())} to {int(inside.max())} of {n} statistics of another log, against
+{int(own.min())} to {int(own.max())} of its own:
+
+{md(transfer_matrix(transfer))}"""
+
+
 def panel_text(t: dict[str, pd.DataFrame]) -> str:
     """The held-out test per log with the drift test, the transfer matrix, the imports and
     the scope, as Markdown."""
@@ -166,9 +184,6 @@ def panel_text(t: dict[str, pd.DataFrame]) -> str:
     logs = list(dict.fromkeys(validation["log"]))
     perms = int(validation["permutations"].iloc[0])
     runs = int(transfer["runs"].iloc[0])
-    off = transfer[transfer["log"] != transfer["target"]]
-    inside = off.groupby(["log", "target"])["inside"].sum()
-    own = transfer[transfer["log"] == transfer["target"]].groupby("log")["inside"].sum()
     n = len(STATISTICS)
     return f"""Held out, on every log of the panel: the process fitted on a log's first two thirds
 (by time) generates its last third {runs} times, at the volume fitted on the first two
@@ -188,13 +203,7 @@ p < {DRIFT_LEVEL} reads as drift, uncorrected over the {n} statistics)
 
 {unexplained(validation)}
 
-Transfer: the shape fitted on one log's first two thirds generates another log's last third
-at that log's volume and article count, {runs} runs a cell, judged by the same criterion
-(the calibrated process only: the write-up's takes nothing from a log but its volume;
-`calibration_transfer.csv`). A shape reproduces {int(inside.min())} to {int(inside.max())}
-of {n} statistics of another log, against {int(own.min())} to {int(own.max())} of its own:
-
-{md(transfer_matrix(transfer))}
+{transfer_text(transfer)}
 
 {_imports_text(t["calibration_imports"], logs)}
 
