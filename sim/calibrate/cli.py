@@ -243,8 +243,9 @@ def render(
         lines.append(
             f"  Initial import left out of the mix and the profile: publish {imp.publish}"
             f" ({pd.Timestamp(imp.epoch_s, unit='s'):%Y-%m-%d %a}) adds {imp.added} articles,"
-            f" {imp.added / log.n_articles:.0%} of the log's (the rule: a publish adding at least"
-            f" {IMPORT_SHARE:.0%} of them and {IMPORT_MIN} or more); its {imp.saves} saves are"
+            f" {100 * imp.added / log.n_articles:.0f} % of the log's (the rule: a publish adding"
+            f" at least {100 * IMPORT_SHARE:.0f} % of them and {IMPORT_MIN} or more); its"
+            f" {imp.saves} saves are"
             " not in the mix nor its sessions in the profile (they still count in the volume,"
             " the sessions and the bulk sizes)."
         )
