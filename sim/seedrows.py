@@ -186,7 +186,8 @@ CALIBRATION_PARTS = (
 )
 
 CALIBRATION_RUNS = 200
-"""The calibration's bootstrap resamples and held-out replicate runs (not days of the study)."""
+"""The calibration's bootstrap resamples, and its held-out and transfer replicate runs a log
+or a cell (not days of the study); the drift test deals each log's weeks 5 × this − 1 times."""
 STALENESS_SEEDS = 150
 """Seeds of the staleness runs (Zipf and control): each takes about 0.5 s."""
 CAS_SEEDS = 300
