@@ -17,6 +17,7 @@ from sim.__main__ import main
 from sim.calibrate import fit as fitmod
 from sim.calibrate import logs, sessions
 from sim.calibrate.fit import fit
+from sim.calibrate.flags import FORMAT
 from sim.calibrate.logs import BUNDLED, parse_log, read_log
 from sim.calibrate.shape import load_shape
 from sim.calibrate.validate import burstiness_table
@@ -201,6 +202,8 @@ def test_an_initial_import_is_left_out_of_the_mix_and_profile_and_reported(
     assert "adds 30 articles" in text and "its 30 saves" in text
     code, text, _ = _run([*["calibrate", str(log), "--boot", "2"], "--out", str(out), "--json",
                           "--force"], capsys)  # fmt: skip
+    rule = f"at least {100 * logs.IMPORT_SHARE:.0f} % of the log's articles, and {logs.IMPORT_MIN}"
+    assert rule in " ".join(FORMAT.split())  # --help states the rule the fit applies
     assert json.loads(text)["initial_imports"] == [
         {"publish": 0, "time": "2020-01-04T03:00:00Z", "articles_added": 30, "saves_left_out": 30}
     ]
