@@ -7,9 +7,9 @@ count, B's window and week offset -- and B's real statistics are compared with t
 95 % ranges, the criterion of the held-out test. Only the calibrated process is
 transferred: the write-up's takes nothing from a log but its volume, so its runs at B's
 volume are B's own held-out runs. The diagonal (A = B) is the held-out test itself, the
-same runs on the same seeds. Cost: runs × logs² generated runs of a last third
-(200 × 9 = 1,800 at the study's size, the held-out test's 600 among them), each a few
-milliseconds: the transfer adds a few seconds to the calibration experiment.
+same runs on the same seeds. Cost: runs × logs × (logs − 1) new runs of a last third
+(200 × 3 × 2 = 1,200 at the study's size; the diagonal reuses the held-out runs), each a
+few milliseconds, so a cell gets as many runs as the held-out test: no fewer are needed.
 """
 
 from __future__ import annotations
