@@ -167,7 +167,8 @@ def _realshape(base: Params, seeds: list[int]) -> Plan:
 
 
 def _calibration(base: Params, seeds: list[int]) -> Plan:
-    """The fit of the packaged help-centre log and its held-out validation: seeded, but not
+    """The fit of the packaged help-centre log; the held-out validation with each log's drift,
+    the transfer test and the initial imports, on every log of the panel: seeded, but not
     per seed (one bootstrap and one set of replicate runs, of len(seeds) each), so every part
     is pooled."""
 
@@ -187,10 +188,13 @@ CALIBRATION_PARTS = (
     "calibration_burstiness",
     "calibration_validation",
     "calibration_shape",
+    "calibration_transfer",
+    "calibration_imports",
 )
 
 CALIBRATION_RUNS = 200
-"""The calibration's bootstrap resamples and held-out replicate runs (not days of the study)."""
+"""The calibration's bootstrap resamples, and its held-out and transfer replicate runs a log
+or a cell (not days of the study); the drift test deals each log's weeks 5 × this − 1 times."""
 STALENESS_SEEDS = 150
 """Seeds of the staleness runs (Zipf and control): each takes about 0.5 s."""
 CAS_SEEDS = 300
@@ -255,6 +259,9 @@ _TEXT_COLUMNS = {
         "statistic",
         "process",
         "shape_json",
+        "log",
+        "target",
+        "time",
     )
 }
 

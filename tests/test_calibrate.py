@@ -23,6 +23,7 @@ from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
 from sim.calibrate.shape import EditShape, load_shape
 from sim.calibrate.stats import STATISTICS, summary
 from sim.calibrate.validate import calibration_outputs, replicate
+from sim.report.calibration import calibration_text
 from sim.rng import STREAMS
 
 
@@ -239,17 +240,24 @@ def test_a_shape_file_without_sittings_loads_with_one_publish_sittings(shape: Ed
 
 
 def test_calibration_outputs_give_the_tables_and_figure() -> None:
-    tables, fig = calibration_outputs(reps=6, boot=4)
-    assert set(tables) == {"fit", "gof", "burstiness", "validation"}
+    """On a panel of the shared log alone (tests/test_calibration_panel.py has the panel)."""
+    tables, fig = calibration_outputs(reps=6, boot=4, panel={"Obsidian": BUNDLED})
+    assert set(tables) == {"fit", "gof", "burstiness", "validation", "transfer", "imports"}
     v = tables["validation"]
     assert set(v.process) == {"calibrated", "write-up (volume only)"}
-    assert len(v) == 2 * len(STATISTICS)
+    assert len(v) == 2 * len(STATISTICS) and (v["log"] == "Obsidian").all()
+    assert v["drift_p"].between(0, 1).all() and (v["permutations"] == 29).all()
     writeup = v[v.process == "write-up (volume only)"].set_index("statistic")
     # the write-up's independent saves cannot hold the log's short re-saves or bulk publishes
     assert not writeup.loc["re-saves within 10 min", "inside"]
     assert not writeup.loc["publishes with >1 article", "inside"]
     assert {"estimate", "ci_low", "ci_high", "resampled"} <= set(tables["fit"].columns)
+    assert len(tables["transfer"]) == len(STATISTICS)  # the diagonal: the held-out test
+    assert list(tables["imports"]["publish"]) == [0]
     assert len(fig.axes) == 3
+    text = calibration_text({f"calibration_{k}": t for k, t in tables.items()})
+    assert "**Not validated at the study's volume.**" in text
+    assert "one log: nothing to transfer" in text
 
 
 def test_a_window_of_the_log_holds_only_its_own_articles(log: EditLog) -> None:

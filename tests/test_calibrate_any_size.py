@@ -17,6 +17,7 @@ from sim.__main__ import main
 from sim.calibrate import fit as fitmod
 from sim.calibrate import logs, sessions
 from sim.calibrate.fit import fit
+from sim.calibrate.flags import FORMAT
 from sim.calibrate.logs import BUNDLED, parse_log, read_log
 from sim.calibrate.shape import load_shape
 from sim.calibrate.validate import burstiness_table
@@ -168,17 +169,41 @@ def test_sweep_with_a_shape_runs_its_experiments_or_refuses_one_in_one_line(
     assert code == 2 and "received nonsense" in err and "Traceback" not in err
 
 
-def test_an_initial_import_is_detected_and_reported(tmp_path: Path, capsys) -> None:
-    rows = ["time,publish,author,article,change,lines_added,lines_removed"]
-    rows += [f"2020-01-04T10:00:00Z,0,u1,a{i:03d},add,5,0" for i in range(30)]
-    rows += [f"2020-01-{6 + i % 20:02d}T1{i % 8}:00:00Z,{1 + i},u2,a{i % 7:03d},modify,1,0"
+def test_an_initial_import_is_left_out_of_the_mix_and_profile_and_reported(
+    tmp_path: Path, capsys
+) -> None:
+    """A constructed log: 30 articles imported in one Saturday 03:00 publish, then weekday
+    edits. The fit's mix and profile are those of the log without the import; the CLI says
+    what it left out (publish, date, articles, saves)."""
+    header = "time,publish,author,article,change,lines_added,lines_removed"
+    imported = [f"2020-01-04T03:00:00Z,0,u1,a{i:03d},add,5,0" for i in range(30)]
+    weekdays = (6, 7, 8, 9, 10, 13, 14, 15, 16, 17)  # January 2020, Monday to Friday
+    edits = [f"2020-01-{weekdays[i % 10]:02d}T1{i % 8}:00:00Z,{1 + i},u2,a{i % 7:03d},modify,1,0"
              for i in range(40)]  # fmt: skip
-    assert [a for _, _, a in logs.initial_imports(parse_log("\n".join(rows).encode(), "x"))] == [30]
-    small = parse_log(TINY.encode(), "tiny")
-    assert logs.initial_imports(small) == []  # 1 article added: under the minimum
+    whole = parse_log("\n".join([header, *imported, *edits]).encode(), "x")
+    [imp] = logs.initial_imports(whole)
+    assert (imp.publish, imp.added, imp.saves) == (0, 30, 30)
+    assert logs.initial_imports(parse_log(TINY.encode(), "tiny")) == []  # 1 added: too few
+    f = fit(whole, boot=0, gof_sims=0)
+    without = fit(parse_log("\n".join([header, *edits]).encode(), "y"), boot=0, gof_sims=0)
+    assert f.imports == (imp,) and without.imports == ()
+    assert f.shape.mix == without.shape.mix and f.shape.mix[3] == 0  # no 'new' share
+    assert f.shape.hour_weights == without.shape.hour_weights
+    assert f.shape.weekday_weights == without.shape.weekday_weights
+    assert f.shape.weekday_weights[5] == min(f.shape.weekday_weights)  # Saturday: prior only
+    assert f.shape.hour_weights[3] == min(f.shape.hour_weights)  # 03 UTC likewise
+    assert f.shape.log_saves_per_day > without.shape.log_saves_per_day  # volume keeps it
     log = tmp_path / "imported.csv"
-    log.write_text("\n".join(rows) + "\n")
-    code, out, _ = _run(
-        ["calibrate", str(log), "--boot", "2", "--out", str(tmp_path / "s.json")], capsys
-    )
-    assert code == 0 and "Initial import: publish 0 (2020-01-04 Sat) adds 30 articles" in out
+    log.write_text("\n".join([header, *imported, *edits]) + "\n")
+    out = tmp_path / "s.json"
+    code, text, _ = _run(["calibrate", str(log), "--boot", "2", "--out", str(out)], capsys)
+    assert code == 0
+    assert "Initial import left out of the mix and the profile: publish 0 (2020-01-04 Sat)" in text
+    assert "adds 30 articles" in text and "its 30 saves" in text
+    code, text, _ = _run([*["calibrate", str(log), "--boot", "2"], "--out", str(out), "--json",
+                          "--force"], capsys)  # fmt: skip
+    rule = f"at least {100 * logs.IMPORT_SHARE:.0f} % of the log's articles, and {logs.IMPORT_MIN}"
+    assert rule in " ".join(FORMAT.split())  # --help states the rule the fit applies
+    assert json.loads(text)["initial_imports"] == [
+        {"publish": 0, "time": "2020-01-04T03:00:00Z", "articles_added": 30, "saves_left_out": 30}
+    ]

@@ -19,10 +19,10 @@ import pandas as pd
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.gitlog import git_log_text
 from sim.calibrate.logs import (
+    IMPORT_MIN,
     IMPORT_SHARE,
     EditLog,
     LogError,
-    initial_imports,
     parse_log,
     read_log,
     write_atomic,
@@ -156,6 +156,15 @@ def as_json(f: Fit, bursts: pd.DataFrame, out: Path) -> dict:
         "fit": f.table.to_dict(orient="records"),
         "goodness_of_fit": gof_table(f).to_dict(orient="records"),
         "burstiness": bursts.to_dict(orient="records"),
+        "initial_imports": [
+            {
+                "publish": imp.publish,
+                "time": f"{pd.Timestamp(imp.epoch_s, unit='s'):%Y-%m-%dT%H:%M:%SZ}",
+                "articles_added": imp.added,
+                "saves_left_out": imp.saves,
+            }
+            for imp in f.imports
+        ],
     }
 
 
@@ -230,11 +239,14 @@ def render(
         f"  Profile (UTC): busiest hours {peak}; weekend share of saves"
         f" {100 * sum(f.shape.weekday_weights[5:]):.1f} %.",
     ]
-    for publish, when, added in initial_imports(log):
+    for imp in f.imports:
         lines.append(
-            f"  Initial import: publish {publish} ({pd.Timestamp(when, unit='s'):%Y-%m-%d %a})"
-            f" adds {added} articles, {added / log.n_articles:.0%} of the log's (at least"
-            f" {IMPORT_SHARE:.0%} is an import); it is fitted like any publish, so it weighs on"
-            " the bulk sizes, the mix ('new') and the profile."
+            f"  Initial import left out of the mix and the profile: publish {imp.publish}"
+            f" ({pd.Timestamp(imp.epoch_s, unit='s'):%Y-%m-%d %a}) adds {imp.added} articles,"
+            f" {100 * imp.added / log.n_articles:.0f} % of the log's (the rule: a publish adding"
+            f" at least {100 * IMPORT_SHARE:.0f} % of them and {IMPORT_MIN} or more); its"
+            f" {imp.saves} saves are"
+            " not in the mix nor its sessions in the profile (they still count in the volume,"
+            " the sessions and the bulk sizes)."
         )
     return "\n".join(lines)

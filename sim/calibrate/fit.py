@@ -6,6 +6,13 @@ history: an article's saves depend on each other (that dependence is the burst),
 must travel together. Publish-level values (volume, bulk publishes, the mix, the hour and
 weekday profile) resample *publishes*: the saves of one publish share an instant, an author
 and a reason, so the publish is the independent unit there.
+
+An initial import (``logs.initial_imports``: a publish adding at least 20 % of the log's
+articles, and 10 or more) is the help centre being filled, not edited: its saves are left
+out of the mix and its sessions out of the hour and weekday profile, by that rule alone
+(one publish, one instant would otherwise set the profile's busiest hour and the share of
+'new'). It still counts in the volume, the sessions and the bulk sizes, which describe the
+log as it is; ``Fit.imports`` says what was left out.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import pandas as pd
 
 from sim.calibrate import popfit, sessions
 from sim.calibrate.generate import DAY_S, HOUR_S, KINDS
-from sim.calibrate.logs import EditLog, week_offset
+from sim.calibrate.logs import EditLog, Import, initial_imports, week_offset
 from sim.calibrate.shape import EditShape
 
 GOF_LEVEL = 0.05
@@ -36,6 +43,8 @@ class Fit:
     """One row per fitted value: quantity, estimate, ci_low, ci_high, resampled, note."""
     gof: tuple[popfit.Gof, ...]
     """Goodness of fit of Zipf and of Zipf–Mandelbrot."""
+    imports: tuple[Import, ...] = ()
+    """The initial imports left out of the mix and the profile."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +158,7 @@ class _PublishTable:
         hours = np.bincount(self.hour, weights=sw, minlength=24) + PROFILE_PRIOR
         days = np.bincount(self.day, weights=sw, minlength=7) + PROFILE_PRIOR
         mix = (self.kinds * w[:, None]).sum(axis=0)
+        mix = mix / mix.sum() if mix.sum() else np.full(len(KINDS), np.nan)
         saves = _isum(w, self.rows)
         n_has, n_bulk = int(w[self.has].sum()), int(w[self.bulk].sum())
         out = {
@@ -158,20 +168,25 @@ class _PublishTable:
             "publishes with >1 article": int(w[self.multi].sum()) / int(w.sum()),
             "saves in publishes of >=10": _isum(w[self.big], self.rows[self.big]) / saves,
         }
-        out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix / mix.sum(), strict=True)}
+        out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix, strict=True)}
         out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
         names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
         out |= {f"weekday {d}": float(v) for d, v in zip(names, days / days.sum(), strict=True)}
         return out
 
 
-def _per_publish(log: EditLog, starts: np.ndarray, sitting_gap_s: float):
-    """Per-publish arrays (see _publish_values), and the sittings' sizes and inner gaps."""
-    _, first, inverse = np.unique(log.publish, return_index=True, return_inverse=True)
+def _per_publish(log: EditLog, starts: np.ndarray, sitting_gap_s: float, imports=()):
+    """Per-publish arrays (see _publish_values), and the sittings' sizes and inner gaps;
+    the ``imports``' publishes hold no kinds (the mix) and weigh nothing in their sitting
+    (the profile)."""
+    ids, first, inverse = np.unique(log.publish, return_index=True, return_inverse=True)
     n_rows = np.bincount(inverse)
     n_starts = np.bincount(inverse, weights=starts).astype(int)
     kinds = np.zeros((len(first), len(KINDS)))
     np.add.at(kinds, (inverse, log.kind), 1)
+    imported = np.isin(ids, [i.publish for i in imports])
+    kinds[imported] = 0
+    profiled = np.where(imported, 0, n_starts)
     epoch = log.epoch_s[first]
     starting = np.flatnonzero(n_starts > 0)
     opens, sizes, gaps = sessions.split(
@@ -180,7 +195,7 @@ def _per_publish(log: EditLog, starts: np.ndarray, sitting_gap_s: float):
     order = np.argsort(epoch[starting], kind="stable")
     sitting = np.cumsum(opens[order]) - 1
     weight = np.zeros(len(first))
-    weight[starting[order][opens[order]]] = np.bincount(sitting, n_starts[starting][order])
+    weight[starting[order][opens[order]]] = np.bincount(sitting, profiled[starting][order])
     return (epoch, n_rows, n_starts, kinds, weight), sizes, gaps
 
 
@@ -205,7 +220,8 @@ def fit(
         raise ValueError("the log covers no time: it needs saves at two different instants")
     boot_rng, gof_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
     starts, sizes, gaps = sessions.split(log.article, log.epoch_s, session_gap_s)
-    per_pub, sitting_sizes, sitting_gaps = _per_publish(log, starts, sitting_gap_s)
+    imports = tuple(initial_imports(log))
+    per_pub, sitting_sizes, sitting_gaps = _per_publish(log, starts, sitting_gap_s, imports)
     counts = popfit.ranked(np.bincount(log.article[log.kind == 0]))
     if len(counts) < 2:
         raise ValueError("the log has body edits of fewer than 2 articles: no popularity to fit")
@@ -259,7 +275,7 @@ def fit(
         sitting_size_pmf=sessions.size_pmf(sitting_sizes),
         sitting_gap_quantiles_s=sessions.gap_quantiles(sitting_gaps, sitting_gap_s),
     )
-    return Fit(shape, table, gof)
+    return Fit(shape, table, gof, imports)
 
 
 def _boot_articles(

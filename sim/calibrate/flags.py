@@ -28,6 +28,10 @@ next to it): sim/calibrate/logs/help-centre-edits.csv. From a git repository of
 markdown articles, --git REPO --path DIR/ extracts the log itself (--log-out
 keeps it). The shape file it writes is what --edit-shape (advise) and
 edit_shape= (sweep, with save_process=calibrated) read.
+
+An initial import (a publish adding at least 20 % of the log's articles, and 10
+or more: the help centre being filled, not edited) is left out of the fitted mix
+and weekly profile, and the output says which publish, when, and how many saves.
 """
 
 

@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -83,15 +84,29 @@ class EditLog:
 
 IMPORT_SHARE, IMPORT_MIN = 0.2, 10
 """A publish that adds at least this share of the log's articles (and this many) is an
-initial import, not editing: a one-off that sets the bulk sizes, the mix and the profile."""
+initial import, not editing: a one-off that would set the mix and the profile (the fit
+leaves it out of both: ``sim.calibrate.fit``)."""
 
 
-def initial_imports(log: EditLog) -> list[tuple[int, float, int]]:
-    """(publish, epoch seconds, articles added) of each initial import in the log."""
+class Import(NamedTuple):
+    """An initial import: its publish, instant (Unix seconds), articles added and saves
+    (rows of the publish, of any kind)."""
+
+    publish: int
+    epoch_s: float
+    added: int
+    saves: int
+
+
+def initial_imports(log: EditLog) -> list[Import]:
+    """Each initial import in the log, in time order."""
     ids, first, inverse = np.unique(log.publish, return_index=True, return_inverse=True)
     adds = np.bincount(inverse, weights=log.kind == CHANGES["add"], minlength=len(ids))
+    rows = np.bincount(inverse, minlength=len(ids))
     hit = np.flatnonzero((adds >= IMPORT_SHARE * log.n_articles) & (adds >= IMPORT_MIN))
-    return [(int(ids[i]), float(log.epoch_s[first[i]]), int(adds[i])) for i in hit]
+    return [
+        Import(int(ids[i]), float(log.epoch_s[first[i]]), int(adds[i]), int(rows[i])) for i in hit
+    ]
 
 
 def week_offset(epoch_s: float) -> float:

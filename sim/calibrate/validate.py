@@ -3,9 +3,11 @@ tables and figure for the reproduction.
 
 Held out: the shape is fitted on the first two thirds of the log's history (by time) and
 generates the last third's span many times; each statistic of the real last third is
-inside or outside the generated runs' 95 % range. The write-up's process -- independent
-Poisson saves, Zipf(0.9) over the articles, uniform in time, one article per publish --
-gets the same test with only its volume fitted.
+inside or outside the generated runs' 95 % range, beside the log's own drift over the split
+(``drift``: a miss on a statistic the log itself changed is the log's, not the model's).
+The write-up's process -- independent Poisson saves, Zipf(0.9) over the articles, uniform in
+time, one article per publish -- gets the same test with only its volume fitted.
+``panel`` runs it on every log of the panel, with the transfer test across them.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.calibrate import popfit, sessions
+from sim.calibrate import drift, popfit, sessions
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.generate import CAL_STREAMS, DAY_S, FEATURES, Saves, generate
 from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
@@ -38,64 +40,105 @@ class Replicates:
 
 
 def replicate(
-    f: Fit, n_articles: int, span_s: float, start_s: float, reps: int, seed: int
+    f: Fit,
+    n_articles: int,
+    span_s: float,
+    start_s: float,
+    reps: int,
+    seed: int,
+    saves_per_day: float | None = None,
+    processes: tuple[str, ...] = tuple(PROCESSES),
 ) -> list[Replicates]:
-    """``reps`` runs of each process at the fitted volume; run i of every process uses seed
-    (seed, i), so the two processes are compared on matched seeds."""
+    """``reps`` runs of each process at ``saves_per_day`` (default: the fitted volume); run i
+    of every process uses seed (seed, i), so processes (and logs) are compared on matched
+    seeds."""
+    per_day = f.shape.log_saves_per_day if saves_per_day is None else saves_per_day
     out = []
-    for name, features in PROCESSES.items():
+    for name in processes:
         runs = []
         for i in range(reps):
             children = np.random.SeedSequence([seed, i]).spawn(len(CAL_STREAMS))
             rngs = {s: np.random.default_rng(c) for s, c in zip(CAL_STREAMS, children, strict=True)}
             runs.append(
                 generate(
-                    f.shape,
-                    n_articles,
-                    f.shape.log_saves_per_day,
-                    span_s,
-                    rngs,
-                    features,
-                    start_s=start_s,
+                    f.shape, n_articles, per_day, span_s, rngs, PROCESSES[name], start_s=start_s
                 )
             )
         out.append(Replicates(name, runs, start_s))
     return out
 
 
+@dataclass(frozen=True)
+class Split:
+    """A log cut at two thirds of its history: the fit of the first part, the real
+    statistics of both, and the window the runs cover (the last third)."""
+
+    log: EditLog
+    split_s: float
+    fit: Fit
+    real_train: dict[str, float]
+    real: dict[str, float]
+    start_s: float
+    """Week offset of the split (the runs' time 0)."""
+    span_s: float
+
+
+def split_log(log: EditLog, seed: int = 1, gof_sims: int = 200) -> Split:
+    t0, t1 = float(log.epoch_s[0]), float(log.epoch_s[-1])
+    cut = t0 + TRAIN_SHARE * (t1 - t0)
+    train, test = log.window(t0, cut), log.window(cut, np.inf)
+    f = fit(train, window_s=cut - t0, boot=0, gof_sims=gof_sims, seed=seed)
+    start = week_offset(cut)
+    real = summary(test.saves(cut)[0], start)
+    before = summary(train.saves(t0)[0], week_offset(t0))
+    return Split(log, cut, f, before, real, start, t1 - cut + 1.0)
+
+
+def compare(real: dict[str, float], rep: Replicates) -> list[dict]:
+    """Per statistic: the generated mean and 95 % range, and whether the real figure is in."""
+    runs = pd.DataFrame([summary(s, rep.start_s) for s in rep.runs])
+    rows = []
+    for stat in STATISTICS:
+        lo, hi = runs[stat].quantile([0.025, 0.975])
+        rows.append(
+            {
+                "statistic": stat,
+                "real": real[stat],
+                "generated_mean": runs[stat].mean(),
+                "generated_lo": lo,
+                "generated_hi": hi,
+                "inside": bool(lo <= real[stat] <= hi),
+            }
+        )
+    return rows
+
+
 def held_out(
     log: EditLog, reps: int = 200, seed: int = 1, gof_sims: int = 200
 ) -> tuple[pd.DataFrame, Fit]:
     """The validation table: per statistic and process, the real first two thirds' and last
-    third's figures (their difference is the log's own drift), the generated mean and 95 %
-    range, and whether the real figure is inside. The runs hold the test period's article
-    count (every article the log has shown by the period's end), not the training period's:
-    a growing help centre has more articles to edit later."""
-    t0, t1 = float(log.epoch_s[0]), float(log.epoch_s[-1])
-    split = t0 + TRAIN_SHARE * (t1 - t0)
-    train, test = log.window(t0, split), log.window(split, np.inf)
-    f = fit(train, window_s=split - t0, boot=0, gof_sims=gof_sims, seed=seed)
-    start = week_offset(split)
-    real = summary(test.saves(split)[0], start)
-    before = summary(train.saves(t0)[0], week_offset(t0))
+    third's figures, the generated mean and 95 % range, whether the real figure is inside,
+    and the log's own drift over the split (``drift.drift_test``'s p-value, over
+    ``drift.permutations(reps)`` dealings of its weeks). The runs hold the test period's
+    article count (every article the log has shown by the period's end), not the training
+    period's: a growing help centre has more articles to edit later."""
+    sp = split_log(log, seed, gof_sims)
+    return held_out_rows(sp, reps, seed), sp.fit
+
+
+def held_out_rows(sp: Split, reps: int, seed: int) -> pd.DataFrame:
+    n_perm = drift.permutations(reps)
+    p = drift.drift_test(sp.log, sp.split_s, n_perm, seed)
     rows = []
-    for rep in replicate(f, log.n_articles, t1 - split + 1.0, start, reps, seed):
-        runs = pd.DataFrame([summary(s, start) for s in rep.runs])
-        for stat in STATISTICS:
-            lo, hi = runs[stat].quantile([0.025, 0.975])
+    for rep in replicate(sp.fit, sp.log.n_articles, sp.span_s, sp.start_s, reps, seed):
+        for r in compare(sp.real, rep):
+            stat = r["statistic"]
             rows.append(
-                {
-                    "statistic": stat,
-                    "process": rep.process,
-                    "real_train": before[stat],
-                    "real": real[stat],
-                    "generated_mean": runs[stat].mean(),
-                    "generated_lo": lo,
-                    "generated_hi": hi,
-                    "inside": bool(lo <= real[stat] <= hi),
-                }
+                {"statistic": stat, "process": rep.process, "real_train": sp.real_train[stat]}
+                | r
+                | {"drift_p": p[stat], "permutations": n_perm}
             )
-    return pd.DataFrame(rows), f
+    return pd.DataFrame(rows)
 
 
 def burstiness_table(log: EditLog, f: Fit, reps: int = 50, seed: int = 1) -> pd.DataFrame:
@@ -139,17 +182,19 @@ def calibration_outputs(
     reps: int = 200,
     boot: int = 200,
     seed: int = 1,
+    panel: dict[str, Path] | None = None,
 ) -> tuple[dict[str, pd.DataFrame], Figure]:
-    """Tables (fit, gof, burstiness, validation) and the figure for a log (default: the
-    bundled help-centre log)."""
+    """Tables (fit, gof, burstiness of a log, default the bundled help-centre log; the
+    validation, transfer and imports of every log of the panel) and the figure."""
+    from sim.calibrate.panel import panel_tables
+
     log = read_log(log_path or BUNDLED)
     f = fit(log, boot=boot, gof_sims=boot, seed=seed)
-    validation, _ = held_out(log, reps, seed, gof_sims=boot)
     tables = {
         "fit": f.table,
         "gof": gof_table(f),
         "burstiness": burstiness_table(log, f, max(2, reps // 4), seed),
-        "validation": validation,
+        **panel_tables(panel, reps, seed, gof_sims=boot),
     }
     return tables, figure(log, f, seed)
 

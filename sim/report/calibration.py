@@ -2,14 +2,15 @@
 whether the fitted process (and the write-up's) reproduces a stretch of the log it never saw.
 
 Every number comes from the calibration's tables (`calibration_*.csv`), which
-``sim.calibrate.validate.calibration_outputs`` makes from the packaged log.
+``sim.calibrate.validate.calibration_outputs`` makes from the packaged log (the fit) and
+the panel of logs (the held-out and transfer tests: ``sim.report.calibration_panel``).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from sim.params import Params
+from sim.report.calibration_panel import panel_text
 from sim.report.markdown import md
 
 
@@ -36,57 +37,16 @@ def _fit_rows(fit: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _validation_rows(validation: pd.DataFrame) -> pd.DataFrame:
-    wide = []
-    for statistic, g in validation.groupby("statistic", sort=False):
-        row = {"statistic": statistic}
-        if "real_train" in g:
-            row["real (first two thirds)"] = _num(g["real_train"].iloc[0])
-        row["real (last third)"] = _num(g["real"].iloc[0])
-        for _, r in g.iterrows():
-            where = "inside" if r["inside"] else "**outside**"
-            row[r["process"]] = (
-                f"{_num(r['generated_mean'])} ({_num(r['generated_lo'])} – "
-                f"{_num(r['generated_hi'])}): {where}"
-            )
-        wide.append(row)
-    return pd.DataFrame(wide)
-
-
-def _validation_scope(fit: pd.DataFrame) -> str:
-    """What the held-out test does and does not validate, with the two volumes."""
-    per_day = fit.loc[fit["quantity"] == "saves per day", "estimate"]
-    base = Params()
-    volume = (
-        f"about {per_day.iloc[0]:.1f} saves a day, while the study's day holds "
-        f"{base.n_saves} saves in {base.day_s / 3600:g} hours"
-        if len(per_day)
-        else "its own volume, not the study's"
-    )
-    return (
-        "What this validates: the fitted process, run forward in time on data it was not "
-        f"fitted to, at the log's own volume ({volume}). The statistics compared are those "
-        "the fit is built to reproduce, so the test shows the fit holds out of sample in "
-        "time; it does not show that the process holds at the study's volume (where bursts "
-        "and bulk publishes land on a far busier day) or for statistics it was not fitted to."
-    )
-
-
 def calibration_text(t: dict[str, pd.DataFrame]) -> str:
     """The subsection: the fit with its intervals, the goodness of fit, the burst
-    coefficients, and the held-out validation of both processes."""
+    coefficients, and the held-out and transfer tests on the panel."""
     if "calibration_fit" not in t:
         return ""
     fit, gof = t["calibration_fit"], t["calibration_gof"]
-    burst, validation = t["calibration_burstiness"], t["calibration_validation"]
+    burst = t["calibration_burstiness"]
     chosen = gof[gof["chosen"].astype(bool)].iloc[0]
     zipf = gof[gof["family"] == "zipf"].iloc[0]
     s = fit[fit["quantity"] == "zipf s"].iloc[0]
-    inside = validation.groupby("process", sort=False)["inside"].agg(["sum", "size"])
-    verdicts = "; ".join(
-        f"{process}: inside on {int(r['sum'])} of {int(r['size'])}"
-        for process, r in inside.iterrows()
-    )
     log_b = burst[(burst["source"] == "log") & (burst["coefficient"] == "B")].iloc[0]
     log_m = burst[(burst["source"] == "log") & (burst["coefficient"] == "M")].iloc[0]
     cal = burst[burst["source"] == "calibrated"].set_index("coefficient")
@@ -145,16 +105,7 @@ the log's span (`calibration_burstiness.csv`):
 
 Here {burst_verdict}.
 
-Held out: the process fitted on the log's first two thirds generates the last third's span
-many times, and each statistic of the real last third is inside or outside the generated
-runs' 95 % range (the runs hold every article the log has shown by its end; the first two
-thirds' own figure beside it shows how far the log itself drifts over the split, which the
-test also measures); the write-up's process gets the same test with only its volume fitted
-(`calibration_validation.csv`; {verdicts}):
-
-{md(_validation_rows(validation))}
-
-{_validation_scope(fit)}
+{panel_text(t)}
 
 ![the log against the two processes](calibration.png)
 """

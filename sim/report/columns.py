@@ -60,7 +60,11 @@ BASE: dict[str, tuple[str, str]] = {
         "seed-paired difference from the reference arm at equal day volume (intercept of the"
         " seeds' differences regressed on their difference in saves)",
     ),
-    "log": (TEXT, "the real help centre's log of the panel the arm's shape was fitted to"),
+    "log": (
+        TEXT,
+        "the real help centre's log of the panel the shape was fitted to (a real-shape arm's,"
+        " or the calibration's)",
+    ),
     "zipf_s": ("exponent", "the Zipf exponent fitted to the log's body edits (any family fitted)"),
     "burstiness_b": (
         "−1 to 1",
@@ -278,6 +282,26 @@ BASE: dict[str, tuple[str, str]] = {
     "generated_lo": ("as the statistic", "low end of the generated runs' 95 % range"),
     "generated_hi": ("as the statistic", "high end of the generated runs' 95 % range"),
     "inside": (FLAG, "the real value lies inside the generated range"),
+    "drift_p": (
+        "p value",
+        "two-sided permutation p of the log's own change over the split (last third minus first"
+        " two thirds, its weeks dealt at random): small when the log drifts",
+    ),
+    "permutations": (COUNT, "random dealings of the log's weeks behind drift_p"),
+    "target": (
+        TEXT,
+        "the log whose volume, article count, last third and statistics the runs of the shape"
+        " fitted to `log` are compared with",
+    ),
+    "runs": (COUNT, "generated runs behind the range"),
+    "target_saves_per_day": (
+        "saves a day",
+        "the volume the runs are generated at: the target's, fitted on its first two thirds",
+    ),
+    "publish": ("integer", "the publish's number in the log"),
+    "time": (TEXT, "when, in UTC (ISO 8601)"),
+    "articles_added": (COUNT, "articles the publish adds"),
+    "saves_left_out": (COUNT, "the publish's saves (rows), left out of the fitted mix and profile"),
     "shape_json": ("JSON", "the fitted edit shape, as `python -m sim calibrate` writes it"),
 }
 """Base names: (unit, meaning)."""
@@ -330,8 +354,11 @@ FILES: dict[str, str] = {
     "calibration_fit.csv": "the bundled log's fitted edit process, with bootstrap intervals",
     "calibration_gof.csv": "goodness of fit of each popularity family",
     "calibration_burstiness.csv": "burstiness and memory of the log and generated runs",
-    "calibration_validation.csv": "held-out statistics against generated runs",
+    "calibration_validation.csv": "held-out statistics against generated runs, per log, with"
+    " the log's own drift",
     "calibration_shape.csv": "the fitted shape as JSON",
+    "calibration_transfer.csv": "a shape fitted on one log against another log's last third",
+    "calibration_imports.csv": "each log's initial imports, left out of its fit's mix and profile",
 }
 """What each file holds (the per-seed rows in seeds/ share a table's name)."""
 SEED_FILES = {

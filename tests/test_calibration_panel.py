@@ -1,0 +1,98 @@
+"""The calibration's tests on the panel (issue 37, item 2): the drift test tells a log that
+changes over the split from one that holds; the transfer test runs a shape at the target's
+volume, article count and window; the report reads each miss as the log's or the model's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from sim.calibrate import drift
+from sim.calibrate.generate import WEEK_S
+from sim.calibrate.logs import PANEL, EditLog, read_log
+from sim.calibrate.panel import imports, transfer
+from sim.calibrate.validate import TRAIN_SHARE, held_out_rows, split_log
+from sim.params import Params
+from sim.report.calibration_panel import panel_text, verdict
+
+
+def _log(multi_until: float, weeks: int = 60, seed: int = 5) -> EditLog:
+    """Two publishes a week at random instants on 20 articles; a publish holds 3 articles
+    before ``multi_until`` (a share of the span) and 1 after."""
+    rng = np.random.default_rng(seed)
+    t = np.sort(rng.uniform(0, weeks * WEEK_S, 2 * weeks)) + 1_600_000_000.0
+    t = np.floor(t)
+    cut = t[0] + multi_until * (t[-1] - t[0])
+    epoch, publish, article = [], [], []
+    for p, when in enumerate(t):
+        k = 3 if when < cut else 1
+        for a in rng.choice(20, size=k, replace=False):
+            epoch.append(when), publish.append(p), article.append(int(a))
+    article = np.unique(np.asarray(article), return_inverse=True)[1]
+    n = len(epoch)
+    return EditLog(
+        np.asarray(epoch), np.asarray(publish), article, np.zeros(n, np.int8), 20, "made-up"
+    )
+
+
+def test_drift_flags_a_log_that_changes_over_the_split_and_not_one_that_holds() -> None:
+    for multi_until, drifts in ((TRAIN_SHARE, True), (2.0, False)):
+        log = _log(multi_until)
+        t0, t1 = log.epoch_s[0], log.epoch_s[-1]
+        split = t0 + TRAIN_SHARE * (t1 - t0)
+        p = drift.drift_test(log, split, 99, seed=1)
+        assert set(p) == set(drift.STATISTICS)
+        multi = p["publishes with >1 article"]
+        if drifts:  # every publish multi-article before the split, none after: the extreme
+            assert multi == 1 / 100
+        else:  # every publish holds 3 articles throughout: no dealing differs
+            assert multi == 1.0
+        # the weekday mix is stationary by construction in both
+        assert p["weekend share"] > drift.DRIFT_LEVEL
+    assert drift.permutations(200) == 999
+    assert drift.drift_test(log, split, 99, seed=1) == p  # its own seeded stream
+
+
+def test_a_shape_transferred_runs_at_the_targets_volume_articles_and_window() -> None:
+    """Log a's split carries log b's fit but DuckDuckGo's log, window and volume: its
+    transfer to b must be b's own held-out runs (so nothing of a but its fit is used), and
+    the diagonal is the held-out test's calibrated rows."""
+    b = split_log(read_log(PANEL["Obsidian"]), seed=1, gof_sims=2)
+    a = replace(split_log(read_log(PANEL["DuckDuckGo"]), seed=1, gof_sims=2), fit=b.fit)
+    splits = {"a": a, "b": b}
+    validation = pd.concat(
+        [held_out_rows(sp, 4, 1).assign(log=name) for name, sp in splits.items()],
+        ignore_index=True,
+    )
+    got = transfer(splits, validation, 4, 1)
+    assert len(got) == 4 * len(drift.STATISTICS) and (got["runs"] == 4).all()
+    columns = ["statistic", "real", "generated_mean", "generated_lo", "generated_hi", "inside"]
+    a_to_b = got[(got["log"] == "a") & (got["target"] == "b")][columns].reset_index(drop=True)
+    b_to_b = got[(got["log"] == "b") & (got["target"] == "b")][columns].reset_index(drop=True)
+    pd.testing.assert_frame_equal(a_to_b, b_to_b)
+    own = validation[(validation["log"] == "b") & (validation["process"] == "calibrated")]
+    pd.testing.assert_frame_equal(b_to_b, own[columns].reset_index(drop=True))
+    volume = got[got["target"] == "b"]["target_saves_per_day"]
+    assert (volume == b.fit.shape.log_saves_per_day).all()
+    # a's log, window and statistics differ from b's: had the transfer used them, a -> b
+    # would not be b's own test
+    assert a.log.n_articles != b.log.n_articles and a.span_s != b.span_s
+    assert abs(a.real["saves per active day"] - b.real["saves per active day"]) > 0.1
+    # the report renders the panel from these tables alone
+    t = {"calibration_validation": validation, "calibration_transfer": got}
+    t["calibration_imports"] = imports(splits)
+    text = panel_text(t)
+    assert "| shape fitted on ↓, predicting → | a | b |" in text
+    assert "a, publish 3 on 2019-02-22 (91 articles added, 91 saves left out)" in text
+    assert "b, publish 0 on 2020-08-05 (74 articles added, 74 saves left out)" in text
+    assert "**Not validated at the study's volume.**" in text
+    assert f"{Params().n_saves} saves in {Params().day_s / 3600:g} hours" in text
+
+
+def test_a_miss_reads_as_the_logs_when_the_log_drifts_else_as_the_models() -> None:
+    assert verdict(True, 0.001) == "inside"
+    assert "the log drifts" in verdict(False, 0.01)
+    assert "the model's miss" in verdict(False, 0.5)
+    assert "the model's miss" in verdict(False, float("nan"))
