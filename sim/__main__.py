@@ -119,7 +119,7 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
     import anyio
 
     from sim.kb.rows import StoreError
-    from sim.serve import check_writable, leave, open_store, serve
+    from sim.serve import Interrupts, check_writable, leave, open_store, serve
 
     http = _serve_http(srv, args)
     try:
@@ -136,7 +136,11 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
     status = 0
     try:
         if http is None:
-            anyio.run(serve, store, args.human_edits_per_minute, args.seed, log, args.write_gate)
+            interrupts = Interrupts()  # before the loop starts: asyncio's runner then keeps it
+            anyio.run(
+                serve,
+                *(store, args.human_edits_per_minute, args.seed, log, args.write_gate, interrupts),
+            )
         else:
             from sim.server.http import serve_http
 

@@ -138,7 +138,11 @@ async def serve(
     seed: int,
     call_log: TextIO | None = None,
     write_gate: bool = False,
+    interrupts: Interrupts | None = None,
 ) -> None:
+    """Serve the KB over stdio until stdin closes or Ctrl-C (``interrupts``, made before the
+    event loop started; one is made here if not given)."""
+    interrupts = interrupts or Interrupts()
     # Imported here, not above: the MCP SDK takes about a second to load, and a bad flag or
     # --db file is refused (by open_store and check_writable) before anything needs it. The
     # SDK builds some 2,000 pydantic classes as it loads; the cyclic collector, run again and
@@ -156,7 +160,7 @@ async def serve(
     session = server.connect("mcp-client", [KB_ID], gate=ELICITATION_GATE)
     server = build_server(session)
     async with anyio.create_task_group() as outer:
-        outer.start_soon(_stop_on_interrupt, outer.cancel_scope)
+        outer.start_soon(_stop_on_interrupt, outer.cancel_scope, interrupts)
         async with (
             screened_stdio(tools_call_refusal) as (read, write),
             anyio.create_task_group() as tg,
@@ -169,33 +173,40 @@ async def serve(
 
 
 INTERRUPT_POLL_S = 0.02
-"""How often the interrupt watcher looks at its flag: the most a Ctrl-C waits to end serving."""
+"""How often serving looks at the Ctrl-C flag: the most a Ctrl-C waits to end it."""
 
 
-async def _stop_on_interrupt(serving: anyio.CancelScope) -> None:
-    """Ctrl-C (SIGINT) ends serving as the end of stdin does. Left to Python, it raised
-    KeyboardInterrupt inside whichever SDK task ran, and the SDK's others then met closed
-    streams: the interrupt was reported as an internal error with status 1. The first
-    Ctrl-C ignores every later one at once, in its own handler: the event loop's signal
-    receiver, on leaving, put Python's KeyboardInterrupt back for a moment, and a second
-    Ctrl-C in that moment (2 ms after the first, on a loaded machine) printed a traceback
-    during the loop's shutdown. The handler only sets a flag, which this task polls: it
-    raises nothing into whatever code it interrupts, whichever thread the signal reaches.
-    Once serving ends, by either, a further Ctrl-C is ignored. A server started with SIGINT
-    ignored (a non-interactive shell's `&` starts background jobs so, to spare them the
-    foreground's Ctrl-C) keeps ignoring it, as Python did while it started."""
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        return
-    interrupted = False
+class Interrupts:
+    """Ctrl-C (SIGINT) as a flag, caught from before the event loop starts.
 
-    def on_interrupt(_signum: int, _frame: object) -> None:
-        nonlocal interrupted
+    Left to Python, Ctrl-C raised KeyboardInterrupt inside whichever SDK task ran, and the
+    SDK's others then met closed streams: reported as an internal error with status 1.
+    asyncio's runner, started with Python's handler in place, installs its own, which
+    cancels the main task: a Ctrl-C in the moment before serving took SIGINT over left a
+    task group waiting on stdin for good (a loaded machine's server start). The event
+    loop's signal receiver, on leaving, put Python's handler back for a moment, and a
+    second Ctrl-C then (2 ms after the first) printed a traceback during the loop's
+    shutdown. So the handler is installed before the loop runs, only sets a flag (raising
+    nothing into the code it interrupts, whichever thread the signal reaches), and ignores
+    every later Ctrl-C at once. A server started with SIGINT ignored (a non-interactive
+    shell's `&` starts background jobs so, to spare them the foreground's Ctrl-C) keeps
+    ignoring it, as Python did while it started."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, self._on_interrupt)
+
+    def _on_interrupt(self, _signum: int, _frame: object) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        interrupted = True
+        self.seen = True
 
-    signal.signal(signal.SIGINT, on_interrupt)
+
+async def _stop_on_interrupt(serving: anyio.CancelScope, interrupts: Interrupts) -> None:
+    """End serving at the first Ctrl-C, as the end of stdin does; once serving ends, by
+    either, a further Ctrl-C is ignored."""
     try:
-        while not interrupted:
+        while not interrupts.seen:
             await anyio.sleep(INTERRUPT_POLL_S)
         serving.cancel()
     finally:
