@@ -374,19 +374,32 @@ def readme_table(b: dict[str, Any]) -> str:
         + f", {m['cores']} cores ({m['processor']}), Python {m['python']}.",
     ]
     if "retimed" in b:
-        again = ", ".join(f"`{name}`" for name in b["retimed"]["loops"])
+        by_commit: dict[str, list[str]] = {}
+        for name, commit in _retimed(b).items():
+            by_commit.setdefault(commit, []).append(f"`{name}`")
+        again = "; ".join(f"{', '.join(n)} on {c}" for c, n in by_commit.items())
         lines[-1] += (
-            f" Timed again on {b['retimed']['commit']} (`python -m sim bench --only`): {again};"
+            f" Timed again (`python -m sim bench --only`): {again};"
             " every other figure is from the last full bench."
         )
     return "\n".join(lines)
 
 
+def _retimed(bench: dict[str, Any]) -> dict[str, str]:
+    """Each loop timed again since the last full bench, and the commit it was timed on (an
+    older file kept one commit for all of them)."""
+    r = bench.get("retimed", {})
+    if isinstance(r.get("loops"), list):
+        return dict.fromkeys(r["loops"], r["commit"])
+    return dict(r.get("loops", {}))
+
+
 def retime(bench: dict[str, Any], names: list[str], commit: str) -> dict[str, Any]:
     """The bench with the named loops timed again on this code, the rest as they were; which
-    loops were retimed, and on what commit, is kept in the file with them."""
+    loops were retimed since the last full bench, and each on what commit, is kept in the
+    file with them (a later --only adds to the list)."""
     b = {**bench, **{name: LOOPS[name]() for name in names}}
-    b["retimed"] = {"commit": commit, "loops": names}
+    b["retimed"] = {"loops": _retimed(bench) | dict.fromkeys(names, commit)}
     return b
 
 
