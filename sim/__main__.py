@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         "--no-loops",
         action="store_true",
         help="leave out the timed loops: `make reproduce`, `make test`, `make check`, advise "
-        "(about 30 minutes)",
+        "(about 30 minutes); the HTTP load table (a minute) is kept",
     )
     bench.add_argument(
         "--only",
@@ -498,15 +498,18 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "bench":
         from sim.bench.suite import main as bench_main
 
-        readme = Path("results/SPEED.md")
-        in_place = args.out == Path("results") and readme.exists()
+        # SPEED.md is rewritten wherever --out holds one (a copy in a scratch folder too);
+        # the README's line only by a bench into results/
+        speed = args.out / "SPEED.md"
+        in_place = args.out == Path("results") and speed.exists()
         bench_main(
             args.out,
-            readme if in_place else None,
+            speed if speed.exists() else None,
             args.repeats,
             tuple(args.factors),
             loops=not args.no_loops,
             only=args.only,
+            front_readme=Path("README.md") if in_place else None,
         )
         print(f"wrote {args.out}/bench.json", file=sys.stderr)
     elif args.command == "sweep":

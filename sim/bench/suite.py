@@ -14,7 +14,7 @@ from typing import Any
 
 from sim import seedrows
 from sim.bench import http_load
-from sim.bench.loops import LOOPS
+from sim.bench.loops import ALWAYS, LOOPS
 from sim.bench.replay import day_versus_replay, reproduction_floor
 from sim.bench.scaling import scaling
 from sim.bench.stdio import cold_start, throughput
@@ -84,7 +84,9 @@ def run_all(
     sweep_seeds: int = 20,
     loops: bool = True,
 ) -> dict[str, Any]:
-    timed_loops = {name: time_loop() for name, time_loop in LOOPS.items()} if loops else {}
+    timed_loops = {
+        name: time_loop() for name, time_loop in LOOPS.items() if loops or name in ALWAYS
+    }
     return {
         "machine": {
             "python": platform.python_version(),
@@ -99,7 +101,6 @@ def run_all(
         "sweep": sweep_throughput(sweep_seeds),
         "stdio": {"cold_start_s": cold_start(repeats), **throughput(2_000, repeats=3)},
         "push_fanout": fanout(),
-        "http_load": http_load.measure(),
         **timed_loops,
     }
 
@@ -397,7 +398,10 @@ def main(
     factors: tuple[int, ...],
     loops: bool,
     only: list[str] | None = None,
+    front_readme: Path | None = None,
 ) -> None:
+    """bench.json into `out`; the table into `readme_path` (SPEED.md) and the HTTP load
+    line into `front_readme` (README.md), each only when given."""
     from sim.report import readme
 
     head = subprocess.run(
@@ -412,3 +416,5 @@ def main(
     (out / "bench.json").write_text(json.dumps(b, indent=2) + "\n")
     if readme_path is not None:
         readme.update(readme_path, "bench", readme_table(b))
+    if front_readme is not None and "http_load" in b:
+        readme.update(front_readme, "http_load", http_load.readme_line(b["http_load"]), True)
