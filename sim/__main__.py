@@ -208,12 +208,19 @@ def _http_arguments(srv: argparse.ArgumentParser) -> None:
         default=1000,
         help="open sessions at most; past it initialize is refused with 503 (default 1000)",
     )
+    http.add_argument(
+        "--http-json",
+        action="store_true",
+        help="answer each POST with one JSON body instead of an SSE stream (the 2025-era "
+        "spec lets the server choose; a session's notifications and approval prompts go on "
+        "its GET stream either way, and 2026-07-28 listen streams stay SSE)",
+    )
 
 
 def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     """The HTTP options of serve, or None for stdio; a bad one ends with a usage error."""
     if args.http is None:
-        for flag in ("tokens", "allow_origin", "allow_host"):
+        for flag in ("tokens", "allow_origin", "allow_host", "http_json"):
             if getattr(args, flag):
                 srv.error(f"--{flag.replace('_', '-')} needs --http [HOST:]PORT")
         return None
@@ -230,6 +237,7 @@ def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
             tuple(args.allow_host),
             args.session_idle_s,
             args.max_sessions,
+            json_response=args.http_json,
         )
         check_options(options)
         options = replace(options, sock=listen(host, port))
