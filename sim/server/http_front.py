@@ -268,9 +268,10 @@ class Front:
                 "No Mcp-Session-Id: in the 2025 protocol era only initialize opens a "
                 "session; send it first, then this message with the session's id.",
             )
-        return json.dumps(
-            message.model_dump(mode="json", by_alias=True, exclude_unset=True), ensure_ascii=False
-        ).encode()
+        screened = verdict.parsed
+        if screened is None:
+            screened = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        return json.dumps(screened, ensure_ascii=False).encode()
 
 
 def _refusal(
