@@ -201,7 +201,7 @@ def measure(
     tools = cycle_of(mix)
     out: dict[str, Any] = {"mix": mix, "cycle": tools, "level_s": seconds, "articles": ARTICLES}
     out["load_average_before"] = os.getloadavg()[0]  # the machine's other work, said beside
-    kb = [SERVE, "--http", "0", "--articles", str(ARTICLES), "--max-sessions", "1000"]
+    kb = [*SERVE, "--http", "0", "--articles", str(ARTICLES), "--max-sessions", "1000"]
     commands = {}
     for kb_key, floor_key, _, flag in MODES:
         commands[kb_key] = [*kb, *flag]
