@@ -254,7 +254,8 @@ def table(load: dict[str, Any]) -> str:
         f"a level's rows seconds apart in the same run{_load_average(load)}. Target at "
         f"{TARGET_CLIENTS} clients: ≥ {TARGET_FLOOR_RATIO:g}× the floor's calls/s, p99 < "
         f"{TARGET_P99_MS:g} ms; errors 0 at every level. Server CPU a call includes opening "
-        "and closing the sessions.",
+        "and closing the sessions; on its one core a server answers at most 1,000 ÷ that "
+        "many calls a second, which with latency ≈ clients ÷ calls/s is what bounds p99.",
         "",
         "| clients | server | answers | calls/s | p50 ms | p99 ms | errors | RSS MiB "
         "| server CPU | CPU ms a call | load CPU | ×floor |",
@@ -306,7 +307,8 @@ def targets(load: dict[str, Any]) -> list[dict[str, Any]]:
             },
             {
                 "target": f"{what}: p99 < {TARGET_P99_MS:g} ms",
-                "measured": f"{at['p99_ms']:.0f} ms (p50 {at['p50_ms']:.0f} ms)" + bound,
+                "measured": f"{at['p99_ms']:.0f} ms (p50 {at['p50_ms']:.0f} ms; the floor's "
+                f"p99 {base['p99_ms']:.0f} ms)" + bound,
                 "met": at["p99_ms"] < TARGET_P99_MS,
             },
         ]
