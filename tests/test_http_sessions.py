@@ -251,7 +251,8 @@ def test_a_bad_tokens_file_names_the_entry_and_never_the_token(
 
 
 def test_the_load_mix_keeps_the_study_shares_and_the_targets_count_every_error() -> None:
-    from sim.bench.http_load import cycle_of, targets
+    from sim.bench.http_load import cycle_of
+    from sim.bench.http_report import targets
 
     mix = {"read": 0.52, "search": 0.38, "edit": 0.097, "poll": 0.003}
     cycle = cycle_of(mix, 20)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sim import seedrows
-from sim.bench import http_load
+from sim.bench import http_report
 from sim.bench.loops import ALWAYS, LOOPS
 from sim.bench.replay import day_versus_replay, reproduction_floor
 from sim.bench.scaling import scaling
@@ -282,7 +282,7 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
                     }
                 )
     if "http_load" in b:
-        rows += http_load.targets(b["http_load"])
+        rows += http_report.targets(b["http_load"])
     if 100 in by_factor:
         rss = by_factor[100]["peak_rss_mib"]
         rows.append(
@@ -362,7 +362,7 @@ def readme_table(b: dict[str, Any]) -> str:
             f"{_range(row['us_per_save'], '.0f')} |"
         )
     if "http_load" in b:
-        lines += ["", http_load.table(b["http_load"])]
+        lines += ["", http_report.table(b["http_load"])]
     lines += ["", "| target | measured | met |", "|---|---|---|"]
     lines += [
         f"| {t['target']} | {t['measured']} | {'yes' if t['met'] else 'no'} |" for t in targets(b)
@@ -417,4 +417,4 @@ def main(
     if readme_path is not None:
         readme.update(readme_path, "bench", readme_table(b))
     if front_readme is not None and "http_load" in b:
-        readme.update(front_readme, "http_load", http_load.readme_line(b["http_load"]), True)
+        readme.update(front_readme, "http_load", http_report.readme_line(b["http_load"]), True)
