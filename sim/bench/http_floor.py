@@ -56,21 +56,20 @@ def _app(json_response: bool = False) -> object:
 async def _serve(json_response: bool) -> None:
     import uvicorn
 
-    from sim.server.http import KEEP_ALIVE_S
+    from sim.server.http import KEEP_ALIVE_S, listen
 
+    # the KB server's own socket (TCP_NODELAY on each connection) and keep-alive: the two
+    # differ only in what they serve
+    sock = listen("127.0.0.1", 0)
     config = uvicorn.Config(
-        _app(json_response),
-        host="127.0.0.1",
-        port=0,
-        log_level="warning",
-        timeout_keep_alive=KEEP_ALIVE_S,  # the KB server's own: the two differ only in
-    )  # what they serve
+        _app(json_response), log_level="warning", timeout_keep_alive=KEEP_ALIVE_S
+    )
     server = uvicorn.Server(config)
     async with anyio.create_task_group() as tg:
-        tg.start_soon(server.serve)
+        tg.start_soon(server.serve, [sock])
         while not server.started:
             await anyio.sleep(0.01)
-        host, port = server.servers[0].sockets[0].getsockname()[:2]
+        host, port = sock.getsockname()[:2]
         print(f"serving the echo floor at http://{host}:{port}/mcp (pid {os.getpid()})", flush=True)
 
 

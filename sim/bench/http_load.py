@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 
 from sim.bench import http_raw as raw
 from sim.bench.http_process import HttpServer
+from sim.bench.http_wire import Connection, WireError, WireResponse
 from sim.model.opening import KB_ID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,8 +68,8 @@ def cycle_of(mix: dict[str, float], n: int = CYCLE) -> list[str]:
 class Client:
     """One session doing the cycle; each call's latency, and what went wrong."""
 
-    def __init__(self, http: httpx2.AsyncClient, url: str, i: int, level: int) -> None:
-        self.http, self.url, self.i, self.level = http, url, i, level
+    def __init__(self, url: str, i: int, level: int) -> None:
+        self.wire, self.i, self.level = Connection(url), i, level
         self.article = f"art-{1 + i % ARTICLES:05d}"
         self.version = "2000-01-01T00:00:00Z"
         self.latencies: list[float] = []
@@ -80,20 +80,19 @@ class Client:
     async def open(self) -> None:
         try:
             await self._open()
-        except (httpx2.HTTPError, KeyError) as e:  # counted; the client then makes no calls
+        except (WireError, KeyError) as e:  # counted; the client then makes no calls
             self.errors.append(f"initialize: {type(e).__name__} {e}")
 
     async def _open(self) -> None:
-        r = await self.http.post(self.url, json=raw.initialize(), headers=raw.headers())
+        r = await self.wire.post(raw.initialize(), raw.headers())
         self.session = r.headers[raw.SESSION]
-        await self.http.post(
-            self.url, json=raw.INITIALIZED, headers=raw.headers(session=self.session)
-        )
+        await self.wire.post(raw.INITIALIZED, raw.headers(session=self.session))
 
     async def close(self) -> None:
         if self.session:
-            with contextlib.suppress(httpx2.HTTPError):
-                await self.http.delete(self.url, headers=raw.headers(session=self.session))
+            with contextlib.suppress(WireError):
+                await self.wire.delete(raw.headers(session=self.session))
+        await self.wire.close()
 
     def arguments(self, tool: str, n: int) -> dict[str, Any]:
         read = {"knowledge_base_id": KB_ID, "article_id": self.article}
@@ -128,10 +127,8 @@ class Client:
             }
             t = time.perf_counter()
             try:
-                r = await self.http.post(
-                    self.url, json=message, headers=raw.headers(session=self.session)
-                )
-            except httpx2.HTTPError as e:  # counted, as a client would see it
+                r = await self.wire.post(message, raw.headers(session=self.session))
+            except WireError as e:  # counted, as a client would see it
                 self.errors.append(
                     f"{tool}: {type(e).__name__} after {time.perf_counter() - t:.1f} s"
                 )
@@ -139,7 +136,7 @@ class Client:
             self.latencies.append(time.perf_counter() - t)
             self._check(r, tool)
 
-    def _check(self, r: httpx2.Response, tool: str) -> None:
+    def _check(self, r: WireResponse, tool: str) -> None:
         answer = raw.answer(r) if r.status_code == 200 else None
         if answer is None or "error" in answer:
             self.errors.append(f"{tool}: HTTP {r.status_code} {r.text[:120]}")
@@ -153,20 +150,18 @@ class Client:
 
 
 async def level(url: str, clients: int, tools: list[str], seconds: float) -> dict[str, Any]:
-    limits = httpx2.Limits(max_connections=clients + 5, max_keepalive_connections=clients + 5)
-    async with httpx2.AsyncClient(limits=limits, timeout=60) as http:
-        pool = [Client(http, url, i, clients) for i in range(clients)]
-        async with anyio.create_task_group() as tg:
-            for c in pool:
-                tg.start_soon(c.open)
-        started = time.perf_counter()
-        async with anyio.create_task_group() as tg:
-            for c in pool:
-                tg.start_soon(c.run, tools, started + seconds)
-        wall = time.perf_counter() - started
-        async with anyio.create_task_group() as tg:
-            for c in pool:
-                tg.start_soon(c.close)
+    pool = [Client(url, i, clients) for i in range(clients)]
+    async with anyio.create_task_group() as tg:
+        for c in pool:
+            tg.start_soon(c.open)
+    started = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for c in pool:
+            tg.start_soon(c.run, tools, started + seconds)
+    wall = time.perf_counter() - started
+    async with anyio.create_task_group() as tg:
+        for c in pool:
+            tg.start_soon(c.close)
     latencies = sorted(x for c in pool for x in c.latencies)
     errors = [e for c in pool for e in c.errors]
     return {
