@@ -24,6 +24,7 @@ import os
 import statistics
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +69,8 @@ def cycle_of(mix: dict[str, float], n: int = CYCLE) -> list[str]:
 class Client:
     """One session doing the cycle; each call's latency, and what went wrong."""
 
-    def __init__(self, url: str, i: int, level: int) -> None:
-        self.wire, self.i, self.level = Connection(url), i, level
+    def __init__(self, url: str, i: int, run: str) -> None:
+        self.wire, self.i, self.run_id = Connection(url), i, run
         self.article = f"art-{1 + i % ARTICLES:05d}"
         self.version = "2000-01-01T00:00:00Z"
         self.latencies: list[float] = []
@@ -104,7 +105,7 @@ class Client:
         if tool == "poll_resource_events":
             return {"resource_type": "knowledge_base", "resource_id": KB_ID, "limit": 10}
         if tool == "edit_knowledge_article":
-            key = f"l{self.level}-c{self.i}-{n}"  # a key is never reused across levels
+            key = f"{self.run_id}-c{self.i}-{n}"  # a key is never reused across runs
             return {
                 **read,
                 "content": f"Body {key}.",
@@ -150,7 +151,8 @@ class Client:
 
 
 async def level(url: str, clients: int, tools: list[str], seconds: float) -> dict[str, Any]:
-    pool = [Client(url, i, clients) for i in range(clients)]
+    run = uuid.uuid4().hex[:12]  # this level's run, in its edits' idempotency keys
+    pool = [Client(url, i, run) for i in range(clients)]
     async with anyio.create_task_group() as tg:
         for c in pool:
             tg.start_soon(c.open)
