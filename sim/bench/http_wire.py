@@ -54,7 +54,7 @@ class Connection:
     async def request(self, method: str, body: bytes, headers: dict[str, str]) -> WireResponse:
         try:
             return await asyncio.wait_for(self._exchange(method, body, headers), TIMEOUT_S)
-        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as e:
+        except (OSError, EOFError, LookupError, ValueError, asyncio.LimitOverrunError) as e:
             await self.close()
             raise WireError(f"{type(e).__name__} {e}") from None
         except TimeoutError:
