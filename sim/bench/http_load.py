@@ -7,12 +7,15 @@ edits). A client reads an article of its own and edits it with the version it re
 edit is a real compare-and-swap save; a search asks for a query of the study's kind; a poll
 asks from the head. The floor is the same SDK's minimal server (``http_floor.py``) taking
 the same calls on the same number of clients: it echoes, so the gap is what this server's
-store, grants and screening cost. Calls/s, p50 and p99 latency, errors (an HTTP status other
-than 200, a JSON-RPC error, or a tool refusal) and the server's RSS at the end of each
-level. Both servers are one process, one uvicorn worker: on one core each, with the load
-generator (this process) on the same machine.
+store, grants and screening cost. Each is measured answering POSTs in SSE (the SDK's
+default) and in JSON (``--http-json``; the floor's ``--json``), so each way is compared
+with its own floor. Calls/s, p50 and p99 latency, errors (an HTTP status other than 200, a
+JSON-RPC error, or a tool refusal), the server's CPU a call and its RSS at the end of each
+level. Every server is one process, one uvicorn worker: on one core each, with the load
+generator (this process, HTTP/1.1 on asyncio streams: ``http_wire.py``) on the same
+machine; what it costs a call is the "load CPU" column.
 
-Run alone: ``python -m sim.bench.http_load`` prints the table (about a minute).
+Run alone: ``python -m sim.bench.http_load`` prints the table (about two minutes).
 """
 
 from __future__ import annotations
