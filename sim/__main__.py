@@ -212,12 +212,19 @@ def _http_arguments(srv: argparse.ArgumentParser) -> None:
         default=1000,
         help="open sessions at most; past it initialize is refused with 503 (default 1000)",
     )
+    http.add_argument(
+        "--http-json",
+        action="store_true",
+        help="answer each POST with one JSON body instead of an SSE stream (the 2025-era "
+        "spec lets the server choose; a session's notifications and approval prompts go on "
+        "its GET stream either way, and 2026-07-28 listen streams stay SSE)",
+    )
 
 
 def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     """The HTTP options of serve, or None for stdio; a bad one ends with a usage error."""
     if args.http is None:
-        for flag in ("tokens", "allow_origin", "allow_host"):
+        for flag in ("tokens", "allow_origin", "allow_host", "http_json"):
             if getattr(args, flag):
                 srv.error(f"--{flag.replace('_', '-')} needs --http [HOST:]PORT")
         return None
@@ -234,6 +241,7 @@ def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
             tuple(args.allow_host),
             args.session_idle_s,
             args.max_sessions,
+            json_response=args.http_json,
         )
         check_options(options)
         options = replace(options, sock=listen(host, port))
@@ -303,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         "--no-loops",
         action="store_true",
         help="leave out the timed loops: `make reproduce`, `make test`, `make check`, advise "
-        "(about 30 minutes)",
+        "(about 30 minutes); the HTTP load table (a minute) is kept",
     )
     bench.add_argument(
         "--only",
@@ -502,15 +510,18 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "bench":
         from sim.bench.suite import main as bench_main
 
-        readme = Path("results/SPEED.md")
-        in_place = args.out == Path("results") and readme.exists()
+        # SPEED.md is rewritten wherever --out holds one (a copy in a scratch folder too);
+        # the README's line only by a bench into results/
+        speed = args.out / "SPEED.md"
+        in_place = args.out == Path("results") and speed.exists()
         bench_main(
             args.out,
-            readme if in_place else None,
+            speed if speed.exists() else None,
             args.repeats,
             tuple(args.factors),
             loops=not args.no_loops,
             only=args.only,
+            front_readme=Path("README.md") if in_place else None,
         )
         print(f"wrote {args.out}/bench.json", file=sys.stderr)
     elif args.command == "sweep":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -138,3 +139,80 @@ def test_a_missed_reproduction_target_says_what_a_day_costs_and_what_fits() -> N
         " uses it) at most 0.25 CPU-s a day (its step's CPU, the calibration, tables and figures"
         " included, over its days); 240 s on 2 cores holds 0.12 CPU-s a day even with no notebook"
     )
+
+
+def _level(clients: int, calls_per_s: float, p99_ms: float, errors: int = 0) -> dict[str, Any]:
+    return {
+        "clients": clients,
+        "calls": int(4 * calls_per_s),
+        "calls_per_s": calls_per_s,
+        "p50_ms": p99_ms / 3,
+        "p99_ms": p99_ms,
+        "errors": errors,
+        "first_error": "read_knowledge_article: HTTP 503" if errors else "",
+        "server_cpu_share": 0.98,
+        "client_cpu_share": 0.6,
+        "server_rss_mib": 71.0,
+        "server_cpu_ms_per_call": 2.5,
+    }
+
+
+HTTP_LOAD = {
+    "level_s": 4.0,
+    "load_average_before": 1.25,
+    "load_average_after": 2.5,
+    "kb": [_level(1, 150.0, 9.0), _level(50, 540.0, 120.0), _level(200, 500.0, 400.0, 2)],
+    "floor": [_level(1, 200.0, 7.0), _level(50, 600.0, 90.0), _level(200, 580.0, 300.0)],
+    "kb_json": [_level(1, 250.0, 5.0), _level(50, 900.0, 80.0), _level(200, 880.0, 250.0)],
+    "floor_json": [_level(1, 260.0, 5.0), _level(50, 950.0, 70.0), _level(200, 900.0, 240.0)],
+}
+
+
+def test_the_http_load_table_renders_each_level_beside_its_floor_and_the_targets(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`bench --only http_load` retimes the load into bench.json, and SPEED.md's block gets
+    the table (this server and the floor at each level, the ratio), its sentence with the
+    load average, and the targets at 50 clients; README's line says the same in one line."""
+    from sim.bench import suite
+
+    monkeypatch.setitem(suite.LOOPS, "http_load", lambda: HTTP_LOAD)
+    committed = json.loads((Path(__file__).parents[1] / "results" / "bench.json").read_text())
+    (tmp_path / "bench.json").write_text(json.dumps(committed))
+    speed = tmp_path / "SPEED.md"
+    speed.write_text("# Speed\n<!-- bench:start -->\nold\n<!-- bench:end -->\n")
+    front = tmp_path / "README.md"
+    front.write_text("a\nUnder load: <!-- http_load:start -->old<!-- http_load:end --> z\nb\n")
+    suite.main(tmp_path, speed, 1, (1,), False, only=["http_load"], front_readme=front)
+
+    b = json.loads((tmp_path / "bench.json").read_text())
+    assert b["http_load"] == HTTP_LOAD and b["retimed"]["loops"] == ["http_load"]
+    text = speed.read_text()
+    assert "load average 1.2 before, 2.5 after" in text
+    rows = [line for line in text.splitlines() if line.startswith("| 50 |")]
+    assert rows == [
+        "| 50 | this KB | SSE | 540 | 40.0 | 120.0 | 0 | 71 | 98% | 2.50 | 60% | 0.90 |",
+        "| 50 | SDK echo floor | SSE | 600 | 30.0 | 90.0 | 0 | 71 | 98% | 2.50 | 60% |  |",
+        "| 50 | this KB | JSON | 900 | 26.7 | 80.0 | 0 | 71 | 98% | 2.50 | 60% | 0.95 |",
+        "| 50 | SDK echo floor | JSON | 950 | 23.3 | 70.0 | 0 | 71 | 98% | 2.50 | 60% |  |",
+    ]
+    assert "| 200 | this KB | SSE | 500 |" in text and "| 1 | SDK echo floor | JSON | 260 |" in text
+    met = {t["target"]: (t["measured"], t["met"]) for t in b["targets"] if "http" in t["target"]}
+    # SSE: 0.90× met, p99 120 ms not; JSON: 0.95× and 80 ms met; 2 errors at 200 clients
+    assert [m for _, m in met.values()] == [True, False, True, True, False]
+    ratio, p99 = (
+        met["`serve --http`, SSE, 50 clients: calls/s ≥ 0.9 × the SDK's echo floor"][0],
+        (met["`serve --http`, SSE, 50 clients: p99 < 100 ms"][0]),
+    )
+    assert ratio.startswith("0.90× (540 against 600)") and p99.startswith(
+        "120 ms (p50 40 ms; the floor's p99 90 ms)"
+    )
+    assert "p99 < 100 ms needs about 500 calls/s or more" in p99
+    errors = met["`serve --http`: no error at 1 to 200 clients"][0]
+    assert errors == "2 errors; 200 clients: read_knowledge_article: HTTP 503"
+    line = front.read_text().splitlines()[1]
+    assert line.startswith("Under load: <!-- http_load:start -->Under load (`make bench`")
+    assert "SSE 540 calls/s, 0.90× the SDK's echo server, p99 120 ms" in line
+    assert "JSON 900 calls/s, 0.95× the SDK's echo server, p99 80 ms" in line
+    assert "2 errors at 1, 50, 200 clients" in line
+    assert line.endswith("<!-- http_load:end --> z") and front.read_text().startswith("a\n")

@@ -251,7 +251,8 @@ def test_a_bad_tokens_file_names_the_entry_and_never_the_token(
 
 
 def test_the_load_mix_keeps_the_study_shares_and_the_targets_count_every_error() -> None:
-    from sim.bench.http_load import cycle_of, targets
+    from sim.bench.http_load import cycle_of
+    from sim.bench.http_report import targets
 
     mix = {"read": 0.52, "search": 0.38, "edit": 0.097, "poll": 0.003}
     cycle = cycle_of(mix, 20)
@@ -302,3 +303,24 @@ def test_the_listening_socket_says_tcp_so_asyncio_sets_nodelay_on_each_connectio
 
     with listen("127.0.0.1", 0) as sock:
         assert sock.proto == socket.IPPROTO_TCP and sock.getsockname()[1] > 0
+
+
+def test_the_sdk_still_keeps_a_requests_connection_where_serve_http_reads_it() -> None:
+    """serve --http reads each request's Connection (session id, state, exit_stack) from the
+    handler's ServerSession, whose `_connection` is the SDK's own private name: an SDK that
+    renames it fails here, and at the server's first call with a message that says so."""
+    from contextlib import AsyncExitStack
+    from types import SimpleNamespace
+
+    from mcp.server.connection import Connection
+    from mcp.server.session import ServerSession
+
+    from sim.server.http_sessions import connection_of
+
+    connection = Connection(None, protocol_version="2025-06-18", session_id="s1")  # type: ignore[arg-type]
+    ctx = SimpleNamespace(session=ServerSession(None, connection))  # type: ignore[arg-type]
+    found = connection_of(ctx)
+    assert found is connection and found.session_id == "s1"
+    assert isinstance(found.state, dict) and isinstance(found.exit_stack, AsyncExitStack)
+    with pytest.raises(RuntimeError, match="keeps no _connection"):
+        connection_of(SimpleNamespace(session=object()))

@@ -275,6 +275,29 @@ def test_the_screen_answers_what_the_sdk_would_drop() -> None:
         assert verdict is not None and verdict.reply["error"]["code"] == code, line  # type: ignore[union-attr]
 
 
+def test_the_screen_walks_a_message_whenever_its_text_could_hide_depth_or_a_surrogate() -> None:
+    """The depth and surrogate walks are skipped only when the text shows they would find
+    nothing: 65 levels are refused however few other brackets there are, a surrogate escape
+    in any case is refused, and brackets or an escaped backslash inside a string pass."""
+    from sim.server.stdio import Answer, Forward
+
+    screen = Screen(lambda name, args: None, era="legacy", initialized=True)
+
+    def ping(meta: str) -> bytes:
+        return ('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":' + meta + "}}").encode()
+
+    def nested(k: int) -> str:  # the message, params, _meta, then k lists: 3 + k levels
+        return '{"a":' + "[" * k + "]" * k + "}"
+
+    refused = [ping(nested(62)), ping('{"a":"\\uDBFF"}'), ping('{"a":"x\\ud800"}')]
+    for line in refused:
+        verdict = screen(line)
+        assert isinstance(verdict, Answer) and verdict.reply["error"]["code"] == -32600, line
+    passed = [ping(nested(61)), ping('{"a":"[[[[{{{{"}'), ping('{"a":"\\\\ud800"}')]
+    for line in passed:
+        assert isinstance(screen(line), Forward), line
+
+
 def test_requests_read_before_stdin_closes_are_all_answered(serve_command: list[str]) -> None:
     """A client may write its requests and close its end at once: the server answers every
     request it read before leaving (the SDK alone would cancel the ones still running)."""

@@ -2,7 +2,8 @@
 streamable-HTTP app and one uvicorn worker, with four tools of the KB's names that echo
 their arguments. No store, no grants, no screening: what the SDK and uvicorn cost alone.
 
-Run as ``python -m sim.bench.http_floor``: it prints the URL it serves (port 0: any free
+Run as ``python -m sim.bench.http_floor [--json]`` (``--json``: one JSON body per POST, as
+``serve --http-json``; else SSE, the SDK's default): it prints the URL it serves (port 0: any free
 one, on 127.0.0.1) and serves until SIGINT or SIGTERM.
 """
 
@@ -11,11 +12,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 
 import anyio
 
 
-def _app() -> object:
+def _app(json_response: bool = False) -> object:
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("echo-floor")
@@ -48,26 +50,29 @@ def _app() -> object:
     ) -> str:
         return echo(resource_type=resource_type, resource_id=resource_id)
 
-    return server.streamable_http_app(max_sessions=1_000)
+    return server.streamable_http_app(max_sessions=1_000, json_response=json_response)
 
 
-async def _serve() -> None:
+async def _serve(json_response: bool) -> None:
     import uvicorn
 
-    from sim.server.http import KEEP_ALIVE_S
+    from sim.server.http import KEEP_ALIVE_S, listen
 
+    # the KB server's own socket (TCP_NODELAY on each connection) and keep-alive: the two
+    # differ only in what they serve
+    sock = listen("127.0.0.1", 0)
     config = uvicorn.Config(
-        _app(), host="127.0.0.1", port=0, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S
-    )  # the KB server's own keep-alive, so the two differ only in what they serve
+        _app(json_response), log_level="warning", timeout_keep_alive=KEEP_ALIVE_S
+    )
     server = uvicorn.Server(config)
     async with anyio.create_task_group() as tg:
-        tg.start_soon(server.serve)
+        tg.start_soon(server.serve, [sock])
         while not server.started:
             await anyio.sleep(0.01)
-        host, port = server.servers[0].sockets[0].getsockname()[:2]
+        host, port = sock.getsockname()[:2]
         print(f"serving the echo floor at http://{host}:{port}/mcp (pid {os.getpid()})", flush=True)
 
 
 if __name__ == "__main__":
     with contextlib.suppress(KeyboardInterrupt):
-        anyio.run(_serve)
+        anyio.run(_serve, "--json" in sys.argv[1:])

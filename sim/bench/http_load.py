@@ -7,12 +7,15 @@ edits). A client reads an article of its own and edits it with the version it re
 edit is a real compare-and-swap save; a search asks for a query of the study's kind; a poll
 asks from the head. The floor is the same SDK's minimal server (``http_floor.py``) taking
 the same calls on the same number of clients: it echoes, so the gap is what this server's
-store, grants and screening cost. Calls/s, p50 and p99 latency, errors (an HTTP status other
-than 200, a JSON-RPC error, or a tool refusal) and the server's RSS at the end of each
-level. Both servers are one process, one uvicorn worker: on one core each, with the load
-generator (this process) on the same machine.
+store, grants and screening cost. Each is measured answering POSTs in SSE (the SDK's
+default) and in JSON (``--http-json``; the floor's ``--json``), so each way is compared
+with its own floor. Calls/s, p50 and p99 latency, errors (an HTTP status other than 200, a
+JSON-RPC error, or a tool refusal), the server's CPU a call and its RSS at the end of each
+level. Every server is one process, one uvicorn worker: on one core each, with the load
+generator (this process, HTTP/1.1 on asyncio streams: ``http_wire.py``) on the same
+machine; what it costs a call is the "load CPU" column.
 
-Run alone: ``python -m sim.bench.http_load`` prints the table (about a minute).
+Run alone: ``python -m sim.bench.http_load`` prints the table (about two minutes).
 """
 
 from __future__ import annotations
@@ -20,17 +23,19 @@ from __future__ import annotations
 import contextlib
 import csv
 import itertools
+import os
 import statistics
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 
 from sim.bench import http_raw as raw
 from sim.bench.http_process import HttpServer
+from sim.bench.http_wire import Connection, WireError, WireResponse
 from sim.model.opening import KB_ID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,8 +72,8 @@ def cycle_of(mix: dict[str, float], n: int = CYCLE) -> list[str]:
 class Client:
     """One session doing the cycle; each call's latency, and what went wrong."""
 
-    def __init__(self, http: httpx2.AsyncClient, url: str, i: int, level: int) -> None:
-        self.http, self.url, self.i, self.level = http, url, i, level
+    def __init__(self, url: str, i: int, run: str) -> None:
+        self.wire, self.i, self.run_id = Connection(url), i, run
         self.article = f"art-{1 + i % ARTICLES:05d}"
         self.version = "2000-01-01T00:00:00Z"
         self.latencies: list[float] = []
@@ -79,20 +84,19 @@ class Client:
     async def open(self) -> None:
         try:
             await self._open()
-        except (httpx2.HTTPError, KeyError) as e:  # counted; the client then makes no calls
+        except (WireError, KeyError) as e:  # counted; the client then makes no calls
             self.errors.append(f"initialize: {type(e).__name__} {e}")
 
     async def _open(self) -> None:
-        r = await self.http.post(self.url, json=raw.initialize(), headers=raw.headers())
+        r = await self.wire.post(raw.initialize(), raw.headers())
         self.session = r.headers[raw.SESSION]
-        await self.http.post(
-            self.url, json=raw.INITIALIZED, headers=raw.headers(session=self.session)
-        )
+        await self.wire.post(raw.INITIALIZED, raw.headers(session=self.session))
 
     async def close(self) -> None:
         if self.session:
-            with contextlib.suppress(httpx2.HTTPError):
-                await self.http.delete(self.url, headers=raw.headers(session=self.session))
+            with contextlib.suppress(WireError):
+                await self.wire.delete(raw.headers(session=self.session))
+        await self.wire.close()
 
     def arguments(self, tool: str, n: int) -> dict[str, Any]:
         read = {"knowledge_base_id": KB_ID, "article_id": self.article}
@@ -104,7 +108,7 @@ class Client:
         if tool == "poll_resource_events":
             return {"resource_type": "knowledge_base", "resource_id": KB_ID, "limit": 10}
         if tool == "edit_knowledge_article":
-            key = f"l{self.level}-c{self.i}-{n}"  # a key is never reused across levels
+            key = f"{self.run_id}-c{self.i}-{n}"  # a key is never reused across runs
             return {
                 **read,
                 "content": f"Body {key}.",
@@ -127,10 +131,8 @@ class Client:
             }
             t = time.perf_counter()
             try:
-                r = await self.http.post(
-                    self.url, json=message, headers=raw.headers(session=self.session)
-                )
-            except httpx2.HTTPError as e:  # counted, as a client would see it
+                r = await self.wire.post(message, raw.headers(session=self.session))
+            except WireError as e:  # counted, as a client would see it
                 self.errors.append(
                     f"{tool}: {type(e).__name__} after {time.perf_counter() - t:.1f} s"
                 )
@@ -138,7 +140,7 @@ class Client:
             self.latencies.append(time.perf_counter() - t)
             self._check(r, tool)
 
-    def _check(self, r: httpx2.Response, tool: str) -> None:
+    def _check(self, r: WireResponse, tool: str) -> None:
         answer = raw.answer(r) if r.status_code == 200 else None
         if answer is None or "error" in answer:
             self.errors.append(f"{tool}: HTTP {r.status_code} {r.text[:120]}")
@@ -152,20 +154,19 @@ class Client:
 
 
 async def level(url: str, clients: int, tools: list[str], seconds: float) -> dict[str, Any]:
-    limits = httpx2.Limits(max_connections=clients + 5, max_keepalive_connections=clients + 5)
-    async with httpx2.AsyncClient(limits=limits, timeout=60) as http:
-        pool = [Client(http, url, i, clients) for i in range(clients)]
-        async with anyio.create_task_group() as tg:
-            for c in pool:
-                tg.start_soon(c.open)
-        started = time.perf_counter()
-        async with anyio.create_task_group() as tg:
-            for c in pool:
-                tg.start_soon(c.run, tools, started + seconds)
-        wall = time.perf_counter() - started
-        async with anyio.create_task_group() as tg:
-            for c in pool:
-                tg.start_soon(c.close)
+    run = uuid.uuid4().hex[:12]  # this level's run, in its edits' idempotency keys
+    pool = [Client(url, i, run) for i in range(clients)]
+    async with anyio.create_task_group() as tg:
+        for c in pool:
+            tg.start_soon(c.open)
+    started = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for c in pool:
+            tg.start_soon(c.run, tools, started + seconds)
+    wall = time.perf_counter() - started
+    async with anyio.create_task_group() as tg:
+        for c in pool:
+            tg.start_soon(c.close)
     latencies = sorted(x for c in pool for x in c.latencies)
     errors = [e for c in pool for e in c.errors]
     return {
@@ -180,102 +181,61 @@ async def level(url: str, clients: int, tools: list[str], seconds: float) -> dic
     }
 
 
+MODES = (("kb", "floor", "SSE", []), ("kb_json", "floor_json", "JSON", ["--http-json"]))
+"""(this server's key, the floor's key, how each POST is answered, serve's flag): the SDK's
+default SSE stream, and one JSON body (`serve --http-json`, the floor's --json)."""
+
+
 def measure(
     clients: tuple[int, ...] = CLIENTS,
     seconds: float = LEVEL_S,
     mix: dict[str, float] | None = None,
 ) -> dict[str, Any]:
-    """Each level on this server, then on the floor, each server started once."""
+    """Each level on each server in turn (this one and the floor, each answering in SSE and
+    in JSON), all four started once: a level's rows are seconds apart, so they share the
+    machine's load."""
     mix = study_mix() if mix is None else mix
     tools = cycle_of(mix)
     out: dict[str, Any] = {"mix": mix, "cycle": tools, "level_s": seconds, "articles": ARTICLES}
-    servers = {
-        "kb": (SERVE, ["--http", "0", "--articles", str(ARTICLES), "--max-sessions", "1000"]),
-        "floor": (FLOOR, []),
-    }
-    for name, (command, flags) in servers.items():
-        rows = []
-        with HttpServer(command, *flags, cwd=ROOT, http=False) as server:
-            for n in clients:
+    out["load_average_before"] = os.getloadavg()[0]  # the machine's other work, said beside
+    kb = [*SERVE, "--http", "0", "--articles", str(ARTICLES), "--max-sessions", "1000"]
+    commands = {}
+    for kb_key, floor_key, _, flag in MODES:
+        commands[kb_key] = [*kb, *flag]
+        commands[floor_key] = [*FLOOR, *(["--json"] if flag else [])]
+    with contextlib.ExitStack() as stack:
+        servers = {
+            key: stack.enter_context(HttpServer(command, cwd=ROOT, http=False))
+            for key, command in commands.items()
+        }
+        for name in servers:
+            out[name] = []
+        for n in clients:
+            for name, server in servers.items():
                 server_cpu, own_cpu = server.cpu_s(), time.process_time()
                 row = anyio.run(level, server.url, n, tools, seconds)
                 wall = row.pop("wall_s")
+                row["server_cpu_ms_per_call"] = (
+                    1000 * (server.cpu_s() - server_cpu) / max(1, row["calls"])
+                )
                 row["server_cpu_share"] = (server.cpu_s() - server_cpu) / wall
                 row["client_cpu_share"] = (time.process_time() - own_cpu) / wall
                 row["server_rss_mib"] = server.rss_kb() / 1024
                 print(name, row, file=sys.stderr, flush=True)
-                rows.append(row)
+                out[name].append(row)
+        for server in servers.values():
             assert "Traceback" not in server.stderr(), server.stderr()[-2_000:]
-        out[name] = rows
+    out["load_average_after"] = os.getloadavg()[0]
     return out
 
 
-def table(load: dict[str, Any]) -> str:
-    lines = [
-        "| clients | server | calls/s | p50 ms | p99 ms | errors | RSS MiB | server CPU "
-        "| load CPU | ×floor |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for kb, floor in zip(load["kb"], load["floor"], strict=True):
-        for name, row in (("this KB", kb), ("SDK echo floor", floor)):
-            ratio = f"{kb['calls_per_s'] / floor['calls_per_s']:.2f}" if name == "this KB" else ""
-            lines.append(
-                f"| {row['clients']} | {name} | {row['calls_per_s']:,.0f} | {row['p50_ms']:.1f} "
-                f"| {row['p99_ms']:.1f} | {row['errors']} | {row['server_rss_mib']:.0f} "
-                f"| {row['server_cpu_share']:.0%} | {row['client_cpu_share']:.0%} | {ratio} |"
-            )
-    return "\n".join(lines)
-
-
-TARGET_CLIENTS = 50
-TARGET_FLOOR_RATIO = 0.9
-TARGET_P99_MS = 100.0
-
-
-def targets(load: dict[str, Any]) -> list[dict[str, Any]]:
-    """The issue's targets at 50 clients, and no error at any level."""
-    kb = {row["clients"]: row for row in load["kb"]}
-    floor = {row["clients"]: row for row in load["floor"]}
-    rows = []
-    if TARGET_CLIENTS in kb:
-        at, base = kb[TARGET_CLIENTS], floor[TARGET_CLIENTS]
-        ratio = at["calls_per_s"] / base["calls_per_s"]
-        bound = (
-            f"; the server used {at['server_cpu_share']:.0%} of a core and the load "
-            f"generator {at['client_cpu_share']:.0%}"
-        )
-        rows += [
-            {
-                "target": f"`serve --http`, {TARGET_CLIENTS} clients: calls/s ≥ "
-                f"{TARGET_FLOOR_RATIO:g} × the SDK's echo floor",
-                "measured": f"{ratio:.2f}× ({at['calls_per_s']:,.0f} against "
-                f"{base['calls_per_s']:,.0f})" + bound,
-                "met": ratio >= TARGET_FLOOR_RATIO,
-            },
-            {
-                "target": f"`serve --http`, {TARGET_CLIENTS} clients: p99 < {TARGET_P99_MS:g} ms",
-                "measured": f"{at['p99_ms']:.0f} ms (p50 {at['p50_ms']:.0f} ms)" + bound,
-                "met": at["p99_ms"] < TARGET_P99_MS,
-            },
-        ]
-    errors = sum(row["errors"] for row in load["kb"])
-    rows.append(
-        {
-            "target": "`serve --http`: no error at 1 to 200 clients",
-            "measured": f"{errors} errors"
-            + "".join(
-                f"; {r['clients']} clients: {r['first_error']}" for r in load["kb"] if r["errors"]
-            ),
-            "met": errors == 0,
-        }
-    )
-    return rows
-
-
 if __name__ == "__main__":
+    from sim.bench.http_report import table
+
     result = measure()
     print(table(result))
-    for name in ("kb", "floor"):
-        for row in result[name]:
-            if row["first_error"]:
-                print(name, row["clients"], row["first_error"])
+    for kb_key, floor_key, _, _ in MODES:
+        for name in (kb_key, floor_key):
+            for row in result[name]:
+                if row["first_error"]:
+                    print(name, row["clients"], row["first_error"])

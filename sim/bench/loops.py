@@ -129,6 +129,14 @@ def calibrate_4m() -> dict[str, Any]:
     return calibrate_wall()
 
 
+def http_load_table() -> dict[str, Any]:
+    """`serve --http` under 1 to 200 clients beside the SDK's echo floor, in one run
+    (sim/bench/http_load.py; about a minute)."""
+    from sim.bench import http_load  # httpx2 and anyio: loaded when the loop runs
+
+    return http_load.measure()
+
+
 def _imported():
     from sim.bench import imported  # it imports this module: loaded when a loop runs
 
@@ -146,5 +154,8 @@ LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
     "import_advise_1000": lambda: _imported().import_and_advise_wall(1_000),
     "import_advise_10000": lambda: _imported().import_and_advise_wall(10_000),
     "advise_edit_log": lambda: _imported().edit_log_wall(),
+    "http_load": http_load_table,
 }
 """The loops, by their key in bench.json."""
+ALWAYS = ("http_load",)
+"""Loops a bench runs even with --no-loops: a minute each, not tens."""

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from sim import seedrows
-from sim.bench import http_load
-from sim.bench.loops import LOOPS
+from sim.bench import http_report
+from sim.bench.loops import ALWAYS, LOOPS
 from sim.bench.replay import day_versus_replay, reproduction_floor
 from sim.bench.scaling import scaling
 from sim.bench.stdio import cold_start, throughput
@@ -84,7 +84,9 @@ def run_all(
     sweep_seeds: int = 20,
     loops: bool = True,
 ) -> dict[str, Any]:
-    timed_loops = {name: time_loop() for name, time_loop in LOOPS.items()} if loops else {}
+    timed_loops = {
+        name: time_loop() for name, time_loop in LOOPS.items() if loops or name in ALWAYS
+    }
     return {
         "machine": {
             "python": platform.python_version(),
@@ -99,7 +101,6 @@ def run_all(
         "sweep": sweep_throughput(sweep_seeds),
         "stdio": {"cold_start_s": cold_start(repeats), **throughput(2_000, repeats=3)},
         "push_fanout": fanout(),
-        "http_load": http_load.measure(),
         **timed_loops,
     }
 
@@ -281,7 +282,7 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
                     }
                 )
     if "http_load" in b:
-        rows += http_load.targets(b["http_load"])
+        rows += http_report.targets(b["http_load"])
     if 100 in by_factor:
         rss = by_factor[100]["peak_rss_mib"]
         rows.append(
@@ -361,7 +362,7 @@ def readme_table(b: dict[str, Any]) -> str:
             f"{_range(row['us_per_save'], '.0f')} |"
         )
     if "http_load" in b:
-        lines += ["", http_load.table(b["http_load"])]
+        lines += ["", http_report.table(b["http_load"])]
     lines += ["", "| target | measured | met |", "|---|---|---|"]
     lines += [
         f"| {t['target']} | {t['measured']} | {'yes' if t['met'] else 'no'} |" for t in targets(b)
@@ -410,7 +411,10 @@ def main(
     factors: tuple[int, ...],
     loops: bool,
     only: list[str] | None = None,
+    front_readme: Path | None = None,
 ) -> None:
+    """bench.json into `out`; the table into `readme_path` (SPEED.md) and the HTTP load
+    line into `front_readme` (README.md), each only when given."""
     from sim.report import readme
 
     head = subprocess.run(
@@ -425,3 +429,5 @@ def main(
     (out / "bench.json").write_text(json.dumps(b, indent=2) + "\n")
     if readme_path is not None:
         readme.update(readme_path, "bench", readme_table(b))
+    if front_readme is not None and "http_load" in b:
+        readme.update(front_readme, "http_load", http_report.readme_line(b["http_load"]), True)

@@ -8,17 +8,21 @@ from pathlib import Path
 import pandas as pd
 
 
-def replace_block(text: str, name: str, body: str) -> str:
+def replace_block(text: str, name: str, body: str, inline: bool = False) -> str:
+    """The text with its block `name` holding `body`: on lines of their own, or, inline,
+    within the markers' own line (a sentence in a paragraph, one README line)."""
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
     if start not in text or end not in text:
         raise ValueError(f"README has no block {start} ... {end}")
     head, rest = text.split(start, 1)
     _, tail = rest.split(end, 1)
+    if inline:
+        return f"{head}{start}{' '.join(body.split())}{end}{tail}"
     return f"{head}{start}\n{body.strip()}\n{end}{tail}"
 
 
-def update(path: Path, name: str, body: str) -> None:
-    path.write_text(replace_block(path.read_text(), name, body))
+def update(path: Path, name: str, body: str, inline: bool = False) -> None:
+    path.write_text(replace_block(path.read_text(), name, body, inline))
 
 
 def results_block(comparison: pd.DataFrame) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types as types
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from sim.kb import approvals
 from sim.server.approval_prompt import Earlier, approval_prompt
@@ -211,7 +212,9 @@ async def approve_edit(
         if prompt is None:
             return ""
         approval_id, message = prompt
-        if not ctx.session.can_send_request:
+        # by era, not by the request's own channel: a 2025-era POST answered in JSON
+        # (serve --http-json) has none, and its prompt goes on the session's GET stream
+        if ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return types.InputRequiredResult(
                 input_requests={APPROVAL_KEY: types.ElicitRequest(params=_form(ctx, message))},
                 request_state=f"{APPROVAL_KEY}:{approval_id}",

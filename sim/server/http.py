@@ -10,6 +10,13 @@ Without ``--tokens`` only a loopback address is served. With ``--db`` the file's
 is followed (``follow.py``), so a save by another process on the file notifies this
 process's subscribers. RFC 9728 protected-resource metadata is served at
 ``/.well-known/oauth-protected-resource/mcp``.
+
+A 2025-era POST is answered as an SSE stream, or with ``--http-json`` as one JSON body (the
+SDK's ``json_response``): that era's spec leaves the choice to the server and has the client
+take either. Either way what the server sends a session unasked (resource updates, approval
+prompts) goes on the session's GET stream, never on a POST's answer. A 2026-07-28 request
+is answered in JSON unless it streams (``subscriptions/listen``, or a call that sends
+notifications before its result).
 """
 
 from __future__ import annotations
@@ -86,6 +93,8 @@ class HttpOptions:
     session_idle_s: float = DEFAULT_IDLE_S
     max_sessions: int = DEFAULT_MAX_SESSIONS
     follow_s: float = DEFAULT_FOLLOW_S
+    json_response: bool = False
+    """--http-json: one JSON body per POST (the SDK's json_response), else an SSE stream."""
     sock: socket.socket | None = None
     """Bound by `listen` before serving starts (None: bound by serve_http)."""
 
@@ -140,6 +149,7 @@ def build_app(kb: Any, options: HttpOptions) -> Any:
         session_idle_timeout=options.session_idle_s,
         max_sessions=options.max_sessions,
         max_request_body_size=MAX_BODY_BYTES,
+        json_response=options.json_response,
     )
     host = _bracketed(options.host)
     loopback = is_loopback(options.host)

@@ -6,8 +6,9 @@ the method (405); a GET or DELETE without ``Mcp-Session-Id`` (400: no session is
 for it); a POST's content type (415), ``Accept`` (406) and size (413); then its body, one
 JSON-RPC message screened as stdio screens a line (``stdio.Screen``: parse errors, batches,
 bad ids, depth, a tools/call's shape), and, without a session, anything but ``initialize``
-in the 2025 era (400) or an ``initialize`` past the session cap (503). Each refusal is a
-JSON-RPC error body with a status, and nothing reaches the KB.
+in the 2025 era (400). An ``initialize`` past the session cap is refused by the SDK (its
+``max_sessions``), with this server's message in place of the SDK's bare 503. Each refusal
+is a JSON-RPC error body with a status, and nothing reaches the KB.
 """
 
 from __future__ import annotations
@@ -94,10 +95,6 @@ class Front:
         self._manager = manager
         self._rules = rules
 
-    def open_sessions(self) -> int:
-        """2025-era sessions the SDK holds now (its own count has no public name)."""
-        return len(self._manager._server_instances)
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
         refusal, grant = self._check_headers(request)
@@ -126,11 +123,41 @@ class Front:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()  # the client going away, seen by a streaming response
 
+        opening = scope["method"] == "POST" and MCP_SESSION_ID_HEADER not in request.headers
         reset = GRANT.set(grant)
         try:
-            await self._manager.handle_request(scope, replay, send)
+            await self._manager.handle_request(
+                scope, replay, self._cap_said(send) if opening else send
+            )
         finally:
             GRANT.reset(reset)
+
+    def _cap_said(self, send: Send) -> Send:
+        """`send` with the SDK's bare 503 for a session past its cap (``max_sessions``, the
+        only 503 the SDK answers an opening request with) replaced by this server's
+        refusal, which says what the cap is and what to do."""
+        refused = False
+
+        async def sending(message: dict[str, Any]) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and message["status"] == 503:
+                refused = True
+            elif not refused:
+                await send(message)
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                await respond(
+                    send,
+                    *_refusal(
+                        503,
+                        f"This server holds its cap of {self._rules.max_sessions} open "
+                        "sessions (serve --max-sessions); end one with DELETE, or retry once "
+                        "idle ones are reaped (--session-idle-s).",
+                        {"Retry-After": "5"},
+                        code=SERVER_ERROR,
+                    ),
+                )
+
+        return sending
 
     def _check_headers(self, request: Request) -> tuple[tuple[Any, ...] | None, Grant | None]:
         rules, headers = self._rules, request.headers
@@ -235,25 +262,16 @@ class Front:
             return _refusal(400, verdict.why, code=INVALID_REQUEST)
         assert isinstance(verdict, Forward)
         message = verdict.message.message
-        if not modern and not in_session:
-            if getattr(message, "method", None) != "initialize":
-                return _refusal(
-                    400,
-                    "No Mcp-Session-Id: in the 2025 protocol era only initialize opens a "
-                    "session; send it first, then this message with the session's id.",
-                )
-            if self.open_sessions() >= self._rules.max_sessions:
-                return _refusal(
-                    503,
-                    f"This server holds its cap of {self._rules.max_sessions} open sessions "
-                    "(serve --max-sessions); end one with DELETE, or retry once idle ones are "
-                    "reaped (--session-idle-s).",
-                    {"Retry-After": "5"},
-                    code=SERVER_ERROR,
-                )
-        return json.dumps(
-            message.model_dump(mode="json", by_alias=True, exclude_unset=True), ensure_ascii=False
-        ).encode()
+        if not modern and not in_session and getattr(message, "method", None) != "initialize":
+            return _refusal(
+                400,
+                "No Mcp-Session-Id: in the 2025 protocol era only initialize opens a "
+                "session; send it first, then this message with the session's id.",
+            )
+        screened = verdict.parsed
+        if screened is None:
+            screened = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        return json.dumps(screened, ensure_ascii=False).encode()
 
 
 def _refusal(

@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from mcp.server import Server
+from mcp.server.connection import Connection
 
 from sim.server.grants import Grant
 from sim.server.listing import instructions
@@ -49,6 +50,32 @@ _METHODS = {
     "on_unsubscribe_resource": "resources/unsubscribe",
     "on_subscriptions_listen": "subscriptions/listen",
 }
+
+
+def connection_of(ctx: Any) -> Connection:
+    """The SDK's per-connection state of a request: its session id, ``state`` and
+    ``exit_stack`` (run when the connection ends), all public on ``Connection``. The way to
+    it is not: the handler's context (``ServerRequestContext``) has only the per-request
+    ``ServerSession``, which keeps the connection as ``_connection`` (mcp 2.3.0; the SDK's
+    ``Context.connection`` is public but, its docstring says, not yet built for handlers).
+    So it is read there, and an SDK that moved it stops this server's first call with this
+    message rather than a bare AttributeError; tests/test_http_sessions.py checks it on
+    the installed SDK."""
+    connection = getattr(ctx.session, "_connection", None)
+    if not isinstance(connection, Connection):
+        raise RuntimeError(
+            f"mcp {sdk_version()}: ServerSession keeps no _connection (a Connection), which "
+            "serve --http reads each request's connection from; use an mcp version whose "
+            "handler context has it, or read it where this one keeps it "
+            "(sim/server/http_sessions.py connection_of)"
+        )
+    return connection
+
+
+def sdk_version() -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version("mcp")
 
 
 class SessionRouter(KBMcpServer):
@@ -87,7 +114,7 @@ class SessionRouter(KBMcpServer):
 
     def _server_for(self, ctx: Any) -> Server[Any]:
         grant = GRANT.get()
-        connection = ctx.session._connection  # the SDK's per-connection state has no public path
+        connection = connection_of(ctx)
         if connection.session_id is None:  # 2026-07-28: one connection per request
             built = self._per_grant.get(grant.label)
             if built is None:

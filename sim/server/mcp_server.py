@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import hmac
 import importlib.metadata
 import itertools
@@ -44,8 +45,9 @@ PACKAGE = "stale-citations-sim"
 _log = logging.getLogger(__name__)
 
 
-def mcp_tools() -> list[types.Tool]:
-    return [
+@functools.cache  # the same four tools for every session: built once (a few ms each time)
+def mcp_tools() -> tuple[types.Tool, ...]:
+    return tuple(
         types.Tool(
             name=t["name"],
             description=t["description"],
@@ -54,7 +56,7 @@ def mcp_tools() -> list[types.Tool]:
             annotations=types.ToolAnnotations(**t["annotations"]),
         )
         for t in KBServer.list_tools()
-    ]
+    )
 
 
 def tools_call_refusal(name: Any, arguments: Any) -> dict[str, Any] | None:
@@ -265,6 +267,7 @@ def resource_handlers(session: Session) -> dict[str, Any]:
     }
 
 
+@functools.cache  # read from the installed metadata once, not for every session's server
 def package_version() -> str:
     """serverInfo.version: this package's installed version."""
     try:
@@ -311,7 +314,7 @@ def build_server(session: Session) -> Server[Any]:
     tools = mcp_tools()
 
     async def on_list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        return types.ListToolsResult(tools=list(tools))
 
     asking = Asking()
 

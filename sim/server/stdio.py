@@ -50,6 +50,8 @@ MAX_DEPTH = 64
 """Deepest nesting a message may have: MCP's own messages need about ten levels."""
 MODERN_ENVELOPE_KEY = types.PROTOCOL_VERSION_META_KEY
 _NO_INIT_NEEDED = frozenset({"initialize", "ping"})
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""The JSON escape of a UTF-16 surrogate (\\uD800 to \\uDFFF), in any case."""
 
 ToolCallCheck = Callable[[Any, Any], dict[str, Any] | None]
 """(name, arguments) -> this server's refusal of a tools/call whose params are not a name
@@ -59,6 +61,9 @@ and an argument object, or None when they are."""
 @dataclass(frozen=True, slots=True)
 class Forward:
     message: SessionMessage
+    parsed: dict[str, Any] | None = None
+    """The JSON object the message was validated from (None: one made here), which HTTP
+    encodes again for the SDK at a fraction of a model dump's cost."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,9 +229,18 @@ class Screen:
                     f"Invalid Request: a message is a JSON object; received {describe_value(msg)}.",
                 )
             )
-        return self._screen_object(msg)
+        # Two walks of the whole message skipped when its text shows they cannot find
+        # anything: each level of nesting opens with a bracket, and a lone surrogate can
+        # only be written as a \\uD800-\\uDFFF escape (UTF-8 cannot encode one).
+        return self._screen_object(
+            msg,
+            deep=text.count("{") + text.count("[") > MAX_DEPTH,
+            escaped=_SURROGATE_ESCAPE.search(text) is not None,
+        )
 
-    def _screen_object(self, msg: dict[str, Any]) -> Forward | Answer | Drop:
+    def _screen_object(
+        self, msg: dict[str, Any], deep: bool = True, escaped: bool = True
+    ) -> Forward | Answer | Drop:
         has_id = "id" in msg
         rid = msg.get("id")
         id_ok = _valid_id(rid)
@@ -264,17 +278,21 @@ class Screen:
         method = msg.get("method")
         if "method" in msg and not isinstance(method, str):
             return invalid(f"method must be a string; received {describe_value(method)}.")
-        if _depth(msg) > MAX_DEPTH:
+        if deep and _depth(msg) > MAX_DEPTH:
             return invalid(f"nested over {MAX_DEPTH} deep.")
         params = msg.get("params")
         if "params" in msg and not isinstance(params, dict):
             return invalid(
                 f"params must be a JSON object; received {describe_value(params)}.", INVALID_PARAMS
             )
-        where = _lone_surrogate_at(
-            {**msg, "params": {k: v for k, v in params.items() if k != "arguments"}}
-            if method == "tools/call" and isinstance(params, dict)
-            else msg
+        where = (
+            None
+            if not escaped
+            else _lone_surrogate_at(
+                {**msg, "params": {k: v for k, v in params.items() if k != "arguments"}}
+                if method == "tools/call" and isinstance(params, dict)
+                else msg
+            )
         )
         if where is not None:
             return invalid(f"{describe_name(where)} holds a lone surrogate, which is not text.")
@@ -286,7 +304,7 @@ class Screen:
             parsed = types.jsonrpc_message_adapter.validate_python(msg, by_name=False)
         except (ValidationError, RecursionError) as e:
             return invalid(_first_problem(e))
-        return Forward(SessionMessage(parsed))
+        return Forward(SessionMessage(parsed), msg)
 
     def _screen_request(
         self, method: str, params: Mapping[str, Any] | None
