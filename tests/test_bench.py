@@ -186,7 +186,7 @@ def test_the_http_load_table_renders_each_level_beside_its_floor_and_the_targets
     suite.main(tmp_path, speed, 1, (1,), False, only=["http_load"], front_readme=front)
 
     b = json.loads((tmp_path / "bench.json").read_text())
-    assert b["http_load"] == HTTP_LOAD and b["retimed"]["loops"] == ["http_load"]
+    assert b["http_load"] == HTTP_LOAD and "http_load" in b["retimed"]["loops"]
     text = speed.read_text()
     assert "load average 1.2 before, 2.5 after" in text
     rows = [line for line in text.splitlines() if line.startswith("| 50 |")]
