@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from sim import advise_sampled as sampled
+from sim import advise_sparse as sparse
 from sim import advise_text as text
 from sim.advise import Costs
 from sim.advise_calibrated import log_volume
@@ -53,8 +54,8 @@ def edit_log_advice(
         "calibrated": replace(params, save_process="calibrated", edit_shape=shape),
         "Poisson": params,
     }
-    samples, why = sampled.run(
-        processes, False, costs, target, want, workers, fixed_days, sampled.progress
+    samples, why = sparse.run_sparse(
+        processes, costs, target, want, workers, fixed_days, sampled.progress
     )
     tables = {n: sampled.options(s, costs) for n, s in samples.items()}
     lines = [

@@ -14,6 +14,7 @@ from sim.advise_sampled import (
     Precision,
     Sample,
     choice,
+    day_costs,
     interval,
     options,
 )
@@ -30,7 +31,9 @@ def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
     c = choice(table, target_min)
     days = int(table["days"].max()) if len(table) else 0
     changed = int(table["changed"].max()) if len(table) else 0
-    head = f"{label} ({count(days, 'day')}, {count(changed, 'changed cited article')})"
+    head = f"{label} ({count(days, 'day')}, {count(changed, 'changed cited article')}"
+    cost_days = int((table if c is None else c)["cost_days"].min()) if len(table) else 0
+    head += ")" if cost_days == days else f"; its cost over the first {count(cost_days, 'day')})"
     if changed == 0:
         return f"{head}: no cited article changed, so no unnoticed time was measured."
     if c is None:
@@ -70,9 +73,8 @@ def needed_lines(samples: dict[str, Sample], want: Precision) -> list[str]:
     out = []
     for name, s in samples.items():
         r = s.exposure
-        per_day = r.drop_duplicates("seed").set_index("seed")  # changed is equal per method
-        changed = r[r["method"] == "push"].groupby("seed")["changed"].sum()
-        days, total = len(per_day), float(changed.sum())
+        changed = r[r["method"] == "push"].groupby("seed")["changed"].sum()  # equal per method
+        days, total = s.days, float(changed.sum())
         with_change = int((changed > 0).sum())
         if total >= want.min_changed and with_change >= MIN_DAYS_CHANGED:
             continue
@@ -98,11 +100,7 @@ def paired_cost_difference(
     sample: Sample, costs: Costs, a: pd.Series, b: pd.Series
 ) -> Interval | None:
     """Cost a day of option b minus option a on the same days of one process."""
-    r = sample.exposure
-    r = r.assign(
-        cost=(r["calls"] + r["notifications"]) * costs.per_call
-        + r["result_chars"] / 1000 * costs.per_1k_chars
-    )
+    r = day_costs(sample.costed, costs)
 
     def of(o: pd.Series) -> pd.Series:
         at = r[(r["method"] == o["method"]) & (r["interval_s"] == o["interval_min"] * 60)]
