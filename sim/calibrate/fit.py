@@ -272,11 +272,11 @@ def fit(
     return Fit(shape, table, gof)
 
 
-def fit_shape(log: EditLog, seed: int = 1) -> EditShape:
+def fit_shape(log: EditLog, gof_sims: int = 200, seed: int = 1) -> EditShape:
     """``fit(log, boot=0).shape`` without the simulations the shape does not read: what
     `advise --edit-log` simulates (the Zipf–Mandelbrot family's goodness of fit was three
     quarters of the shared log's fit)."""
-    return fit(log, boot=0, seed=seed, shape_only=True).shape
+    return fit(log, boot=0, gof_sims=gof_sims, seed=seed, shape_only=True).shape
 
 
 def _boot_articles(
