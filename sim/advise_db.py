@@ -71,6 +71,50 @@ def edit_log_advice(
     return "\n".join(lines), _json(tables, why, target)
 
 
+def db_inputs(
+    db: Path,
+    base: Params,
+    queries: Path | None = None,
+    saves: int | None = None,
+    edit_log: Path | None = None,
+    edit_shape: Path | None = None,
+) -> tuple[Params, EditShape | None, str]:
+    """The day's parameters on an imported KB, the edit shape fitted to its history (the
+    edit log beside it, unless another log or a shape is given; None: the KB's log is too
+    short to fit, and the note says so); bad input raises ValueError naming it."""
+    from sim import advise_calibrated as ac
+    from sim.importer.cli import default_edit_log
+
+    log = edit_log or default_edit_log(db)
+    params = db_params(db, queries, base, saves)
+    shape, note = None, ""
+    try:
+        if edit_shape is not None or log.exists():
+            shape = ac.shape_from(None if edit_shape else log, edit_shape)
+    except ValueError as e:  # the log import wrote may be too short to fit
+        if edit_log is not None or edit_shape is not None:
+            raise
+        note = f"The KB's edit log cannot be fitted ({e}); its saves are Poisson."
+    return params, shape, note
+
+
+def advise_for_db(
+    db: Path,
+    base: Params,
+    costs: Costs,
+    target: float,
+    want: sampled.Precision,
+    workers: int = 2,
+    fixed_days: int = 0,
+    queries: Path | None = None,
+    saves: int | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """`advise --db`'s text and JSON for an imported KB (what the notebook shows)."""
+    params, shape, note = db_inputs(db, base, queries, saves)
+    text, out = db_advice(params, shape, costs, target, want, workers, fixed_days, saves)
+    return (text.replace("\n", f"\n{note}\n", 1) if note else text), out
+
+
 def db_params(db: Path, queries: Path | None, params: Params, saves: int | None) -> Params:
     """The day's parameters on the imported KB: its article count and file."""
     from sim.importer.corpus import published_count
@@ -119,7 +163,7 @@ def db_advice(
         "No question found a published article, so nothing was cited."
         if stale.empty
         else "Citations going stale: "
-        + text.ci(100 * share.mean, max(0.0, 100 * share.lo), 100 * share.hi, ".1f")
+        + text.ci(100 * share.mean, max(0.0, 100 * share.lo), min(100.0, 100 * share.hi), ".1f")
         + f" % of the day's citations were stale by its end ({share.n} days); "
         + text.ci(1000 * per_hour.mean, max(0.0, 1000 * per_hour.lo), 1000 * per_hour.hi, ".2f")
         + " stale per 1,000 citation-hours held."
@@ -138,7 +182,7 @@ def db_advice(
     for delay, g in cas.groupby("delay_s"):
         r = sampled.ratio_interval(g["rejected"].to_numpy(float), g["edits"].to_numpy(float))
         cas_rows.append({"delay_s": delay, "rejected_share": r.mean, "lo": r.lo, "hi": r.hi})
-        share_ci = text.ci(100 * r.mean, max(0.0, 100 * r.lo), 100 * r.hi, ".2f")
+        share_ci = text.ci(100 * r.mean, max(0.0, 100 * r.lo), min(100.0, 100 * r.hi), ".2f")
         lines.append(f"  {delay:>6g} s: {share_ci} % of {int(g['edits'].sum()):,} edits")
     out = _json({"kb": table}, why, target)
     out["stale_share"] = {"mean": share.mean, "lo": share.lo, "hi": share.hi, "days": share.n}
