@@ -54,6 +54,12 @@ def day_rows(task: Task) -> pd.DataFrame | None:
     return exposure_rows(params, f).rows
 
 
+REREAD_DAYS = 2
+"""Cost days run with the re-read before it may be found dominated by the poll (the
+first batch): a re-read of every held article at every check of every interval is most
+of a full day's work, and on a sparse log it costs some hundred times the poll."""
+
+
 def _pool(workers: int) -> ProcessPoolExecutor | None:
     if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
         return None
@@ -174,7 +180,9 @@ class _Runs:
             or self.cost_days < sampled.MIN_COST_DAYS
             or (self.unnoticed_known and not self.cost_known)
         ):
-            size = max(sampled.MIN_COST_DAYS, self.cost_days)
+            size = REREAD_DAYS if self.cost_days == 0 else max(self.cost_days, 2)
+            if self.cost_days < sampled.MIN_COST_DAYS:
+                size = max(1, min(size, sampled.MIN_COST_DAYS - self.cost_days))
             return True, list(range(self.cost_days + 1, min(self.cost_days + size, cap) + 1))
         if self.unnoticed_known:
             return False, []
@@ -196,7 +204,7 @@ class _Runs:
         sample.rows = [self.rows[k] for k in sorted(self.rows)]
         sample.quiet = sorted(self.quiet)
         sample.cost_days = self.cost_days
-        enough = self.cost_days >= sampled.MIN_COST_DAYS
+        enough = self.cost_days >= REREAD_DAYS
         if "reread" in self.light and enough and sampled.reread_dominated(sample, costs):
             self.light = ("poll",)
 
