@@ -62,13 +62,15 @@ def edit_log_advice(
         _header(params, costs, target, f"the edit process fitted to {Path(shape.source).name}"),
         f"Stopped because {why}.",
         text.option_line("Calibrated process", tables["calibrated"], target),
+        text.periodic_line(tables["calibrated"]),
         text.option_line(
             "Write-up's Poisson process, same volume and days", tables["Poisson"], target
         ),
+        text.periodic_line(tables["Poisson"]),
         *text.comparison_lines(samples, costs, target, "calibrated", "Poisson"),
-        *text.needed_lines(samples, want),
+        *text.needed_lines(samples, want, target, costs),
     ]
-    return "\n".join(lines), _json(tables, why, target)
+    return "\n".join(x for x in lines if x), _json(tables, why, target)
 
 
 def db_inputs(

@@ -16,6 +16,7 @@ from sim.advise_sampled import (
     choice,
     day_costs,
     interval,
+    more_days,
     options,
 )
 from sim.report.stats import Interval
@@ -62,14 +63,44 @@ def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
     )
 
 
+def periodic_line(table: pd.DataFrame) -> str:
+    """Every interval of the poll (cursor kept), each with its interval: what the choice
+    was made among (re-read notices at the same checks and costs more; JSON has all)."""
+    poll = table[table["method"] == "poll"].sort_values("interval_min")
+    if poll.empty or poll["changed"].max() == 0:
+        return ""
+    parts = [
+        f"{r['interval_min']:g} min: "
+        f"{_brief(r['unnoticed_min'], r['unnoticed_lo'], r['unnoticed_hi'])} min, "
+        f"cost {r['cost']:,.0f}"
+        for _, r in poll.iterrows()
+    ]
+    return (
+        "  Poll (cursor kept), unnoticed (95 % CI) and cost a day by interval: "
+        + "; ".join(parts)
+        + "."
+    )
+
+
+def _brief(mean: float, lo: float, hi: float) -> str:
+    return f"{mean:.1f}" if math.isnan(lo) else f"{mean:.1f} ({max(0.0, lo):.1f}–{hi:.1f})"
+
+
 def ci(mean: float, lo: float, hi: float, fmt: str) -> str:
     if math.isnan(lo):
         return f"{mean:{fmt}} (no interval yet: too few days with a change)"
     return f"{mean:{fmt}} (95 % CI {lo:{fmt}} to {hi:{fmt}})"
 
 
-def needed_lines(samples: dict[str, Sample], want: Precision) -> list[str]:
-    """For a process short of the precision: the days its rate of changes says it needs."""
+def needed_lines(
+    samples: dict[str, Sample],
+    want: Precision,
+    target_min: float | None = None,
+    costs: Costs | None = None,
+) -> list[str]:
+    """For a process short of the precision: the days its rate of changes says it needs
+    (and, given the target, the days the chosen option's half-width needs by the
+    square-root law)."""
     out = []
     for name, s in samples.items():
         r = s.exposure
@@ -77,6 +108,15 @@ def needed_lines(samples: dict[str, Sample], want: Precision) -> list[str]:
         days, total = s.days, float(changed.sum())
         with_change = int((changed > 0).sum())
         if total >= want.min_changed and with_change >= MIN_DAYS_CHANGED:
+            more = 0
+            if target_min is not None and costs is not None:
+                more = more_days(options(s, costs), target_min, want, days)
+            if more > 0:
+                out.append(
+                    f"The {name} process: its choice's interval is wider than the "
+                    f"±{want.half_width_min:g} min asked for; about {days + more} days would "
+                    f"narrow it so (the square-root law; --max-days, --max-seconds)."
+                )
             continue
         if total == 0:
             out.append(
