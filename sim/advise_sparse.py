@@ -140,10 +140,9 @@ def run_sparse(
                 continue
             if all(r.unnoticed_known and r.cost_known for r in runs.values()):
                 return samples, "the precision asked for was reached"
-            smallest = sum(
-                per_task.get(not r.unnoticed_known, per_task[True])
-                for r in runs.values()
-                if not (r.unnoticed_known and r.cost_known)
+            upcoming = [r.next(cap, workers, want, fixed_days) for r in runs.values()]
+            smallest = sum(  # a seed of each process still short of its precision
+                per_task.get(full, per_task[True]) for full, seeds in upcoming if seeds
             )
             if spent + smallest > want.max_seconds:
                 return samples, f"the time cap ({want.max_seconds:g} s) was reached first"
@@ -186,7 +185,9 @@ class _Runs:
             return True, list(range(self.cost_days + 1, min(self.cost_days + size, cap) + 1))
         if self.unnoticed_known:
             return False, []
-        size = max(2 * workers, min(self.done, self.more))
+        # the square-root law's days, at least a quarter more (its estimate is a floor on a
+        # heavy-tailed log) and at most double
+        size = max(2 * workers, min(self.done, max(self.more, self.done // 4)))
         return False, list(range(self.done + 1, min(self.done + size, cap) + 1))
 
     def add(self, seed: int, full: bool, rows: pd.DataFrame | None) -> None:
