@@ -13,6 +13,7 @@ volume on the same days. Days are run to a stated precision (``sim.advise_sample
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from sim.advise import Costs
 from sim.advise_calibrated import log_volume
 from sim.calibrate.shape import EditShape
 from sim.params import Params
+from sim.report.stats import Interval
 from sim.server.reads import count
 
 
@@ -165,9 +167,9 @@ def db_advice(
         "No question found a published article, so nothing was cited."
         if stale.empty
         else "Citations going stale: "
-        + text.ci(100 * share.mean, max(0.0, 100 * share.lo), min(100.0, 100 * share.hi), ".1f")
+        + _share_ci(share, 100.0, ".1f")
         + f" % of the day's citations were stale by its end ({share.n} days); "
-        + text.ci(1000 * per_hour.mean, max(0.0, 1000 * per_hour.lo), 1000 * per_hour.hi, ".2f")
+        + _share_ci(per_hour, 1000.0, ".2f", cap=math.inf)
         + " stale per 1,000 citation-hours held."
     )
     lines = [
@@ -184,12 +186,22 @@ def db_advice(
     for delay, g in cas.groupby("delay_s"):
         r = sampled.ratio_interval(g["rejected"].to_numpy(float), g["edits"].to_numpy(float))
         cas_rows.append({"delay_s": delay, "rejected_share": r.mean, "lo": r.lo, "hi": r.hi})
-        share_ci = text.ci(100 * r.mean, max(0.0, 100 * r.lo), min(100.0, 100 * r.hi), ".2f")
+        share_ci = _share_ci(r, 100.0, ".2f")
         lines.append(f"  {delay:>6g} s: {share_ci} % of {int(g['edits'].sum()):,} edits")
     out = _json({"kb": table}, why, target)
     out["stale_share"] = {"mean": share.mean, "lo": share.lo, "hi": share.hi, "days": share.n}
     out["cas_by_delay"] = cas_rows
     return "\n".join(lines), out
+
+
+def _share_ci(r: Interval, scale: float, fmt: str, cap: float | None = None) -> str:
+    """A share (or rate) and its interval, scaled, the bounds kept within 0 and the cap
+    (a share's 100 %); NaN bounds (too few days) stay NaN."""
+    top = scale if cap is None else cap
+    lo, hi = scale * r.lo, scale * r.hi
+    if not math.isnan(lo):
+        lo, hi = max(0.0, lo), min(top, hi)
+    return text.ci(scale * r.mean, lo, hi, fmt)
 
 
 def _json(tables: dict[str, pd.DataFrame], why: str, target: float) -> dict[str, Any]:

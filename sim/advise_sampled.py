@@ -109,11 +109,15 @@ class Sample:
         return int(self.exposure["seed"].nunique()) + len(self.quiet)
 
 
-def swept_intervals(target_min: float) -> tuple[float, ...]:
-    """The study's check intervals (seconds) from a quarter of the target up."""
+def swept_intervals(target_min: float, day_s: float = math.inf) -> tuple[float, ...]:
+    """The study's check intervals (seconds) from a quarter of the target up, those the
+    day holds (none: a day shorter than the shortest, where only push is weighed)."""
     from sim.experiments import SWEEP_INTERVALS_S
 
-    return tuple(t for t in SWEEP_INTERVALS_S if t >= target_min * 60 / 4) or SWEEP_INTERVALS_S[-1:]
+    up = tuple(t for t in SWEEP_INTERVALS_S if t >= target_min * 60 / 4) or SWEEP_INTERVALS_S[-1:]
+    return (
+        tuple(t for t in up if t <= day_s) or tuple(t for t in SWEEP_INTERVALS_S if t <= day_s)[-1:]
+    )
 
 
 def _t(n: int) -> float:
@@ -271,11 +275,15 @@ def run(
     from sim.report.tables import edit_rows
 
     samples = {name: Sample(p) for name, p in processes.items()}
-    swept = swept_intervals(target_min)
     # the exposure day with the swept intervals only, run as the base experiment
     # and without the write-up's hourly checker, which no figure here reads (a third of a day)
     exposed = {
-        n: replace(s.params, push=True, sweep_intervals_s=swept, run_checker=False)
+        n: replace(
+            s.params,
+            push=True,
+            sweep_intervals_s=swept_intervals(target_min, s.params.day_s),
+            run_checker=False,
+        )
         for n, s in samples.items()
     }
     start, done, per_day = want.started, 0, 0.0

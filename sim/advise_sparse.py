@@ -80,9 +80,15 @@ def run_sparse(
     and its chosen option's cost are precise (or `fixed_days` seeds exactly, all in full);
     the samples and why it stopped. Results do not depend on the worker count: a day is a
     pure function of its task, and the rows are taken in the tasks' order."""
-    swept = sampled.swept_intervals(target_min)
     runs = {
-        n: _Runs(replace(p, push=True, sweep_intervals_s=swept, run_checker=False))
+        n: _Runs(
+            replace(
+                p,
+                push=True,
+                sweep_intervals_s=sampled.swept_intervals(target_min, p.day_s),
+                run_checker=False,
+            )
+        )
         for n, p in processes.items()
     }
     samples = {n: sampled.Sample(p, cost_days=0) for n, p in processes.items()}

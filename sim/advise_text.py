@@ -120,7 +120,8 @@ def needed_lines(
             continue
         if total == 0:
             out.append(
-                f"The {name} process: no cited article changed in {days} days; many more days "
+                f"The {name} process: no cited article changed in {count(days, 'day')}; many "
+                "more days "
                 "are needed (--max-days, --max-seconds), or advise on more saves a day."
             )
             continue
@@ -129,9 +130,9 @@ def needed_lines(
             math.ceil(MIN_DAYS_CHANGED * days / max(with_change, 1)),
         )
         out.append(
-            f"The {name} process: {total:.0f} changed cited articles on {with_change} of "
-            f"{days} days; the precision asked for needs about {need} days (--max-days "
-            f"{need}, with --max-seconds to match)."
+            f"The {name} process: {count(int(total), 'changed cited article')} on "
+            f"{with_change} of {count(days, 'day')}; the precision asked for needs about "
+            f"{need} days (--max-days {need}, with --max-seconds to match)."
         )
     return out
 

@@ -71,7 +71,7 @@ def test_the_notebook_advises_for_an_imported_kb(tmp_path: Path) -> None:
     from sim.bench.docsrepo import build
     from sim.notebook import with_parameters
 
-    repo = build(tmp_path / "docs", 30, commits=200)
+    repo = build(tmp_path / "docs", 20, commits=100)
     db = tmp_path / "kb.sqlite"
     assert main(["import", str(repo), "--db", str(db)]) == 0
     nb = jupytext.read(NOTEBOOKS / "explore.py")
@@ -79,13 +79,13 @@ def test_the_notebook_advises_for_an_imported_kb(tmp_path: Path) -> None:
     start = next(i for i, c in enumerate(cells) if c.source.startswith("## 7."))
     first = next(i for i, c in enumerate(cells) if "parameters" in c.metadata.get("tags", []))
     nb.cells = [cells[first], cells[first + 1], *cells[start:]]
-    values = {"KB_DB": str(db), "KB_DAYS": 2, "WORKERS": 1}
+    values = {"KB_DB": str(db), "KB_DAYS": 1, "WORKERS": 1}
     NotebookClient(with_parameters(nb, values), timeout=300, kernel_name="python3").execute()
     out = "".join(
         o.get("text", "") for o in nb.cells[-1].get("outputs", []) if o.get("name") == "stdout"
     )
     assert out.startswith(f"Advice for the KB {db}, its saves from the edit process fitted")
-    assert "30 articles" in out and "Cheapest way to notice (2 days, " in out
+    assert "20 articles" in out and "Cheapest way to notice (1 day, " in out
     assert "CAS edits rejected" in out and "nan" not in out
 
 
