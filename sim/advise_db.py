@@ -8,7 +8,9 @@ answers for that KB how fast its citations go stale, which method and interval k
 change unnoticed under the target most cheaply, and how often a compare-and-swap edit is
 rejected by the delay between read and edit. With --edit-log the synthetic corpus is
 used and the fitted process is compared with the write-up's Poisson process at the same
-volume on the same days. Days are run to a stated precision (``sim.advise_sampled``).
+volume on the same days. Days are run to a stated precision (``sim.advise_sampled``); for
+--edit-log each figure on the days it needs, the days without a save not simulated
+(``sim.advise_sparse``).
 """
 
 from __future__ import annotations
