@@ -39,6 +39,9 @@ REAL_ARMS = ()  # arms to run (names in sim.report.realshape.ARMS); () = all
 WORKERS = None  # processes; None = all cores
 RESULTS_DIR = "../results"  # where make reproduce wrote the default day
 OUT_DIR = ""  # if set, tables and figures of sections 3 and 4 are saved there
+KB_DB = ""  # an imported KB (python -m sim import DOCS --db kb.sqlite); "" = section 7 skipped
+KB_QUERIES = ""  # with KB_DB: a query log, one query a line; "" = the articles' titles
+KB_DAYS = 0  # with KB_DB: exactly this many days; 0 = days to advise --db's precision
 
 # %%
 from dataclasses import replace
@@ -314,3 +317,36 @@ realshape_section.headline_rows(real_table, realshape.moves_table(real_table))
 fig = realshape_section.figure(real_table)
 save_figure(fig, "realshape.png")
 show(fig)
+
+# %% [markdown]
+# ## 7. Your own KB
+#
+# With `KB_DB` set to a KB that `python -m sim import` made from a docs folder and its git
+# history, the day runs on that KB's published articles (questions from their titles, or
+# `KB_QUERIES`), its saves drawn from the edit process fitted to its history: how fast its
+# citations go stale, the cheapest way to notice under the target, and CAS rejection by
+# delay, each with its interval over the days. The same advice as `python -m sim advise
+# --db KB_DB` (`python -m sim notebook --db KB_DB` sets it).
+
+# %%
+if KB_DB:
+    from sim.advise import Costs
+    from sim.advise_db import advise_for_db
+    from sim.advise_sampled import Precision
+
+    try:
+        kb_text, kb_advice = advise_for_db(
+            Path(KB_DB),
+            Params(zipf_s=ZIPF_S, citations_per_answer=CITATIONS),
+            Costs(),
+            30.0,
+            Precision(),
+            WORKERS or 2,
+            KB_DAYS,
+            Path(KB_QUERIES) if KB_QUERIES else None,
+        )
+        print(kb_text)
+    except ValueError as e:  # not an imported KB, or its query log unreadable
+        print(f"KB_DB: {e}")
+else:
+    print("No KB_DB set: section 7 runs on a KB that python -m sim import made.")

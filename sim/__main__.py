@@ -63,9 +63,6 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
     costs = Costs(args.cost_per_call, args.cost_per_1k_chars)
     target = args.max_unnoticed_min
     if args.db is not None:
-        from sim.importer.cli import default_edit_log
-
-        log = args.edit_log or default_edit_log(args.db)
         try:
             base = Params(
                 n_questions=args.questions_per_day,
@@ -73,17 +70,11 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
                 zipf_s=args.zipf,
                 citations_per_answer=args.citations_per_answer,
             )
-            params = advise_db.db_params(args.db, args.queries, base, args.saves_per_day)
+            params, shape, note = advise_db.db_inputs(
+                args.db, base, args.queries, args.saves_per_day, args.edit_log, args.edit_shape
+            )
         except ValueError as e:
             adv.error(str(e))
-        shape, note = None, ""
-        try:
-            if args.edit_shape is not None or log.exists():
-                shape = ac.shape_from(None if args.edit_shape else log, args.edit_shape)
-        except ValueError as e:  # the log import wrote may be too short to fit
-            if args.edit_log is not None or args.edit_shape is not None:
-                adv.error(str(e))
-            note = f"The KB's edit log cannot be fitted ({e}); its saves are Poisson."
         text, out = advise_db.db_advice(
             params, shape, costs, target, want, args.workers, args.simulate, args.saves_per_day
         )
@@ -345,6 +336,13 @@ def main(argv: list[str] | None = None) -> int:
     nbp = sub.add_parser("notebook", help="run a notebook on its own parameters, saving outputs")
     nbp.add_argument("--path", type=Path, default=Path("notebooks/explore.py"))
     nbp.add_argument("--out", type=Path, default=Path("results/notebook"))
+    nbp.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        metavar="kb.sqlite",
+        help="an imported KB (python -m sim import writes one): section 7 shows its advice",
+    )
     srv = sub.add_parser(
         "serve", help="serve the simulated KB over MCP on stdio (or streamable HTTP: --http)"
     )
@@ -548,8 +546,13 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "notebook":
         from sim.notebook import execute
 
+        if args.db is not None and not args.db.is_file():
+            nbp.error(f"--db: {args.db} is not a file (python -m sim import writes one)")
         args.out.mkdir(parents=True, exist_ok=True)
-        execute(args.path.resolve(), {"OUT_DIR": str(args.out.resolve())}, progress=True)
+        values = {"OUT_DIR": str(args.out.resolve())}
+        if args.db is not None:
+            values["KB_DB"] = str(args.db.resolve())
+        execute(args.path.resolve(), values, progress=True)
         print(f"ran {args.path}; its tables and figures are in {args.out}", file=sys.stderr)
     elif args.command == "advise":
         import json

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from sim.calibrate.fit import fit
+from sim.calibrate.fit import fit_shape
 from sim.calibrate.generate import expected_saves
 from sim.calibrate.logs import read_log
 from sim.calibrate.shape import EditShape, load_shape
@@ -20,12 +20,12 @@ from sim.params import Params
 
 
 def shape_from(edit_log: Path | None, edit_shape: Path | None) -> EditShape:
-    """The shape fitted to a log (point estimates), or read from a fitted file; a bad file
-    raises ValueError naming it."""
+    """The shape fitted to a log (point estimates, as ``fit(log, boot=0).shape``), or read
+    from a fitted file; a bad file raises ValueError naming it."""
     if edit_shape is not None:
         return load_shape(edit_shape)
     assert edit_log is not None
-    return fit(read_log(edit_log), boot=0).shape
+    return fit_shape(read_log(edit_log))
 
 
 def log_volume(params: Params, shape: EditShape) -> int:

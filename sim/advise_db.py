@@ -8,11 +8,14 @@ answers for that KB how fast its citations go stale, which method and interval k
 change unnoticed under the target most cheaply, and how often a compare-and-swap edit is
 rejected by the delay between read and edit. With --edit-log the synthetic corpus is
 used and the fitted process is compared with the write-up's Poisson process at the same
-volume on the same days. Days are run to a stated precision (``sim.advise_sampled``).
+volume on the same days. Days are run to a stated precision (``sim.advise_sampled``); for
+--edit-log each figure on the days it needs, the days without a save not simulated
+(``sim.advise_sparse``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,11 +23,13 @@ from typing import Any
 import pandas as pd
 
 from sim import advise_sampled as sampled
+from sim import advise_sparse as sparse
 from sim import advise_text as text
 from sim.advise import Costs
 from sim.advise_calibrated import log_volume
 from sim.calibrate.shape import EditShape
 from sim.params import Params
+from sim.report.stats import Interval
 from sim.server.reads import count
 
 
@@ -53,21 +58,67 @@ def edit_log_advice(
         "calibrated": replace(params, save_process="calibrated", edit_shape=shape),
         "Poisson": params,
     }
-    samples, why = sampled.run(
-        processes, False, costs, target, want, workers, fixed_days, sampled.progress
+    samples, why = sparse.run_sparse(
+        processes, costs, target, want, workers, fixed_days, sampled.progress
     )
     tables = {n: sampled.options(s, costs) for n, s in samples.items()}
     lines = [
         _header(params, costs, target, f"the edit process fitted to {Path(shape.source).name}"),
         f"Stopped because {why}.",
         text.option_line("Calibrated process", tables["calibrated"], target),
+        text.periodic_line(tables["calibrated"]),
         text.option_line(
             "Write-up's Poisson process, same volume and days", tables["Poisson"], target
         ),
+        text.periodic_line(tables["Poisson"]),
         *text.comparison_lines(samples, costs, target, "calibrated", "Poisson"),
-        *text.needed_lines(samples, want),
+        *text.needed_lines(samples, want, target, costs),
     ]
-    return "\n".join(lines), _json(tables, why, target)
+    return "\n".join(x for x in lines if x), _json(tables, why, target)
+
+
+def db_inputs(
+    db: Path,
+    base: Params,
+    queries: Path | None = None,
+    saves: int | None = None,
+    edit_log: Path | None = None,
+    edit_shape: Path | None = None,
+) -> tuple[Params, EditShape | None, str]:
+    """The day's parameters on an imported KB, the edit shape fitted to its history (the
+    edit log beside it, unless another log or a shape is given; None: the KB's log is too
+    short to fit, and the note says so); bad input raises ValueError naming it."""
+    from sim import advise_calibrated as ac
+    from sim.importer.cli import default_edit_log
+
+    log = edit_log or default_edit_log(db)
+    params = db_params(db, queries, base, saves)
+    shape, note = None, ""
+    try:
+        if edit_shape is not None or log.exists():
+            shape = ac.shape_from(None if edit_shape else log, edit_shape)
+    except ValueError as e:  # the log import wrote may be too short to fit
+        if edit_log is not None or edit_shape is not None:
+            raise
+        note = f"The KB's edit log cannot be fitted ({e}); its saves are Poisson."
+    return params, shape, note
+
+
+def advise_for_db(
+    db: Path,
+    base: Params,
+    costs: Costs,
+    target: float,
+    want: sampled.Precision,
+    workers: int = 2,
+    fixed_days: int = 0,
+    queries: Path | None = None,
+    saves: int | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """`advise --db`'s text and JSON for an imported KB (what the notebook shows)."""
+    params, shape, note = db_inputs(db, base, queries, saves)
+    text, out = db_advice(params, shape, costs, target, want, workers, fixed_days, saves)
+    return (text.replace("\n", f"\n{note}\n", 1) if note else text), out
 
 
 def db_params(db: Path, queries: Path | None, params: Params, saves: int | None) -> Params:
@@ -118,9 +169,9 @@ def db_advice(
         "No question found a published article, so nothing was cited."
         if stale.empty
         else "Citations going stale: "
-        + text.ci(100 * share.mean, max(0.0, 100 * share.lo), 100 * share.hi, ".1f")
+        + _share_ci(share, 100.0, ".1f")
         + f" % of the day's citations were stale by its end ({share.n} days); "
-        + text.ci(1000 * per_hour.mean, max(0.0, 1000 * per_hour.lo), 1000 * per_hour.hi, ".2f")
+        + _share_ci(per_hour, 1000.0, ".2f", cap=math.inf)
         + " stale per 1,000 citation-hours held."
     )
     lines = [
@@ -137,12 +188,22 @@ def db_advice(
     for delay, g in cas.groupby("delay_s"):
         r = sampled.ratio_interval(g["rejected"].to_numpy(float), g["edits"].to_numpy(float))
         cas_rows.append({"delay_s": delay, "rejected_share": r.mean, "lo": r.lo, "hi": r.hi})
-        share_ci = text.ci(100 * r.mean, max(0.0, 100 * r.lo), 100 * r.hi, ".2f")
+        share_ci = _share_ci(r, 100.0, ".2f")
         lines.append(f"  {delay:>6g} s: {share_ci} % of {int(g['edits'].sum()):,} edits")
     out = _json({"kb": table}, why, target)
     out["stale_share"] = {"mean": share.mean, "lo": share.lo, "hi": share.hi, "days": share.n}
     out["cas_by_delay"] = cas_rows
     return "\n".join(lines), out
+
+
+def _share_ci(r: Interval, scale: float, fmt: str, cap: float | None = None) -> str:
+    """A share (or rate) and its interval, scaled, the bounds kept within 0 and the cap
+    (a share's 100 %); NaN bounds (too few days) stay NaN."""
+    top = scale if cap is None else cap
+    lo, hi = scale * r.lo, scale * r.hi
+    if not math.isnan(lo):
+        lo, hi = max(0.0, lo), min(top, hi)
+    return text.ci(scale * r.mean, lo, hi, fmt)
 
 
 def _json(tables: dict[str, pd.DataFrame], why: str, target: float) -> dict[str, Any]:

@@ -18,6 +18,17 @@ advice then says; the 1-minute checks were most of a day's work. An option is ch
 only if its interval's upper end meets the target (a recommendation must meet its target
 with margin); two choices differ beyond noise when the paired (same seeds) difference of
 their costs on the process that matters excludes zero.
+
+Figures rest on the days they need (``run_sparse``, `advise --edit-log`): the costs a day
+on the first days, every one run in full, until each option's cost is known to a stated
+share of its mean; the unnoticed times on every day. A later day whose drawn schedule puts
+no save inside the day changes no article, so every option's citations there change zero
+times for zero unnoticed seconds: it counts as such a day and is not simulated. A later
+day that has a save runs only the methods whose unnoticed times are still read: re-read
+notices a change at the same check as the poll with its cursor kept (tested), so once its
+cost is above the poll's at every interval beyond noise (paired, on the cost days) it is
+not run again, and its unnoticed time rests on the days it ran. No figure reads the poll
+restarted from the oldest citation, so it is not run at all.
 """
 
 from __future__ import annotations
@@ -47,6 +58,10 @@ NO_CITATIONS = pd.DataFrame(
 """The citations of days on which no question found a published article."""
 MIN_DAYS_CHANGED = 5
 """Days with a changed cited article an unnoticed-time interval needs."""
+MIN_COST_DAYS = 4
+"""Days run in full at least: the costs a day rest on them."""
+SWEPT_METHODS = ("reread", "poll")
+"""The interval sweep's methods a figure here reads."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,9 @@ class Precision:
     """No new batch of days is started that would end later than this many seconds after
     `started` (the advice's start: reading and fitting the log count too)."""
     started: float = field(default_factory=time.monotonic)
+    cost_share: float = 0.05
+    """95 % half-width wanted on the chosen option's cost a day, as a share of its mean (or
+    half a call's cost, if more); days are run in full until then, MIN_COST_DAYS at least."""
 
 
 @dataclass
@@ -70,17 +88,36 @@ class Sample:
     rows: list[pd.DataFrame] = field(default_factory=list)
     stale: list[pd.DataFrame] = field(default_factory=list)
     cas: list[pd.DataFrame] = field(default_factory=list)
+    cost_days: int | None = None
+    """Seeds 1..cost_days were run in full, and the costs rest on them; None: every day."""
+    quiet: list[int] = field(default_factory=list)
+    """Seeds after the cost days with no save inside the day: not simulated, every
+    option's changed citations and unnoticed seconds there are zero."""
 
     @property
     def exposure(self) -> pd.DataFrame:
         return pd.concat(self.rows, ignore_index=True)
 
+    @property
+    def costed(self) -> pd.DataFrame:
+        """The exposure rows of the days the costs rest on."""
+        r = self.exposure
+        return r if self.cost_days is None else r[r["seed"] <= self.cost_days]
 
-def swept_intervals(target_min: float) -> tuple[float, ...]:
-    """The study's check intervals (seconds) from a quarter of the target up."""
+    @property
+    def days(self) -> int:
+        return int(self.exposure["seed"].nunique()) + len(self.quiet)
+
+
+def swept_intervals(target_min: float, day_s: float = math.inf) -> tuple[float, ...]:
+    """The study's check intervals (seconds) from a quarter of the target up, those the
+    day holds (none: a day shorter than the shortest, where only push is weighed)."""
     from sim.experiments import SWEEP_INTERVALS_S
 
-    return tuple(t for t in SWEEP_INTERVALS_S if t >= target_min * 60 / 4) or SWEEP_INTERVALS_S[-1:]
+    up = tuple(t for t in SWEEP_INTERVALS_S if t >= target_min * 60 / 4) or SWEEP_INTERVALS_S[-1:]
+    return (
+        tuple(t for t in up if t <= day_s) or tuple(t for t in SWEEP_INTERVALS_S if t <= day_s)[-1:]
+    )
 
 
 def _t(n: int) -> float:
@@ -118,26 +155,25 @@ def ratio_interval(num: np.ndarray, den: np.ndarray, min_days: int = 2) -> Inter
 
 def options(sample: Sample, costs: Costs) -> pd.DataFrame:
     """Per method and interval: mean unnoticed minutes and cost a day, with intervals."""
-    r = sample.exposure
+    r = day_costs(sample.exposure, costs)
     r = r[r["method"].isin(("reread", "poll", "push"))]
-    r = r.assign(
-        cost=(r["calls"] + r["notifications"]) * costs.per_call
-        + r["result_chars"] / 1000 * costs.per_1k_chars
-    )
+    zeros = np.zeros(len(sample.quiet))
     out = []
     for (method, interval_s), g in r.groupby(["method", "interval_s"], sort=True):
         g = g.sort_values("seed")
         u = ratio_interval(
-            g["unnoticed_s"].fillna(0).to_numpy(),
-            g["changed"].fillna(0).to_numpy(),
+            np.concatenate([g["unnoticed_s"].fillna(0).to_numpy(), zeros]),
+            np.concatenate([g["changed"].fillna(0).to_numpy(), zeros]),
             MIN_DAYS_CHANGED,
         )
-        c = interval(g["cost"].to_numpy())
+        costed = g if sample.cost_days is None else g[g["seed"] <= sample.cost_days]
+        c = interval(costed["cost"].to_numpy())
         out.append(
             {
                 "method": method,
                 "interval_min": interval_s / 60,
-                "days": len(g),
+                "days": len(g) + len(zeros),
+                "cost_days": len(costed),
                 "changed": float(g["changed"].fillna(0).sum()),
                 "unnoticed_min": u.mean / 60,
                 "unnoticed_lo": u.lo / 60,
@@ -148,6 +184,40 @@ def options(sample: Sample, costs: Costs) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(out)
+
+
+def day_costs(rows: pd.DataFrame, costs: Costs) -> pd.DataFrame:
+    """Exposure rows with each day's cost of each option."""
+    return rows.assign(
+        cost=(rows["calls"] + rows["notifications"]) * costs.per_call
+        + rows["result_chars"] / 1000 * costs.per_1k_chars
+    )
+
+
+def cost_known(table: pd.DataFrame, target_min: float, want: Precision, costs: Costs) -> bool:
+    """The chosen option's cost a day known to the share of its mean asked for, or to half
+    a call's cost where that is more (a 4-hour poll costs a call or two a day)."""
+    c = choice(table, target_min)
+    if c is None:
+        return True  # no option is chosen: no cost is given
+    half = c["cost_hi"] - c["cost"]
+    return bool(half <= max(want.cost_share * abs(c["cost"]), costs.per_call / 2))
+
+
+def reread_dominated(sample: Sample, costs: Costs) -> bool:
+    """On the cost days, re-read costs more than the poll (cursor kept) at every interval,
+    beyond noise (paired over the days)."""
+    r = day_costs(sample.costed, costs)
+    by = r.pivot_table(index="seed", columns=["method", "interval_s"], values="cost")
+    intervals = sorted({t for m, t in by.columns if m == "reread"})
+    if not intervals:
+        return True
+    for t in intervals:
+        if ("poll", t) not in by.columns:
+            return False
+        if not interval((by[("reread", t)] - by[("poll", t)]).to_numpy()).lo > 0:
+            return False
+    return True
 
 
 def choice(table: pd.DataFrame, target_min: float) -> pd.Series | None:
@@ -171,6 +241,21 @@ def precise(table: pd.DataFrame, target_min: float, want: Precision) -> bool:
     return bool(c["unnoticed_hi"] - c["unnoticed_min"] <= want.half_width_min)
 
 
+def more_days(table: pd.DataFrame, target_min: float, want: Precision, done: int) -> int:
+    """Days beyond `done` the chosen option's half-width and the count of changed cited
+    articles need, by the square-root law and the rate so far (a bound to grow a batch by,
+    not a promise); 0 when neither is known yet."""
+    c = choice(table, target_min)
+    need = 0
+    changed = float(table["changed"].max()) if len(table) else 0.0
+    if changed > 0 and changed < want.min_changed:
+        need = math.ceil(done * want.min_changed / changed)
+    if c is not None and c["method"] != "push" and not math.isnan(c["unnoticed_hi"]):
+        half = c["unnoticed_hi"] - c["unnoticed_min"]
+        need = max(need, math.ceil(done * (half / want.half_width_min) ** 2))
+    return max(0, need - done)
+
+
 def run(
     processes: dict[str, Params],
     with_cas: bool,
@@ -190,11 +275,15 @@ def run(
     from sim.report.tables import edit_rows
 
     samples = {name: Sample(p) for name, p in processes.items()}
-    swept = swept_intervals(target_min)
     # the exposure day with the swept intervals only, run as the base experiment
     # and without the write-up's hourly checker, which no figure here reads (a third of a day)
     exposed = {
-        n: replace(s.params, push=True, sweep_intervals_s=swept, run_checker=False)
+        n: replace(
+            s.params,
+            push=True,
+            sweep_intervals_s=swept_intervals(target_min, s.params.day_s),
+            run_checker=False,
+        )
         for n, s in samples.items()
     }
     start, done, per_day = want.started, 0, 0.0

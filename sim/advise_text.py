@@ -14,7 +14,9 @@ from sim.advise_sampled import (
     Precision,
     Sample,
     choice,
+    day_costs,
     interval,
+    more_days,
     options,
 )
 from sim.report.stats import Interval
@@ -30,7 +32,9 @@ def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
     c = choice(table, target_min)
     days = int(table["days"].max()) if len(table) else 0
     changed = int(table["changed"].max()) if len(table) else 0
-    head = f"{label} ({count(days, 'day')}, {count(changed, 'changed cited article')})"
+    head = f"{label} ({count(days, 'day')}, {count(changed, 'changed cited article')}"
+    cost_days = int((table if c is None else c)["cost_days"].min()) if len(table) else 0
+    head += ")" if cost_days == days else f"; its cost over the first {count(cost_days, 'day')})"
     if changed == 0:
         return f"{head}: no cited article changed, so no unnoticed time was measured."
     if c is None:
@@ -59,26 +63,65 @@ def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
     )
 
 
+def periodic_line(table: pd.DataFrame) -> str:
+    """Every interval of the poll (cursor kept), each with its interval: what the choice
+    was made among (re-read notices at the same checks and costs more; JSON has all)."""
+    poll = table[table["method"] == "poll"].sort_values("interval_min")
+    if poll.empty or poll["changed"].max() == 0:
+        return ""
+    parts = [
+        f"{r['interval_min']:g} min: "
+        f"{_brief(r['unnoticed_min'], r['unnoticed_lo'], r['unnoticed_hi'])} min, "
+        f"cost {r['cost']:,.0f}"
+        for _, r in poll.iterrows()
+    ]
+    return (
+        "  Poll (cursor kept), unnoticed (95 % CI) and cost a day by interval: "
+        + "; ".join(parts)
+        + "."
+    )
+
+
+def _brief(mean: float, lo: float, hi: float) -> str:
+    return f"{mean:.1f}" if math.isnan(lo) else f"{mean:.1f} ({max(0.0, lo):.1f}–{hi:.1f})"
+
+
 def ci(mean: float, lo: float, hi: float, fmt: str) -> str:
     if math.isnan(lo):
         return f"{mean:{fmt}} (no interval yet: too few days with a change)"
     return f"{mean:{fmt}} (95 % CI {lo:{fmt}} to {hi:{fmt}})"
 
 
-def needed_lines(samples: dict[str, Sample], want: Precision) -> list[str]:
-    """For a process short of the precision: the days its rate of changes says it needs."""
+def needed_lines(
+    samples: dict[str, Sample],
+    want: Precision,
+    target_min: float | None = None,
+    costs: Costs | None = None,
+) -> list[str]:
+    """For a process short of the precision: the days its rate of changes says it needs
+    (and, given the target, the days the chosen option's half-width needs by the
+    square-root law)."""
     out = []
     for name, s in samples.items():
         r = s.exposure
-        per_day = r.drop_duplicates("seed").set_index("seed")  # changed is equal per method
-        changed = r[r["method"] == "push"].groupby("seed")["changed"].sum()
-        days, total = len(per_day), float(changed.sum())
+        changed = r[r["method"] == "push"].groupby("seed")["changed"].sum()  # equal per method
+        days, total = s.days, float(changed.sum())
         with_change = int((changed > 0).sum())
         if total >= want.min_changed and with_change >= MIN_DAYS_CHANGED:
+            more = 0
+            if target_min is not None and costs is not None:
+                more = more_days(options(s, costs), target_min, want, days)
+            if more > 0:
+                out.append(
+                    f"The {name} process: its choice's interval is wider than the "
+                    f"±{want.half_width_min:g} min asked for; about {days + more} days would "
+                    f"narrow it so (the square-root law; --max-days, --max-seconds)."
+                )
             continue
         if total == 0:
             out.append(
-                f"The {name} process: no cited article changed in {days} days; many more days "
+                f"The {name} process: no cited article changed in {count(days, 'day')}; many "
+                "more days "
                 "are needed (--max-days, --max-seconds), or advise on more saves a day."
             )
             continue
@@ -87,9 +130,9 @@ def needed_lines(samples: dict[str, Sample], want: Precision) -> list[str]:
             math.ceil(MIN_DAYS_CHANGED * days / max(with_change, 1)),
         )
         out.append(
-            f"The {name} process: {total:.0f} changed cited articles on {with_change} of "
-            f"{days} days; the precision asked for needs about {need} days (--max-days "
-            f"{need}, with --max-seconds to match)."
+            f"The {name} process: {count(int(total), 'changed cited article')} on "
+            f"{with_change} of {count(days, 'day')}; the precision asked for needs about "
+            f"{need} days (--max-days {need}, with --max-seconds to match)."
         )
     return out
 
@@ -98,11 +141,7 @@ def paired_cost_difference(
     sample: Sample, costs: Costs, a: pd.Series, b: pd.Series
 ) -> Interval | None:
     """Cost a day of option b minus option a on the same days of one process."""
-    r = sample.exposure
-    r = r.assign(
-        cost=(r["calls"] + r["notifications"]) * costs.per_call
-        + r["result_chars"] / 1000 * costs.per_1k_chars
-    )
+    r = day_costs(sample.costed, costs)
 
     def of(o: pd.Series) -> pd.Series:
         at = r[(r["method"] == o["method"]) & (r["interval_s"] == o["interval_min"] * 60)]

@@ -33,7 +33,7 @@ def _advise(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_advise_from_the_packaged_log(tmp_path: Path) -> None:
     r = _advise(tmp_path, "--edit-log", str(BUNDLED), *SMALL)
     assert r.returncode == 0, r.stderr
-    lines = r.stdout.splitlines()
+    lines = [x for x in r.stdout.splitlines() if not x.startswith("  Poll (cursor kept)")]
     assert lines[0].startswith("Advice for the edit process fitted to help-centre-edits.csv")
     assert lines[1] == "Stopped because the days asked for were run."
     assert lines[2].startswith("Calibrated process (1 day, ")
@@ -41,7 +41,7 @@ def test_advise_from_the_packaged_log(tmp_path: Path) -> None:
     assert lines[4].startswith(("The two choices", "The choices differ", "The two processes"))
     assert "nan" not in r.stdout
     progress = [x for x in r.stderr.splitlines() if x.startswith("advise: ")]
-    assert progress and "1 simulated day in" in progress[-1]
+    assert progress and "calibrated 1 simulated day (1 in full, 0 without a save)" in progress[-1]
 
 
 def test_advise_from_a_fitted_shape_as_json(

@@ -163,3 +163,16 @@ def test_differing_choices_say_by_how_much_and_whether_beyond_noise() -> None:
         "Poisson",
     )
     assert same == ["The two processes lead to the same choice."]
+
+
+def test_a_wide_choice_says_the_days_it_needs_and_every_poll_interval_is_shown() -> None:
+    from sim.advise_sampled import Precision, options
+    from sim.advise_text import needed_lines, periodic_line
+
+    sample = _sample({1800.0: 20.0, 3600.0: 45.0}, 8.0)  # 60 changed; 30 min is ±8.6 min
+    [line] = needed_lines({"calibrated": sample}, Precision(), 30.0, Costs())
+    assert line.startswith("The calibrated process: its choice's interval is wider than the ±5")
+    assert "about 18 days would narrow it so" in line
+    assert needed_lines({"calibrated": sample}, Precision(half_width_min=10.0), 30.0, Costs()) == []
+    shown = periodic_line(options(sample, Costs()))
+    assert "30 min: 17.3 (8.7–25.9) min, cost 40; 60 min: 46.2 (36.7–55.8) min, cost 20." in shown

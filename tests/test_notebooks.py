@@ -57,3 +57,46 @@ def test_notebook_runs_on_small_parameters(
 
 def test_every_notebook_has_small_parameters() -> None:
     assert sorted(p.name for p in NOTEBOOKS.glob("*.py")) == sorted(SMALL)
+
+
+@pytest.mark.deep
+def test_the_notebook_advises_for_an_imported_kb(tmp_path: Path) -> None:
+    """Section 7 with KB_DB set, on a tiny KB imported from a docs site made in git here:
+    the notebook's parameters, its imports and that section only (the whole notebook runs
+    on its default, KB_DB unset, above)."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    from sim.__main__ import main
+    from sim.bench.docsrepo import build
+    from sim.notebook import with_parameters
+
+    repo = build(tmp_path / "docs", 20, commits=100)
+    db = tmp_path / "kb.sqlite"
+    assert main(["import", str(repo), "--db", str(db)]) == 0
+    nb = jupytext.read(NOTEBOOKS / "explore.py")
+    cells = nb.cells
+    start = next(i for i, c in enumerate(cells) if c.source.startswith("## 7."))
+    first = next(i for i, c in enumerate(cells) if "parameters" in c.metadata.get("tags", []))
+    nb.cells = [cells[first], cells[first + 1], *cells[start:]]
+    values = {"KB_DB": str(db), "KB_DAYS": 1, "WORKERS": 1}
+    NotebookClient(with_parameters(nb, values), timeout=300, kernel_name="python3").execute()
+    out = "".join(
+        o.get("text", "") for o in nb.cells[-1].get("outputs", []) if o.get("name") == "stdout"
+    )
+    assert out.startswith(f"Advice for the KB {db}, its saves from the edit process fitted")
+    assert "20 articles" in out and "Cheapest way to notice (1 day, " in out
+    assert "CAS edits rejected" in out and "nan" not in out
+
+
+def test_notebook_db_that_is_not_a_file_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sim.__main__ import main
+
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as stop:
+        main(["notebook", "--db", str(tmp_path / "none.sqlite"), "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and "--db:" in err[-1] and "is not a file" in err[-1]
+    assert not out.exists()  # nothing made

@@ -12,13 +12,15 @@ that size) and as a user runs it (the precision loop under its time cap).
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from sim.bench.docsrepo import build
-from sim.bench.loops import _run
+from sim.bench.loops import MAKE_ENV, ROOT, _run
 from sim.calibrate.logs import BUNDLED
 
 
@@ -38,7 +40,21 @@ def import_and_advise_wall(articles: int) -> dict[str, Any]:
 
 
 def edit_log_wall() -> dict[str, Any]:
-    """`python -m sim advise --edit-log` on the shared log, as a user runs it."""
-    return _run(
-        [("advise --edit-log", [sys.executable, "-m", "sim", "advise", "--edit-log", str(BUNDLED)])]
+    """`python -m sim advise --edit-log` on the shared log, as a user runs it (bounded by
+    its --max-seconds, 25 s, or by the precision, whichever comes first), then the same
+    with --json once more for what it stopped on and each process's choice with its days
+    and interval (the time of that second run is not the loop's)."""
+    command = [sys.executable, "-m", "sim", "advise", "--edit-log", str(BUNDLED)]
+    timed = _run([("advise --edit-log", command)])
+    done = subprocess.run(
+        [*command, "--json"], cwd=ROOT, env=MAKE_ENV, capture_output=True, text=True
     )
+    if done.returncode != 0:
+        return timed | {"passed": False, "failure": done.stderr[-2_000:]}
+    out = json.loads(done.stdout)
+    keep = ("method", "interval_min", "days", "changed", "unnoticed_min", "unnoticed_lo")
+    keep += ("unnoticed_hi", "cost", "cost_lo", "cost_hi")
+    choices = {
+        n: None if c is None else {k: c.get(k) for k in keep} for n, c in out["choices"].items()
+    }
+    return timed | {"stopped": out["stopped"], "choices": choices}

@@ -17,8 +17,9 @@ log as it is; ``Fit.imports`` says what was left out.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -208,11 +209,15 @@ def fit(
     gof_sims: int = 200,
     seed: int = 1,
     progress: Callable[[str], None] | None = None,
+    shape_only: bool = False,
 ) -> Fit:
     """The shape of ``log`` and its table of estimates with 95 % bootstrap intervals.
 
     ``window_s``: the length of time the log covers (default: first to last save), for the
     volume. ``progress``, if given, is told each stage (for a long log's progress line).
+    ``shape_only``: the Zipf–Mandelbrot family's goodness-of-fit simulations, which the
+    shape does not read (only Zipf's p-value picks the family), are not run and its p-value
+    is NaN; the shape is the same (``fit_shape``).
     """
     if window_s is None:
         window_s = float(log.epoch_s[-1] - log.epoch_s[0])
@@ -227,7 +232,12 @@ def fit(
         raise ValueError("the log has body edits of fewer than 2 articles: no popularity to fit")
     if progress is not None:
         progress(f"goodness of fit of the popularity ({gof_sims} simulations a family)")
-    gof = tuple(popfit.goodness_of_fit(counts, f, gof_rng, gof_sims) for f in popfit.FITTERS)
+    gof = tuple(
+        popfit.goodness_of_fit(counts, f, gof_rng, 0 if shape_only and i else gof_sims)
+        for i, f in enumerate(popfit.FITTERS)
+    )
+    if shape_only:  # zipf's simulations drew from gof_rng first, as in the full fit
+        gof = (gof[0], replace(gof[1], p_value=math.nan))
     family = "zipf"
     if gof[0].p_value < GOF_LEVEL and gof[1].aic < gof[0].aic:
         family = "zipf_mandelbrot"
@@ -276,6 +286,13 @@ def fit(
         sitting_gap_quantiles_s=sessions.gap_quantiles(sitting_gaps, sitting_gap_s),
     )
     return Fit(shape, table, gof, imports)
+
+
+def fit_shape(log: EditLog, gof_sims: int = 200, seed: int = 1) -> EditShape:
+    """``fit(log, boot=0).shape`` without the simulations the shape does not read: what
+    `advise --edit-log` simulates (the Zipf–Mandelbrot family's goodness of fit was three
+    quarters of the shared log's fit)."""
+    return fit(log, boot=0, gof_sims=gof_sims, seed=seed, shape_only=True).shape
 
 
 def _boot_articles(

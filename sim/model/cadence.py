@@ -66,6 +66,7 @@ class CadenceChecker:
         intervals_s: tuple[float, ...],
         day_s: float,
         stop_known_stale: bool = False,
+        methods: tuple[str, ...] = METHODS,
     ) -> None:
         self.env = env
         self.log = log
@@ -76,7 +77,8 @@ class CadenceChecker:
         self.reread_session = connect("cadence-reread")
         self.oldest = Poller(connect("cadence-poll_from_oldest"), kb_id, keep_cursor=False)
         self.pollers = {t: Poller(connect(f"cadence-poll-{t:g}s"), kb_id) for t in self.intervals}
-        self.costs = {(m, t): Cost() for m in METHODS for t in self.intervals}
+        self.methods = tuple(m for m in METHODS if m in methods)
+        self.costs = {(m, t): Cost() for m in self.methods for t in self.intervals}
         self.detected: dict[tuple[str, float], dict[int, float]] = {k: {} for k in self.costs}
         self.stop_known_stale = stop_known_stale
 
@@ -97,13 +99,16 @@ class CadenceChecker:
         held = list(self.citations)
         if self.stop_known_stale:
             for t in intervals:
-                for method in METHODS:
+                for method in self.methods:
                     self._round(method, [t], lambda m=method, t=t: self._unsure(m, t, held))
             return
-        self._round("reread", intervals, lambda: reread(self.reread_session, self.kb_id, held))
-        self._round("poll_from_oldest", intervals, lambda: self.oldest.status(held))
-        for t in intervals:
-            self._round("poll", [t], lambda t=t: self.pollers[t].status(held))
+        if "reread" in self.methods:
+            self._round("reread", intervals, lambda: reread(self.reread_session, self.kb_id, held))
+        if "poll_from_oldest" in self.methods:
+            self._round("poll_from_oldest", intervals, lambda: self.oldest.status(held))
+        if "poll" in self.methods:
+            for t in intervals:
+                self._round("poll", [t], lambda t=t: self.pollers[t].status(held))
 
     def _unsure(self, method: str, interval: float, held: list[HeldCitation]) -> list[str]:
         """One check under the stopping rule: only citations not yet known stale are

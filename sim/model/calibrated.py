@@ -18,6 +18,7 @@ nothing cited changes (the event log misses its one event).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -66,6 +67,17 @@ def _ranking(params: Params, question_rank: np.ndarray, independent_rank: np.nda
     return np.argsort(rank, kind="stable")
 
 
+@functools.lru_cache(maxsize=16)
+def _rate(params: Params) -> tuple[float, float]:
+    """The day's window start and the generator's saves a day: pure functions of the
+    parameters, kept for a process's next day (three quarters of a schedule's draw)."""
+    start_s = day_window(params)
+    features = frozenset(params.shape_features)
+    return start_s, saves_per_day_for(
+        params.shape(), params.n_saves, params.day_s, start_s, features
+    )
+
+
 def draw_saves(
     params: Params,
     rngs: Mapping[str, np.random.Generator],
@@ -76,8 +88,7 @@ def draw_saves(
     """The day's saves (and any up to late_s after it) from the calibrated shape."""
     shape = params.shape()
     features = frozenset(params.shape_features)
-    start_s = day_window(params)
-    per_day = saves_per_day_for(shape, params.n_saves, params.day_s, start_s, features)
+    start_s, per_day = _rate(params)
     saves = generate(
         shape,
         params.n_articles,

@@ -14,6 +14,7 @@ import simpy
 from sim import rng
 from sim.kb.store import KBStore
 from sim.model.agent import HeldCitation, Proc, ScriptedAgent
+from sim.model.cadence import METHODS as SWEEP_METHODS
 from sim.model.cadence import CadenceChecker
 from sim.model.checker import Checker
 from sim.model.humans import human_editors
@@ -56,6 +57,9 @@ class Day:
 
     store_class: type[KBStore] = KBStore
     server_class: type[KBServer] = KBServer
+    sweep_methods: tuple[str, ...] = SWEEP_METHODS
+    """The interval sweep's methods: a caller reading only some runs a subclass with those
+    (a re-read of every held article at every check is most of a sparse day's calls)."""
 
     def __init__(self, params: Params, seed: int, opening: Opening | None = None) -> None:
         self.params = params
@@ -249,6 +253,7 @@ class Day:
                 p.sweep_intervals_s,
                 p.day_s,
                 p.stop_checking_known_stale,
+                self.sweep_methods,
             )
             self.env.process(self.cadence.run())
         if p.run_checker:
