@@ -41,7 +41,7 @@ reproduce: $(VENV)/.installed
 	$(PY) -m sim reproduce
 	$(PY) -m sim notebook
 
-# The full fresh rerun (about 13 minutes on 2 cores; results/bench.json has the last timing): every file of results/ and the
+# The full fresh rerun (results/SPEED.md has its last timing): every file of results/ and the
 # README's blocks must equal it; then the tests marked deep on their full samples.
 # Run before committing a change to sim/ or results/.
 check: $(VENV)/.installed
