@@ -25,7 +25,9 @@ work tree each commit is a version (updated_at = the article's last commit) and 
 log holds the history in order; the edit log `calibrate` and `advise --edit-log` read is
 written beside the KB (NAME.edits.csv). Importing again appends only the new commits'
 events, so clients' cursors stay valid. A file that cannot be taken gets one line saying
-what was done; a refused import writes nothing."""
+what was done; a refused import writes nothing. The articles are served as the KB
+`kb-support`; an agent's edits go to the KB file only, never back to the Markdown or git,
+and importing over a KB edited since its last import is refused."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -276,19 +276,20 @@ notices each change as it is committed, for {_num_ci(push["messages"])} messages
 The title-only check never notices {_pct_ci(title_never)} of the changes (every body edit
 keeps its title).
 
-- *What moves it most:* the saves per check interval against the citations held: with
-  {q} questions a day, polling costs as many calls as re-reading only at about
-  {saves_even:,.0f} saves per hourly check (§ 4).
+- *What moves it most:* the saves per check interval against the citations held: on the
+  break-even grid's day of {q} questions (§ 4), polling costs as many calls as re-reading
+  only at about {saves_even:,.0f} saves per hourly check.
   {_real(poll_real, "the hourly poll's calls a day", _calls, "calls")}
-- *What to do:* poll with the cursor kept, or push where the host supports resource
-  subscriptions, at the interval the advisor picks for your rates: {pick}.
+- *What to do:* poll with the cursor kept, or push where the host implements MCP resource
+  subscriptions (`resources/subscribe`), at the interval the advisor picks for your rates:
+  {pick}.
 
 ### How often is a CAS edit rejected, by delay?
 
 **An edit sent with the citation's version 1 h after the read is rejected in
-{_pct_ci(h)}** ({h.n} seeds); the curve runs {curve}. Of the rejections at 1 h,
-{_pct_ci(human)} of edits meet a human's newer save and {_pct_ci(own)} meet only the
-agent's own other delayed edits of the same article.
+{_pct_ci(h)}** ({h.n} seeds); the curve runs {curve}. Of all edits sent at 1 h,
+{_pct_ci(human)} meet a human's newer save and {_pct_ci(own)} meet only the agent's own
+other delayed edits of the same article: together, those rejected.
 
 - *What moves it most:* of the open choices, {cas_read["words"] if cas_read else "none"}:
   {_moved(cas_read)} at 1 h.
