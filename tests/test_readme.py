@@ -26,6 +26,9 @@ SMALL = {"--seeds": "1", "--articles": "400", "--boot": "5"}
 EXTRA = {"calibrate": ["--boot", "5"], "sweep": ["--experiments", "staleness"]}
 """Flags a test run adds, by command: the bootstrap's resamples (200 by default), one
 experiment of the sweep's three."""
+EXTRA_DB = {"advise": ["--simulate", "2"]}
+"""Flags a test run adds to a command on an imported KB (`--db`): two simulated days, not
+as many as the default precision asks (up to its 25 s cap, on both cores)."""
 TIMEOUT_S = 120
 DOCS_PLACEHOLDER = "path/to/docs"
 """The reader's docs folder in the README's import command: a test run imports a git
@@ -87,7 +90,9 @@ def _small(command: str) -> list[str]:
     for i, word in enumerate(argv[:-1]):
         if word in SMALL:
             argv[i + 1] = SMALL[word]
-    return argv + EXTRA.get(argv[3] if len(argv) > 3 else "", [])
+    command = argv[3] if len(argv) > 3 else ""
+    extra = EXTRA_DB.get(command, []) if "--db" in argv else []
+    return argv + EXTRA.get(command, []) + extra
 
 
 def _import_command() -> str:
