@@ -218,3 +218,19 @@ def test_the_http_load_table_renders_each_level_beside_its_floor_and_the_targets
     assert "JSON 900 calls/s, 0.95× the SDK's echo server, p99 80 ms" in line
     assert "2 errors at 1, 50, 200 clients" in line
     assert line.endswith("<!-- http_load:end --> z") and front.read_text().startswith("a\n")
+
+
+def test_the_imported_kb_rows_render_each_step_at_each_size() -> None:
+    from sim.bench import suite
+
+    def row(*walls: float) -> dict:
+        steps = [
+            {"step": s, "wall_s": w, "cpu_s": 2 * w}
+            for s, w in zip(suite.IMPORTED_STEPS, walls, strict=True)
+        ]
+        return {"wall_s": sum(walls), "passed": True, "steps": steps}
+
+    lines = suite._imported_table({"import_advise_1000": row(1.0, 5.0, 25.0)})
+    assert lines[-1] == "| 1,000 | 1.0 s (CPU 2.0 s) | 5.0 s (CPU 10.0 s) | 25.0 s (CPU 50.0 s) |"
+    assert "bounded by reading the history" in "".join(lines)
+    assert suite._imported_table({}) == []

@@ -363,6 +363,7 @@ def readme_table(b: dict[str, Any]) -> str:
         )
     if "http_load" in b:
         lines += ["", http_report.table(b["http_load"])]
+    lines += _imported_table(b)
     lines += ["", "| target | measured | met |", "|---|---|---|"]
     lines += [
         f"| {t['target']} | {t['measured']} | {'yes' if t['met'] else 'no'} |" for t in targets(b)
@@ -384,6 +385,34 @@ def readme_table(b: dict[str, Any]) -> str:
             " every other figure is from the last full bench."
         )
     return "\n".join(lines)
+
+
+IMPORTED_STEPS = ("import", "advise --db, 2 days", "advise --db (precision loop)")
+
+
+def _imported_table(b: dict[str, Any]) -> list[str]:
+    """`import` and `advise --db` at a docs site's size (sim/bench/imported.py), if timed."""
+    sites = [(n, b[f"import_advise_{n}"]) for n in (1_000, 10_000) if f"import_advise_{n}" in b]
+    if not sites:
+        return []
+    lines = [
+        "",
+        "Your own KB at a docs site's size (a generated git repository, two commits an"
+        " article): `import` is bounded by reading the history (one `git log`, one"
+        " `git cat-file --batch`) and one write transaction; `advise --db --simulate 2` by"
+        " the cost of a simulated day at that size; `advise --db` as a user runs it by the"
+        " precision it asks for or its `--max-seconds` (25 s), whichever comes first.",
+        "",
+        "| articles | import | advise --db, 2 days | advise --db as run |",
+        "|---|---|---|---|",
+    ]
+    for n, row in sites:
+        step = {s["step"]: s for s in row["steps"]}
+        cells = [
+            f"{step[k]['wall_s']:.1f} s (CPU {step[k]['cpu_s']:.1f} s)" for k in IMPORTED_STEPS
+        ]
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _retimed(bench: dict[str, Any]) -> dict[str, str]:
