@@ -86,23 +86,32 @@ def test_the_sdk_client_edits_with_an_approval_and_hears_its_subscription(
             found = await c.call_tool(
                 "search_knowledge_base", {"knowledge_base_id": KB_ID, "query": "password"}
             )
-            read = await c.call_tool("read_knowledge_article", _article(3))
-            edit = {
-                **_article(3),
-                "content": "Body json-1.",
-                "expected_version": read.structured_content["updated_at"],
-                "idempotency_key": "json-1",
-            }
-            saved = await c.call_tool(EDIT_TOOL, edit)
-            with anyio.fail_after(WAIT_S):
-                while not heard:
-                    await anyio.sleep(0.02)
+            saved = await _edit_after_reading(c, 3, "json-1")
+            await _until_heard(heard)
             return found, saved
 
     found, saved = anyio.run(main)
     assert not found.is_error and found.structured_content["hits"]
     assert not saved.is_error, saved.content[0].text
     assert len(prompts) == 1 and "art-00003" in prompts[0] and heard == [uri]
+
+
+async def _edit_after_reading(c: Any, n: int, key: str) -> Any:
+    """Read article n, then edit it with the version read (an edit that asks approval)."""
+    read = await c.call_tool("read_knowledge_article", _article(n))
+    edit = {
+        **_article(n),
+        "content": f"Body {key}.",
+        "expected_version": read.structured_content["updated_at"],
+        "idempotency_key": key,
+    }
+    return await c.call_tool(EDIT_TOOL, edit)
+
+
+async def _until_heard(heard: list[str]) -> None:
+    with anyio.fail_after(WAIT_S):
+        while not heard:
+            await anyio.sleep(0.02)
 
 
 def test_a_2026_client_edits_with_an_approval_and_hears_it_on_its_listen_stream(
@@ -127,17 +136,8 @@ def test_a_2026_client_edits_with_an_approval_and_hears_it_on_its_listen_stream(
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(collect)
-                read = await c.call_tool("read_knowledge_article", _article(4))
-                edit = {
-                    **_article(4),
-                    "content": "Body json-2.",
-                    "expected_version": read.structured_content["updated_at"],
-                    "idempotency_key": "json-2",
-                }
-                saved = await c.call_tool(EDIT_TOOL, edit)
-                with anyio.fail_after(WAIT_S):
-                    while not heard:
-                        await anyio.sleep(0.02)
+                saved = await _edit_after_reading(c, 4, "json-2")
+                await _until_heard(heard)
                 tg.cancel_scope.cancel()
             return saved
 
