@@ -130,7 +130,7 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
             interrupts = Interrupts()  # before the loop starts: asyncio's runner then keeps it
             anyio.run(
                 serve,
-                *(store, args.human_edits_per_minute, args.seed, log, args.write_gate, interrupts),
+                *(store, interrupts, args.human_edits_per_minute, args.seed, log, args.write_gate),
             )
         else:
             from sim.server.http import serve_http

@@ -134,15 +134,14 @@ def _save_one(
 
 async def serve(
     store: KBStore,
+    interrupts: Interrupts,
     edits_per_minute: float,
     seed: int,
-    call_log: TextIO | None = None,
-    write_gate: bool = False,
-    interrupts: Interrupts | None = None,
+    call_log: TextIO | None,
+    write_gate: bool,
 ) -> None:
-    """Serve the KB over stdio until stdin closes or Ctrl-C (``interrupts``, made before the
-    event loop started; one is made here if not given)."""
-    interrupts = interrupts or Interrupts()
+    """Serve the KB over stdio until stdin closes or Ctrl-C (``interrupts``: made before the
+    event loop starts, which only its caller can do)."""
     # Imported here, not above: the MCP SDK takes about a second to load, and a bad flag or
     # --db file is refused (by open_store and check_writable) before anything needs it. The
     # SDK builds some 2,000 pydantic classes as it loads; the cyclic collector, run again and
