@@ -7,6 +7,7 @@ with a calibrated shape runs its default experiments or refuses one in one line.
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -207,3 +208,30 @@ def test_an_initial_import_is_left_out_of_the_mix_and_profile_and_reported(
     assert json.loads(text)["initial_imports"] == [
         {"publish": 0, "time": "2020-01-04T03:00:00Z", "articles_added": 30, "saves_left_out": 30}
     ]
+
+
+def test_a_fit_of_millions_of_edits_stops_at_its_tolerance_not_its_iteration_cap(
+    monkeypatch,
+) -> None:
+    """At 3.3 M edits the likelihood is 2e7, whose ulp (4e-9) is above an absolute 1e-9: the
+    simplex could never agree that closely and ran to 4,000 iterations from one start in
+    three (here the second: 104, 4000, 63). Its tolerance is now a few ulps of the value there; a small log's is unchanged."""
+    from scipy import optimize
+
+    from sim.calibrate import popfit
+
+    p = popfit.law(1674, (2.446, 108.4))
+    c = np.sort(np.random.default_rng(1).multinomial(3_300_000, p).astype(float))[::-1]
+    runs: list[optimize.OptimizeResult] = []
+    minimize = optimize.minimize
+
+    def counted(*args, **kwargs):
+        runs.append(minimize(*args, **kwargs))
+        return runs[-1]
+
+    monkeypatch.setattr(popfit.optimize, "minimize", counted)
+    s, q = popfit.fit_zipf_mandelbrot(c)
+    assert len(runs) == 3 and all(r.success and r.nit < 1000 for r in runs), [r.nit for r in runs]
+    assert s == pytest.approx(2.446, abs=1e-3) and q == pytest.approx(108.4, rel=1e-3)
+    assert popfit._fatol(12297.8) == popfit.FATOL  # the bundled log's likelihood
+    assert popfit._fatol(2e7) == popfit.FATOL_ULPS * math.ulp(2e7) > popfit.FATOL
