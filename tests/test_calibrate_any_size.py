@@ -215,7 +215,8 @@ def test_a_fit_of_millions_of_edits_stops_at_its_tolerance_not_its_iteration_cap
 ) -> None:
     """At 3.3 M edits the likelihood is 2e7, whose ulp (4e-9) is above an absolute 1e-9: the
     simplex could never agree that closely and ran to 4,000 iterations from one start in
-    three (here the second: 104, 4000, 63). Its tolerance is now a few ulps of the value there; a small log's is unchanged."""
+    three (here the second: 104, 4000, 63). Its tolerance is now a few ulps of the value
+    there; a small log's is unchanged."""
     from scipy import optimize
 
     from sim.calibrate import popfit

@@ -15,7 +15,7 @@ from sim.calibrate.logs import PANEL, EditLog, read_log
 from sim.calibrate.panel import imports, transfer
 from sim.calibrate.validate import TRAIN_SHARE, held_out_rows, split_log
 from sim.params import Params
-from sim.report.calibration_panel import panel_text, verdict
+from sim.report.calibration_panel import drifting, panel_text, verdict
 
 
 def _log(multi_until: float, weeks: int = 60, seed: int = 5) -> EditLog:
@@ -92,7 +92,22 @@ def test_a_shape_transferred_runs_at_the_targets_volume_articles_and_window() ->
 
 
 def test_a_miss_reads_as_the_logs_when_the_log_drifts_else_as_the_models() -> None:
-    assert verdict(True, 0.001) == "inside"
-    assert "the log drifts" in verdict(False, 0.01)
-    assert "the model's miss" in verdict(False, 0.5)
-    assert "the model's miss" in verdict(False, float("nan"))
+    assert verdict(True, True) == "inside"
+    assert "the log drifts" in verdict(False, True)
+    assert "the model's miss" in verdict(False, False)
+
+
+def test_drift_is_called_by_holms_step_down_over_each_logs_statistics() -> None:
+    """Uncorrected, a p of 0.03 among eight would read as drift; Holm asks 0.05/8 of the
+    smallest, then 0.05/7, ... and stops at the first it cannot reject."""
+    p = {"x": [0.004, 0.006, 0.03, 0.5], "y": [0.03, 0.04, 0.2, float("nan")]}
+    rows = pd.DataFrame(
+        [
+            {"log": log, "statistic": f"s{i}", "process": process, "drift_p": v}
+            for log, ps in p.items()
+            for i, v in enumerate(ps)
+            for process in ("calibrated", "write-up (volume only)")
+        ]
+    )
+    # x: 0.004 <= 0.05/4, 0.006 <= 0.05/3, 0.03 > 0.05/2 stops; y: 0.03 > 0.05/3 stops
+    assert drifting(rows) == {("x", "s0"), ("x", "s1")}

@@ -20,9 +20,10 @@ weeks dealt.
 Weeks are 7-day blocks counted from the split (which falls between two), so the first and
 the last may be partial; empty weeks are dealt too. Two-sided p = (1 + dealings whose
 difference is at least as far from 0 as the observed one) / (1 + dealings where the
-statistic exists in both periods). Limits: a session across a week's edge is cut by the
-dealing; eight statistics are tested on each log uncorrected, so on a stationary log about
-0.4 of them would fall below DRIFT_LEVEL by chance.
+statistic exists in both periods), uncorrected; the report calls a log drifting on a
+statistic by Holm's step-down over the log's eight (``report.calibration_panel.drifting``),
+since uncorrected about 0.4 of a stationary log's eight would fall below DRIFT_LEVEL by
+chance. Limit: a session across a week's edge is cut by the dealing.
 """
 
 from __future__ import annotations

@@ -285,7 +285,8 @@ BASE: dict[str, tuple[str, str]] = {
     "drift_p": (
         "p value",
         "two-sided permutation p of the log's own change over the split (last third minus first"
-        " two thirds, its weeks dealt at random): small when the log drifts",
+        " two thirds, its weeks dealt at random), uncorrected: the report calls drift by Holm's"
+        " step-down over each log's statistics",
     ),
     "permutations": (COUNT, "random dealings of the log's weeks behind drift_p"),
     "target": (
