@@ -234,3 +234,13 @@ def test_the_imported_kb_rows_render_each_step_at_each_size() -> None:
     assert lines[-1] == "| 1,000 | 1.0 s (CPU 2.0 s) | 5.0 s (CPU 10.0 s) | 25.0 s (CPU 50.0 s) |"
     assert "bounded by reading the history" in "".join(lines)
     assert suite._imported_table({}) == []
+
+
+def test_the_machine_record_names_the_cpu_and_numpys_top_kernel_level() -> None:
+    from sim import environment
+    from sim.bench.suite import machine
+
+    m = machine()
+    assert m["cores"] and m["processor"] and m["cpu"]
+    found = environment.cpu_features()["dispatched_found"]
+    assert m["numpy_top_level"] == (found[-1] if found else "baseline")

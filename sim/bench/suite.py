@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sim import seedrows
+from sim import environment, seedrows
 from sim.bench import http_report
 from sim.bench.loops import ALWAYS, LOOPS
 from sim.bench.replay import day_versus_replay, reproduction_floor
@@ -78,6 +78,27 @@ def sweep_throughput(seeds: int) -> dict[str, Any]:
     return {"workers": workers, "days": days, "wall_s": wall, "days_per_s": days / wall}
 
 
+def machine() -> dict[str, Any]:
+    """What the timings were taken on: this project's machines of one kind differ in CPU
+    model and vector units, and its timings with them, so both are named."""
+    info: dict[str, str] = {}
+    cpuinfo = Path("/proc/cpuinfo")
+    for line in cpuinfo.read_text().splitlines() if cpuinfo.is_file() else []:
+        key, _, value = line.partition(":")
+        info.setdefault(key.strip(), value.strip())
+    model = info.get("model name", "")
+    if model and "model" in info:  # a virtual machine's name is often generic: its number
+        model += f" (family {info.get('cpu family', '?')}, model {info['model']})"
+    found = environment.cpu_features()["dispatched_found"]
+    return {
+        "python": platform.python_version(),
+        "processor": platform.machine(),
+        "cores": os.cpu_count(),
+        "cpu": model or platform.processor(),
+        "numpy_top_level": found[-1] if found else "baseline",
+    }
+
+
 def run_all(
     repeats: int = 5,
     factors: tuple[int, ...] = (1, 10, 100),
@@ -88,11 +109,7 @@ def run_all(
         name: time_loop() for name, time_loop in LOOPS.items() if loops or name in ALWAYS
     }
     return {
-        "machine": {
-            "python": platform.python_version(),
-            "processor": platform.machine(),
-            "cores": os.cpu_count(),
-        },
+        "machine": machine(),
         "reproduction_seeds_1_5": reproduction(repeats),
         "reproduction_kb_floor": reproduction_floor(repeats),
         "day_versus_replay": day_versus_replay(repeats),
@@ -373,7 +390,9 @@ def readme_table(b: dict[str, Any]) -> str:
         "",
         "Measured by `make bench`"
         + (f" on {b['commit']}" if b.get("commit") else "")
-        + f", {m['cores']} cores ({m['processor']}), Python {m['python']}.",
+        + f", {m['cores']} cores ({m['processor']}"
+        + (f", {m['cpu']}, numpy's kernels up to {m['numpy_top_level']}" if "cpu" in m else "")
+        + f"), Python {m['python']}.",
     ]
     if "retimed" in b:
         by_commit: dict[str, list[str]] = {}
