@@ -386,7 +386,8 @@ def figure(table: pd.DataFrame) -> Figure:
 
 
 def panel_figure(table: pd.DataFrame) -> Figure:
-    """Calibrated − write-up on each log of the panel, per headline share, with 95 % CIs."""
+    """Calibrated − write-up on each log of the panel, per headline share, with 95 % CIs;
+    its title says which keep their direction on every log."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(12, 4))
@@ -404,7 +405,21 @@ def panel_figure(table: pd.DataFrame) -> Figure:
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xticks(np.arange(len(shares)))
     ax.set_xticklabels([SHORT[f] for f in shares], fontsize=8)
-    ax.set(ylabel="points", title="Calibrated − write-up on each log of the panel (95 % CI)")
+    verdicts = {
+        f: verdict([_cell(table[table["log"] == log], f, "calibrated") for log in logs])
+        for f in shares
+    }
+    held = [
+        f"{SHORT[f].replace(chr(10), ' ')}: {v.split(': ')[1].split()[0]}"
+        for f, v in verdicts.items()
+        if v.startswith("holds")
+    ]
+    finding = (
+        f"{len(held)} of {len(shares)} keep{'s' if len(held) == 1 else ''} their direction on"
+        f" all {len(logs)} logs" + (f" ({'; '.join(held)})" if held else "")
+        + "; the rest depend on the log"
+    )  # fmt: skip
+    ax.set(ylabel="points (calibrated − write-up, 95 % CI)", title=finding)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
     return fig

@@ -97,7 +97,7 @@ def sizes_table() -> pd.DataFrame:
 def readme_block(table: pd.DataFrame) -> str:
     commit = table["before_commit"].iloc[0]
     lines = [
-        f"| result (median of the corpus's questions) | text before ({commit}) | text now | "
+        "| result (median of the corpus's questions) | text before | text now | "
         "now / before | received before | received now |",
         "|---|---|---|---|---|---|",
     ]
@@ -109,8 +109,9 @@ def readme_block(table: pd.DataFrame) -> str:
     ]
     lines += [
         "",
-        "Characters on the study's opening KB (seed 1); *received* is text plus structured "
-        "content, what a client gets and what the call log counts.",
+        "Characters on the study's opening KB (seed 1); *before* is the server before its"
+        f" results were shaped for agents (commit {commit}), *received* text plus structured"
+        " content, what a client gets and what the call log counts.",
     ]
     return "\n".join(lines)
 
