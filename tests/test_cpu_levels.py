@@ -18,17 +18,21 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def levels() -> list[tuple[str, str]]:
     """(name, NPY_DISABLE_CPU_FEATURES) for each level: all found features enabled, then
-    each dispatched feature and all above it disabled, down to the baseline alone."""
+    each dispatched feature and all above it disabled, down to the baseline alone. Under a
+    level set from outside (NPY_DISABLE_CPU_FEATURES, as a run of the whole suite at a lower
+    level sets it) the levels start there and keep what it disables."""
     from numpy._core import _multiarray_umath as umath
 
     dispatch = list(umath.__cpu_dispatch__)
     found = cpu_features()["dispatched_found"]
-    out = [("all found: " + (found[-1] if found else "baseline"), "")]
+    outer = os.environ.get("NPY_DISABLE_CPU_FEATURES", "").split()
+    baseline = "baseline " + "+".join(umath.__cpu_baseline__)
+    out = [(f"all found: {found[-1]}" if found else baseline, " ".join(outer))]
     for i in reversed(range(len(dispatch))):
         if dispatch[i] in found:
             below = [f for f in found if dispatch.index(f) < i]
-            name = below[-1] if below else "baseline " + "+".join(umath.__cpu_baseline__)
-            out.append((name, " ".join(dispatch[i:])))
+            disabled = " ".join(dict.fromkeys(outer + dispatch[i:]))
+            out.append((below[-1] if below else baseline, disabled))
     return out
 
 
