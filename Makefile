@@ -10,7 +10,7 @@ PY     := $(VENV)/bin/python
 # test module's asserts again, on every run.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: test lint reproduce check bench clean lock
+.PHONY: install test lint reproduce check bench clean lock
 
 # The exact versions, with their hashes, come from requirements.lock (pip's own hash-checking
 # format, so a fresh machine needs nothing but pip); the project itself goes on top of them
@@ -20,6 +20,9 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	$(PY) -m pip install --quiet --require-hashes -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
+
+# The environment alone (what the host configuration's .venv/bin/python needs).
+install: $(VENV)/.installed
 
 # After editing pyproject.toml's dependencies: write the lock again (uv resolves it; `pip
 # install uv` once), then `make reproduce` and `make check`, and commit results/ with it.

@@ -214,8 +214,8 @@ def test_the_http_load_table_renders_each_level_beside_its_floor_and_the_targets
     assert errors == "2 errors; 200 clients: read_knowledge_article: HTTP 503"
     line = front.read_text().splitlines()[1]
     assert line.startswith("Under load: <!-- http_load:start -->Under load (`make bench`")
-    assert "SSE 540 calls/s, 0.90× the SDK's echo server, p99 120 ms" in line
-    assert "JSON 900 calls/s, 0.95× the SDK's echo server, p99 80 ms" in line
+    assert "SSE 540 calls/s, 0.90× the SDK's echo server, p99 120 ms (missed)" in line
+    assert "JSON 900 calls/s, 0.95× the SDK's echo server, p99 80 ms (met)" in line
     assert "2 errors at 1, 50, 200 clients" in line
     assert line.endswith("<!-- http_load:end --> z") and front.read_text().startswith("a\n")
 

@@ -194,6 +194,8 @@ def test_no_or_an_unknown_token_is_401_naming_the_metadata_the_server_serves(
         challenge = r.headers["www-authenticate"]
         metadata = f"{a.base}/.well-known/oauth-protected-resource/mcp"
         assert challenge.startswith("Bearer ") and f'resource_metadata="{metadata}"' in challenge
+        # RFC 6750 § 3.1: no error code for a request that carried no credentials
+        assert ('error="invalid_token"' in challenge) is (token is not None)
         doc = http.get(metadata).json()
     assert doc["resource"] == a.url and doc["bearer_methods_supported"] == ["header"]
 
@@ -218,6 +220,10 @@ def test_host_and_origin_are_checked_against_the_allowlist(
         assert r.status_code == status, r.text
         if status != 200:
             assert r.json()["error"]["code"] == -32600 and r.json()["id"] is None
+            if status == 403:  # it says what is allowed
+                message = r.json()["error"]["message"]
+                assert "http(s)://localhost on any port" in message, message
+                assert "https://app.example" in message and "--allow-origin" in message
         else:
             http.delete(a.url, headers=raw.headers(TOKENS["reader"], r.headers[raw.SESSION]))
 
@@ -317,3 +323,37 @@ def test_the_call_log_names_labels_and_no_token_is_written_anywhere(
     for text in (log, a.stderr(), b.stderr()):
         assert not any(t in text for t in TOKENS.values())
         assert "Traceback" not in text
+
+
+def test_ctrl_c_with_a_stream_open_ends_the_server_at_once_and_quietly(
+    serve_command: list[str],
+) -> None:
+    """A GET stream never ends by itself; at SIGINT the server ends it (its body closed,
+    not cut: uvicorn reports a cut one on stderr) and exits 0 with nothing on stderr."""
+    import signal
+    import threading
+    import time
+
+    with HttpServer(serve_command, "--articles", "20", cwd=ROOT) as server:
+        opened = threading.Event()
+        ended: list[str] = []
+
+        def listen() -> None:
+            with httpx2.Client(timeout=WAIT_S) as http:
+                session = raw.open_session(http, server.url)
+                get = raw.headers(session=session) | {"Accept": "text/event-stream"}
+                with http.stream("GET", server.url, headers=get) as stream:
+                    assert stream.status_code == 200
+                    opened.set()
+                    ended.append("".join(stream.iter_text()))  # returns when the body ends
+
+        listener = threading.Thread(target=listen, daemon=True)
+        listener.start()
+        assert opened.wait(WAIT_S)
+        time.sleep(0.2)  # the stream is being served, not only opened
+        started = time.monotonic()
+        server.process.send_signal(signal.SIGINT)
+        assert server.process.wait(WAIT_S) == 0
+        assert time.monotonic() - started < 5.0
+        listener.join(WAIT_S)
+        assert ended == [""] and server.stderr() == ""

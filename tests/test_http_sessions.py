@@ -182,11 +182,12 @@ def test_each_hostile_request_gets_a_status_and_an_error_and_changes_nothing(
         held.enter_context(http.stream("GET", server.url, headers=get))  # outlives IDLE_S
         poll = {"resource_type": "knowledge_base", "resource_id": KB_ID}
         before = raw.call(http, server.url, sid, 1, "poll_resource_events", poll)
-        answered = {}
+        answered, messages = {}, []
         for name, (body, extra, _, _) in HOSTILE.items():
             r = http.post(server.url, content=body, headers=raw.headers(session=sid, **extra))
             error = r.json()["error"] if r.content else {}
             answered[name] = (r.status_code, error.get("code"), bool(error.get("message")))
+            messages.append(error.get("message", ""))
         after = raw.call(http, server.url, sid, 2, "poll_resource_events", poll)
         ended = raw.open_session(http, server.url)
         assert http.delete(server.url, headers=raw.headers(session=ended)).status_code == 200
@@ -200,6 +201,9 @@ def test_each_hostile_request_gets_a_status_and_an_error_and_changes_nothing(
     assert after["result"]["structuredContent"] == before["result"]["structuredContent"]
     assert gone.status_code == 404 and gone.json()["error"]["code"] == -32600
     assert "Traceback" not in server.stderr()
+    # the refusals name HTTP's unit, not stdio's line
+    assert not [m for m in messages if "per line" in m]
+    assert any("send one message per request body" in m for m in messages)
 
 
 @pytest.mark.parametrize(

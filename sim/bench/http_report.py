@@ -114,10 +114,11 @@ def readme_line(load: dict[str, Any]) -> str:
         kb = {row["clients"]: row for row in load[kb_key]}
         floor = {row["clients"]: row for row in load[floor_key]}
         at, base = kb[TARGET_CLIENTS], floor[TARGET_CLIENTS]
+        ratio = at["calls_per_s"] / base["calls_per_s"]
+        met = ratio >= TARGET_FLOOR_RATIO and at["p99_ms"] < TARGET_P99_MS
         parts.append(
-            f"{how} {at['calls_per_s']:,.0f} calls/s, "
-            f"{at['calls_per_s'] / base['calls_per_s']:.2f}× the SDK's echo server, p99 "
-            f"{at['p99_ms']:.0f} ms"
+            f"{how} {at['calls_per_s']:,.0f} calls/s, {ratio:.2f}× the SDK's echo server, p99 "
+            f"{at['p99_ms']:.0f} ms ({'met' if met else 'missed'})"
         )
     errors = sum(r["errors"] for kb_key, _, _ in _modes(load) for r in load[kb_key])
     levels = ", ".join(str(row["clients"]) for row in load["kb"])

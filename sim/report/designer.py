@@ -92,7 +92,12 @@ def top_real_move(realshape: pd.DataFrame | None, figure: str) -> dict[str, Any]
         return None
     top = r.loc[r["diff_mean"].abs().idxmax()]
     calibrated = r[r["arm"] == "calibrated"]
+    if "log" in r:  # a panel: the whole shape's move on the shared log, the top on its own
+        from sim.report.realshape import SHARED_LOG
+
+        calibrated = calibrated[calibrated["log"] == SHARED_LOG]
     return {
+        "log": top.get("log"),
         "arm": LABELS.get(top["arm"], top["arm"]),
         "reference": LABELS.get(top["reference"], top["reference"]),
         "diff": top["diff_mean"],
@@ -118,11 +123,17 @@ def _real(m: dict[str, Any] | None, what: str, fmt: Any = _pt, unit: str = "poin
         ""
         if c is None
         else f"the whole real shape moves {what} by {fmt(c['diff_mean'])} {unit} "
-        f"({fmt(c['diff_ci_lo'])} – {fmt(c['diff_ci_hi'])}) against the write-up's process; "
+        f"({fmt(c['diff_ci_lo'])} – {fmt(c['diff_ci_hi'])}) against the write-up's process"
+        + (f" on {c['log']}'s log; " if "log" in c else "; ")
     )
+    where = ""
+    if isinstance(m.get("log"), str):  # Appendix C tabulates each arm on the shared log only
+        from sim.report.realshape import SHARED_LOG
+
+        where = f" on {m['log']}'s log" + ("" if m["log"] == SHARED_LOG else " (`realshape.csv`)")
     return (
         f"On a real help centre's edits (Appendix C) {whole}the largest move is "
-        f"*{m['arm']}* against *{m['reference']}*, {fmt(m['diff'])} {unit} "
+        f"*{m['arm']}* against *{m['reference']}*{where}, {fmt(m['diff'])} {unit} "
         f"({fmt(m['lo'])} – {fmt(m['hi'])}, {m['seeds']} seeds)."
     )
 

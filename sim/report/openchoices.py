@@ -211,7 +211,7 @@ def cas_analysis_text(comparison: pd.DataFrame, table: pd.DataFrame | None) -> s
         )
         ratios = ladders["cas_reject_share"] / ladders["cas_reject_share_3600s"]
         spread = (
-            f"; across the {len(ratios)} ladders of Appendix B, The delay ladder it runs from "
+            f"; across the {len(ratios)} delay ladders of Appendix B it runs from "
             f"{ratios.min():.3f} to {ratios.max():.3f}"
         )
     return (

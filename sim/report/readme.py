@@ -39,8 +39,10 @@ def results_block(comparison: pd.DataFrame) -> str:
         )
     lines.append("")
     lines.append(
-        "Means are over seeds 1–N, N in the seeds column. Every figure, with the reasons "
-        "for those not reproduced, is in `results/REPORT.md`."
+        "Means are over seeds 1–N, N in the seeds column. The write-up ran five seeds, so a"
+        " figure is reproduced when it lies in the range a five-seed run of this model reaches"
+        " (95 %), which is wider than the interval of our mean. Every figure, with the"
+        " reasons for those not reproduced, is in `results/REPORT.md`."
     )
     return "\n".join(lines)
 

@@ -136,6 +136,8 @@ def verdict(cells: list[pd.Series], prefix: str = "diff_") -> str:
     if not len(mean) or np.isnan(mean).any():
         return "–"
     up, down = lo > 0, hi < 0
+    if not mean.any() and not lo.any() and not hi.any():
+        return "none on any log (0 on each)"
     if up.all() or down.all():
         return f"holds: {'higher' if up.all() else 'lower'} on every log"
     if up.any() and down.any():
@@ -208,6 +210,8 @@ def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
         v = verdict(cells)
         if v.startswith("holds"):
             holds.append(f"{FIGURES[f]} ({v.split(': ')[1]})")
+        elif v.startswith("none"):
+            continue  # no difference anywhere: nothing to hold or depend
         else:
             depends.append(f"{FIGURES[f]} ({v}; ordered as {_ordered_by(cells, logs, traits)})")
     held = "; ".join(holds) if holds else "none"
@@ -285,7 +289,9 @@ Questions keep the write-up's popularity. Seeds 1–{seeds} per arm ({n} with a 
 each figure), paired by seed: every arm of a seed opens on the same corpus and, where the
 question relation is the same, the same questions; intervals are 95 % over seeds. The
 advisor's choice is the closed-form advice for the write-up's day at a {setting["target"]:g}
-min target: {setting["advice"]} ({_target_text(table, float(setting["target"]))}).
+min target: {setting["advice"]} ({_target_text(table, float(setting["target"]))}); this is
+the closed form's pick before `advise` checks it against the target in simulation (the check
+that gives the first page's advice, § 6).
 Per-seed rows: `seeds/realshape.csv`; table: `realshape.csv`.
 
 {md(headline_rows(table, moves))}

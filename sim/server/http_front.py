@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, check_accept_headers
@@ -88,6 +89,28 @@ async def respond(
     await send({"type": "http.response.body", "body": body})
 
 
+class _Response:
+    """`send`, minding whether the response it began has ended. A GET stream open when the
+    server stops is cancelled mid-response, and uvicorn reports an app that returns so as an
+    error on stderr; ``end`` closes the body instead, as any finished stream is."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self._started = self._ended = False
+
+    async def __call__(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self._started = True
+        elif message["type"] == "http.response.body" and not message.get("more_body"):
+            self._ended = True
+        await self._send(message)
+
+    async def end(self) -> None:
+        if self._started and not self._ended:
+            with anyio.CancelScope(shield=True):  # the stop's cancellation is what ended it
+                await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
 class Front:
     """The ASGI app in front of the SDK's session manager."""
 
@@ -124,13 +147,13 @@ class Front:
             return await receive()  # the client going away, seen by a streaming response
 
         opening = scope["method"] == "POST" and MCP_SESSION_ID_HEADER not in request.headers
+        response = _Response(self._cap_said(send) if opening else send)
         reset = GRANT.set(grant)
         try:
-            await self._manager.handle_request(
-                scope, replay, self._cap_said(send) if opening else send
-            )
+            await self._manager.handle_request(scope, replay, response)
         finally:
             GRANT.reset(reset)
+            await response.end()
 
     def _cap_said(self, send: Send) -> Send:
         """`send` with the SDK's bare 503 for a session past its cap (``max_sessions``, the
@@ -173,7 +196,14 @@ class Front:
             return _refusal(
                 403,
                 f"Origin {origin!r} is not allowed; allowed: "
-                f"{', '.join(sorted(rules.allowed_origins)) or 'none'} (serve --allow-origin).",
+                + (
+                    ", ".join(
+                        [f"http(s)://{h} on any port" for h in sorted(rules.origin_hosts)]
+                        + sorted(rules.allowed_origins)
+                    )
+                    or "none"
+                )
+                + " (add one with serve --allow-origin).",
             ), None
         grant = rules.open_grant
         metadata_url = f"http://{host}{rules.metadata_path}"
@@ -181,10 +211,14 @@ class Front:
             scheme, _, token = headers.get("authorization", "").partition(" ")
             grant = rules.verifier.grant_of(token.strip()) if scheme.lower() == "bearer" else None
             if grant is None:
-                challenge = (
-                    'Bearer error="invalid_token", error_description="a bearer token this '
-                    f'server issued is required", resource_metadata="{metadata_url}"'
+                # RFC 6750 § 3.1: a request with no credentials gets no error code
+                error = (
+                    'error="invalid_token", error_description="a bearer token this server '
+                    'issued is required", '
+                    if "authorization" in headers
+                    else ""
                 )
+                challenge = f'Bearer {error}resource_metadata="{metadata_url}"'
                 return _refusal(
                     401,
                     "Unauthorized: send Authorization: Bearer <token>, with a token this "
@@ -222,7 +256,8 @@ class Front:
             if not (has_json and has_sse):
                 return _refusal(
                     406,
-                    "Accept must list both application/json and text/event-stream; received "
+                    "Accept must take both application/json and text/event-stream (list both, "
+                    "or */*); received "
                     f"{headers.get('accept', 'none')!r}.",
                 ), grant
         return None, grant
@@ -252,6 +287,7 @@ class Front:
             era="modern" if modern else "legacy",
             initialized=modern or in_session or not head,
             version=version if version in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION,
+            unit="request body",
         )
         verdict = screen(body)
         if verdict is None:

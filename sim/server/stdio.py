@@ -175,10 +175,13 @@ class Screen:
         era: str | None = None,
         initialized: bool = False,
         version: str = LATEST_HANDSHAKE_VERSION,
+        unit: str = "line",
     ) -> None:
         """`era`, `initialized` and `version` are known beforehand to a transport that
-        screens one message of a session at a time (HTTP); stdio learns them as it reads."""
+        screens one message of a session at a time (HTTP); stdio learns them as it reads.
+        `unit` is what carries one message on the transport, for the refusals to name."""
         self._check_tool_call = check_tool_call
+        self._unit = unit
         self._era = era  # None: decided by the first request, as the SDK does
         self._version = version
         self._initialized = initialized
@@ -208,7 +211,7 @@ class Screen:
                     None,
                     PARSE_ERROR,
                     f"Parse error: {e.msg} (character {e.pos}); send one JSON-RPC 2.0 object "
-                    "per line.",
+                    f"per {self._unit}.",
                 )
             )
         except ValueError as e:  # NaN and Infinity, which Python reads but JSON has not
@@ -218,7 +221,8 @@ class Screen:
                 error_reply(
                     None,
                     INVALID_REQUEST,
-                    "Invalid Request: batches are not part of MCP; send one message per line.",
+                    "Invalid Request: batches are not part of MCP; send one message per "
+                    f"{self._unit}.",
                 )
             )
         if not isinstance(msg, dict):
