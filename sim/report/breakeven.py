@@ -105,6 +105,21 @@ def crossings(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _title(cross: pd.DataFrame) -> str:
+    """The crossings in calls at each day's questions, as the finding."""
+    at = cross.groupby("n_questions")["events_per_check_where_calls_ratio_is_1"].min()
+    parts = [
+        (f"{x:,.0f} saves per hourly check" if i == 0 else f"{x:,.0f}") if np.isfinite(x)
+        else "past the grid"
+        for i, x in enumerate(at.to_numpy())
+    ]  # fmt: skip
+    where = ", ".join(f"{p} at {q:g}" for p, q in zip(parts, at.index, strict=True))
+    return (
+        "Polling costs fewer calls than re-reading (below the line) up to about\n"
+        f"{where} questions a day;\nin characters (dashed) it loses sooner"
+    )
+
+
 def figure(table: pd.DataFrame) -> Figure:
     import matplotlib.pyplot as plt
 
@@ -129,8 +144,7 @@ def figure(table: pd.DataFrame) -> Figure:
         yscale="log",
         xlabel="human saves per hourly check (log scale)",
         ylabel="poll cost ÷ re-read cost (log scale)",
-        title="Polling costs fewer calls than re-reading (below the line) up to hundreds\n"
-        "of saves per hourly check; in characters (dashed) it loses sooner",
+        title=_title(crossings(table)),
     )
     ax.text(ax.get_xlim()[0], 1.05, " polling costs more above, less below", fontsize=7)
     ax.grid(alpha=0.3, which="both")
