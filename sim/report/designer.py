@@ -214,6 +214,7 @@ def page(
     reread = _exposure_at(ex, "reread", HOUR_S)
     poll = _exposure_at(ex, "poll", HOUR_S)
     push = _exposure_at(ex, "push", 0.0)
+    title_calls = _exposure_at(ex, "title_only", HOUR_S)["calls"]
     title_never = ratio_interval(
         ex.loc[ex["method"] == "title_only", "never"].to_numpy(),
         ex.loc[ex["method"] == "title_only", "changed"].to_numpy(),
@@ -285,7 +286,8 @@ calls a day; polling the event log with the cursor kept costs {_num_ci(poll["cal
 {_num_ci(poll["unnoticed_min"], 1)} min after it. Push (MCP resource subscriptions)
 notices each change as it is committed, for {_num_ci(push["messages"])} messages a day.
 The title-only check never notices {_pct_ci(title_never)} of the changes (every body edit
-keeps its title).
+keeps its title), and hourly it costs {_num_ci(title_calls)} calls a day,
+{"more" if title_calls.mean > reread["calls"].mean else "fewer"} than re-reading.
 
 - *What moves it most:* the saves per check interval against the citations held: on the
   break-even grid's day of {q} questions (§ 4), polling costs as many calls as re-reading
