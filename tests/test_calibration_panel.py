@@ -111,3 +111,38 @@ def test_drift_is_called_by_holms_step_down_over_each_logs_statistics() -> None:
     )
     # x: 0.004 <= 0.05/4, 0.006 <= 0.05/3, 0.03 > 0.05/2 stops; y: 0.03 > 0.05/3 stops
     assert drifting(rows) == {("x", "s0"), ("x", "s1")}
+
+
+def test_the_burst_gap_is_bounded_by_the_ablations_bursts_arm_scaled_to_the_gap() -> None:
+    """+ bursts takes B by 0.1 (write-up 0.0 -> calibrated 0.1); the log's 0.15 is half that
+    step again, so a figure moves by at most half the far end of that arm's interval."""
+    from sim.report.calibration import burst_gap_bound
+    from sim.report.realshape import SHARED_LOG
+
+    burst = pd.DataFrame(
+        {
+            "source": ["log", "calibrated", "write-up (volume only)"],
+            "coefficient": ["B"] * 3,
+            "estimate": [0.15, 0.1, 0.0],
+        }
+    )
+    arm = {"arm": "+bursts", "log": SHARED_LOG, "diff_mean": 0.01}
+    realshape = pd.DataFrame(
+        [
+            {**arm, "figure": "stale_share", "diff_ci_lo": -0.02, "diff_ci_hi": 0.04},
+            {**arm, "figure": "poll_calls", "diff_ci_lo": -9.0, "diff_ci_hi": 3.0},
+            {
+                **arm,
+                "log": "other",
+                "figure": "cas_reject_3600s",
+                "diff_ci_lo": -1,
+                "diff_ci_hi": 1,
+            },
+        ]
+    )
+    text = burst_gap_bound(burst, realshape)
+    assert "another 0.50 of that step" in text
+    assert "citations stale or gone at day end 2.0 pt" in text
+    assert "poll: calls a day (hourly) 4.5 calls a day" in text
+    assert "CAS rejected" not in text  # another log's arm is not the shared log's
+    assert burst_gap_bound(burst, None) == ""

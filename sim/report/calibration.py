@@ -37,6 +37,48 @@ def _fit_rows(fit: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+BOUND_FIGURES = ("stale_share", "title_caught_share", "poll_calls", "cas_reject_3600s")
+"""The answers' figures whose move the burst gap's bound is given for."""
+
+
+def burst_gap_bound(burst: pd.DataFrame, realshape: pd.DataFrame | None) -> str:
+    """What the gap between the log's B and the calibrated process's could do to the
+    conclusions, bounded by the ablation's + bursts arm: that arm takes B from the write-up's
+    level to the calibrated one's, and the rest of the gap is a fraction of that step."""
+    if realshape is None or "diff_ci_lo" not in realshape:
+        return ""
+    from sim.report.realshape import FIGURES, SHARED_LOG, SHARES
+
+    b = burst[burst["coefficient"] == "B"].set_index("source")["estimate"]
+    step = b["calibrated"] - b["write-up (volume only)"]
+    gap = b["log"] - b["calibrated"]
+    if not step > 0 or not gap > 0:
+        return ""
+    arm = realshape[realshape["arm"] == "+bursts"]
+    if "log" in arm:
+        arm = arm[arm["log"] == SHARED_LOG]
+    arm = arm.set_index("figure")
+    scale = gap / step
+    bounds = []
+    for f in BOUND_FIGURES:
+        if f in arm.index:
+            r = arm.loc[f]
+            far = max(abs(r["diff_ci_lo"]), abs(r["diff_ci_hi"])) * scale
+            unit = "pt" if f in SHARES else "calls a day"
+            bounds.append(f"{FIGURES[f]} {far * (100 if f in SHARES else 1):.1f} {unit}")
+    if not bounds:
+        return ""
+    return (
+        " What the rest of the gap could do: the ablation's *+ bursts* arm (Appendix C)"
+        " switches the fitted bursts on alone; with them B is"
+        f" {_num(b['calibrated'])} against the write-up's {_num(b['write-up (volume only)'])},"
+        f" and the log's {_num(b['log'])} lies another {scale:.2f} of that step beyond. If a"
+        " figure's move grows in proportion to B (an assumption, not a run), closing"
+        " the gap moves it by at most the far end of that arm's 95 % interval times"
+        f" {scale:.2f}: {'; '.join(bounds)}."
+    )
+
+
 def calibration_text(t: dict[str, pd.DataFrame]) -> str:
     """The subsection: the fit with its intervals, the goodness of fit, the burst
     coefficients, and the held-out and transfer tests on the panel."""
@@ -103,7 +145,7 @@ the log's span (`calibration_burstiness.csv`):
 
 {md(burst_rows)}
 
-Here {burst_verdict}.
+Here {burst_verdict}.{burst_gap_bound(burst, t.get("realshape")) if missed else ""}
 
 {panel_text(t)}
 
