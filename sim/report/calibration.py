@@ -64,8 +64,8 @@ def burst_gap_bound(burst: pd.DataFrame, realshape: pd.DataFrame | None) -> str:
         if f in arm.index:
             r = arm.loc[f]
             far = max(abs(r["diff_ci_lo"]), abs(r["diff_ci_hi"])) * scale
-            unit = "pt" if f in SHARES else "calls a day"
-            bounds.append(f"{FIGURES[f]} {far * (100 if f in SHARES else 1):.1f} {unit}")
+            value, unit = (100 * far, "pt") if f in SHARES else (far, "calls a day")
+            bounds.append(f"{FIGURES[f]} {value:.1f} {unit}")
     if not bounds:
         return ""
     return (

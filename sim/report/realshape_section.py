@@ -57,6 +57,11 @@ def _cell(table: pd.DataFrame, figure: str, arm: str) -> pd.Series | None:
     return None if hit.empty else hit.iloc[0]
 
 
+def _per_log(table: pd.DataFrame, figure: str, logs: list[str]) -> list[pd.Series | None]:
+    """The calibrated arm's row of ``figure`` on each log of the panel, in ``logs`` order."""
+    return [_cell(table[table["log"] == log], figure, "calibrated") for log in logs]
+
+
 def headline_rows(table: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
     by = moves.set_index("figure") if not moves.empty else pd.DataFrame()
     rows = []
@@ -167,7 +172,7 @@ def panel_rows(table: pd.DataFrame, prefix: str = "diff_") -> pd.DataFrame:
     logs = list(dict.fromkeys(table["log"]))
     rows = []
     for f in HEADLINE:
-        cells = [_cell(table[table["log"] == log], f, "calibrated") for log in logs]
+        cells = _per_log(table, f, logs)
         if any(c is None or f"{prefix}mean" not in c for c in cells):
             continue
         row = {"figure": FIGURES[f]}
@@ -204,7 +209,7 @@ def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
     equal = panel_rows(table, "eqvol_")
     holds, depends = [], []
     for f in HEADLINE:
-        cells = [_cell(table[table["log"] == log], f, "calibrated") for log in logs]
+        cells = _per_log(table, f, logs)
         if any(c is None or "diff_mean" not in c for c in cells):
             continue
         v = verdict(cells)
@@ -411,10 +416,7 @@ def panel_figure(table: pd.DataFrame) -> Figure:
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xticks(np.arange(len(shares)))
     ax.set_xticklabels([SHORT[f] for f in shares], fontsize=8)
-    verdicts = {
-        f: verdict([_cell(table[table["log"] == log], f, "calibrated") for log in logs])
-        for f in shares
-    }
+    verdicts = {f: verdict(_per_log(table, f, logs)) for f in shares}
     held = [
         f"{SHORT[f].replace(chr(10), ' ')}: {v.split(': ')[1].split()[0]}"
         for f, v in verdicts.items()
