@@ -29,9 +29,18 @@ import pandas as pd
 
 from sim.calibrate.validate import calibration_outputs
 from sim.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
-from sim.metrics import per_seed
+from sim.metrics import joined, per_seed
 from sim.params import Params
-from sim.report import breakeven, exposure, gate, realshape, sensitivity, tables
+from sim.report import (
+    breakeven,
+    exposure,
+    gate,
+    realshape,
+    realshape_seeds,
+    sensitivity,
+    tables,
+)
+from sim.seedrule import SeedRule
 
 Rows = dict[str, pd.DataFrame]
 
@@ -58,6 +67,13 @@ class Experiment:
     """Parts pooled over seeds: not per-seed, so not compared by the sampled rerun."""
     sample: int = 1
     """Seeds the regression test reruns."""
+    grow: Callable[[Params, Rows, SeedRule], Plan | None] | None = None
+    """For an experiment under the sequential seed rule (``sim/seedrule.py``): given every
+    experiment's rows so far, the next batch of seeds of its units still open, as a plan
+    whose parts hold the rows so far and the batch's (None when no unit is open). Its
+    ``seeds`` are then the rule's first batch."""
+    looks: int = 5
+    """The sequential rule's batches at most (with ``grow``)."""
 
     def run(self, base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
         """Its parts on `seeds`."""
@@ -146,6 +162,33 @@ def _sensitivity(base: Params, seeds: list[int]) -> Plan:
     )
 
 
+def _grow_sensitivity(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
+    """The readings still open after their last batch, on the rule's next batch (cut at the
+    seeds the headline can pair them with)."""
+    so_far = rows["sensitivity"]
+    seeds = rule.next_batch(int(so_far["seed"].max()))
+    headline = joined([rows["staleness_headline"], rows["cas_headline"]])
+    batches: dict[tuple[int, ...], list[sensitivity.ReadingKey]] = {}
+    for key in sensitivity.open_readings(so_far, headline) if seeds else []:
+        cap = sensitivity.paired_cap(key, headline)
+        if batch := tuple(s for s in seeds if s <= cap):
+            batches.setdefault(batch, []).append(key)
+    if not batches:
+        return None
+    requests = [
+        (keys, sensitivity.sensitivity_requests(base, list(b), keys)) for b, keys in batches.items()
+    ]
+
+    def finish(runs: list[PointRuns]) -> Rows:
+        parts, at = [so_far], 0
+        for keys, reqs in requests:
+            parts.append(sensitivity.sensitivity_rows(base, runs[at : at + len(reqs)], keys))
+            at += len(reqs)
+        return {"sensitivity": sensitivity.ordered(base, pd.concat(parts))}
+
+    return Plan(tuple(r for _, reqs in requests for r in reqs), finish)
+
+
 def _exposure(base: Params, seeds: list[int]) -> Plan:
     def finish(runs: list[PointRuns]) -> Rows:
         rows = exposure.exposure_rows(base, study_frames(runs[0]))
@@ -164,6 +207,22 @@ def _realshape(base: Params, seeds: list[int]) -> Plan:
         }
 
     return Plan((request,), finish)
+
+
+def _grow_realshape(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
+    """The panel's arms still open after their last batch, with their references, on the
+    rule's next batch."""
+    so_far = rows["realshape"]
+    seeds = rule.next_batch(int(so_far["seed"].max()))
+    arms = realshape_seeds.open_arms(so_far) if seeds else {}
+    if not arms:
+        return None
+
+    def finish(runs: list[PointRuns]) -> Rows:
+        batch = realshape_seeds.batch_rows(base, runs, arms)
+        return {"realshape": realshape_seeds.ordered(pd.concat([so_far, batch]))}
+
+    return Plan(tuple(realshape_seeds.batch_requests(base, seeds, arms)), finish)
 
 
 def _calibration(base: Params, seeds: list[int]) -> Plan:
@@ -216,7 +275,13 @@ EXPERIMENTS = (
         ("gate", "gate_medians", "gate_pairs"),
         pooled=("gate_medians",),
     ),
-    Experiment("sensitivity", sensitivity.SEEDS, _sensitivity, ("sensitivity",)),
+    Experiment(
+        "sensitivity",
+        sensitivity.SEEDS,
+        _sensitivity,
+        ("sensitivity",),
+        grow=_grow_sensitivity,
+    ),
     Experiment(
         "exposure",
         exposure.SEEDS,
@@ -230,6 +295,8 @@ EXPERIMENTS = (
         _realshape,
         ("realshape", "realshape_traits"),
         pooled=("realshape_traits",),
+        grow=_grow_realshape,
+        looks=realshape_seeds.LOOKS,
     ),
     Experiment(
         "calibration", CALIBRATION_RUNS, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS
@@ -274,10 +341,15 @@ def run(
     scheduler: str | None = None,
 ) -> Rows:
     """Every experiment on seeds 1..seeds[name] (its default where not given), in a local
-    pool or on the Dask cluster at ``scheduler``."""
+    pool or on the Dask cluster at ``scheduler``; then the growing experiments' open units,
+    a batch at a time, until none is open."""
     rows: Rows = {}
     for parts in run_plans(_plans(base, seeds), workers, progress, scheduler):
         rows |= parts
+    rules = {e.name: SeedRule(seeds.get(e.name, e.seeds), e.looks) for e in EXPERIMENTS if e.grow}
+    while more := [p for e in EXPERIMENTS if e.grow and (p := e.grow(base, rows, rules[e.name]))]:
+        for parts in run_plans(more, workers, progress, scheduler):
+            rows |= parts
     return rows
 
 

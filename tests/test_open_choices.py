@@ -33,12 +33,19 @@ BY_KEY = {r.key: r for r in REPORTED}
 
 def test_the_ladder_family_is_every_ladder_the_text_allows_and_holds_the_default() -> None:
     family = ladder_family()
-    assert family[0] == LADDER_S and len(set(family)) == len(family) == 9
+    assert family[0] == LADDER_S and len(set(family)) == len(family) == 12
     for ladder in family:
         assert len(ladder) == 4 and list(ladder) == sorted(ladder)
         assert ladder[0] < 60 and HOUR_S in ladder  # one of seconds, one of an hour
-        assert 60 <= ladder[1] < HOUR_S  # the free rung below the hour
         assert HOUR_S < ladder[3] <= Params().day_s  # the one the arithmetic needs
+    minutes = [ladder for ladder in family if 60 <= ladder[1] < HOUR_S]
+    assert len(minutes) == 9  # a minutes rung below the hour and a long one above it
+    # no rung between seconds and the hour: two long ones (the ladders a referee asked for)
+    assert {ladder for ladder in family if ladder[1] == HOUR_S} == {
+        (5.0, HOUR_S, 2 * HOUR_S, 4 * HOUR_S),
+        (5.0, HOUR_S, 2 * HOUR_S, 8 * HOUR_S),
+        (5.0, HOUR_S, 4 * HOUR_S, 8 * HOUR_S),
+    }
     assert LADDER.readings == family[1:] and LADDER in CHOICES
     assert ladder_label((5.0, 1800.0, 3600.0, 28800.0)) == "5 s, 30 min, 1 h, 8 h"
 

@@ -20,7 +20,7 @@ import pytest
 from sim import seedrows
 from sim.experiments import run_all
 from sim.params import Params
-from sim.report import breakeven, readme, realshape
+from sim.report import breakeven, readme, realshape, sensitivity
 from sim.reproduce import TABLES, readme_blocks, write_tables
 from sim.seedrows import BY_NAME, EXPERIMENTS, Experiment
 
@@ -67,11 +67,11 @@ def _sample(experiment: Experiment, sample_seed: int) -> list[int]:
 SEEDED = [
     e
     for e in EXPERIMENTS
-    if set(e.pooled) != set(e.parts) and e.name not in ("break_even", "realshape")
+    if set(e.pooled) != set(e.parts) and e.name not in ("break_even", "realshape") and not e.grow
 ]
 """Experiments with per-seed rows (the calibration's are all pooled: see below); the
-break-even grid and the real-shape panel have tests of their own, which rerun a sampled
-part of them."""
+break-even grid, the real-shape panel and the experiments whose units run their own seeds
+(the sequential rule) have tests of their own, which rerun a sampled part of them."""
 
 
 @pytest.mark.parametrize("experiment", SEEDED, ids=[e.name for e in SEEDED])
@@ -97,6 +97,24 @@ def _assert_rows_equal(fresh: pd.DataFrame, want: pd.DataFrame, part: str, rerun
     pd.testing.assert_frame_equal(
         got, want, check_exact=True, check_dtype=False, obj=f"{part} ({rerun})"
     )
+
+
+def test_a_sampled_seed_of_every_reading_that_ran_it_gives_its_committed_rows(
+    regression_sample_seed: int,
+) -> None:
+    """A seed drawn from every seed any reading ran (the sequential rule gives readings
+    60 to 300): the readings whose rows hold it, simulated again on it."""
+    experiment = BY_NAME["sensitivity"]
+    seeds = _sample(experiment, regression_sample_seed)
+    committed = ROWS["sensitivity"]
+    at = committed[committed["seed"].isin(seeds)]
+    keys = list(dict.fromkeys(zip(at["choice"], at["reading"], strict=True)))
+    requests = sensitivity.sensitivity_requests(Params(), seeds, keys)
+    fresh = sensitivity.sensitivity_rows(Params(), run_all(requests, 1, False), keys)
+    rerun = f"seeds {seeds}, {len(keys)} readings; REGRESSION_SAMPLE_SEED={regression_sample_seed}"
+    others = at.columns.difference(fresh.columns)  # figures of runs no sampled reading reran
+    assert at[others].isna().all().all(), rerun
+    _assert_rows_equal(fresh, at[list(fresh.columns)], "sensitivity", rerun)
 
 
 SUB_GRID = {"n_saves": 2, "n_questions": 1}
@@ -130,16 +148,13 @@ def test_a_sampled_log_of_the_real_shape_panel_gives_its_committed_rows_and_trai
     experiment = BY_NAME["realshape"]
     seeds = _sample(experiment, regression_sample_seed)
     log = random.Random(f"{regression_sample_seed}:{experiment.name}:log").choice(PANEL_LOGS)
-    request = realshape.panel_request(Params(), seeds, logs=(log,))
-    fresh = realshape.panel_rows(Params(), run_all([request], 1, False)[0], logs=(log,))
-    rerun = f"seeds {seeds}, log {log}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     committed = ROWS["realshape"]
-    _assert_rows_equal(
-        fresh,
-        committed[committed["seed"].isin(seeds) & (committed["log"] == log)],
-        "realshape",
-        rerun,
-    )
+    at = committed[committed["seed"].isin(seeds) & (committed["log"] == log)]
+    arms = tuple(a for a in realshape.ARMS if a.name in set(at["arm"]))  # the rule's, at seed
+    request = realshape.panel_request(Params(), seeds, arms, (log,))
+    fresh = realshape.panel_rows(Params(), run_all([request], 1, False)[0], arms, (log,))
+    rerun = f"seeds {seeds}, log {log}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
+    _assert_rows_equal(fresh, at, "realshape", rerun)
     traits = ROWS["realshape_traits"]
     _assert_rows_equal(
         realshape.panel_traits((log,)), traits[traits["log"] == log], "realshape_traits", rerun
@@ -226,7 +241,7 @@ def test_the_gate_tracks_its_closed_forms_and_its_strategies_are_one_process() -
 
 
 def test_every_open_choice_and_reading_is_in_the_sensitivity_table() -> None:
-    """Every reading of every open choice (the nine ladders among them) is in the table; a
+    """Every reading of every open choice (the twelve ladders among them) is in the table; a
     reading that cannot move a figure is marked so and leaves it exactly where the default
     is; the counting reading is judged against 191 of 600; no far miss is borderline."""
     from sim.report.ladders import ladder_family

@@ -9,8 +9,9 @@ import pandas as pd
 
 from sim.report.comparison import REPORTED, gone_counted_as_rejection, holm_family
 from sim.report.markdown import md, pct
-from sim.report.sensitivity import CHOICES, COUNTING, LADDER
+from sim.report.sensitivity import CHOICES, COUNTING, LADDER, SHIFT_BOUND
 from sim.report.verdicts import holm, p_value
+from sim.seedrule import SeedRule
 
 _BY_KEY = {r.key: r for r in REPORTED}
 MARK = {"reproduced": "", "not reproduced": " ✗", "undecided": " ?"}
@@ -102,6 +103,43 @@ def largest_moves(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def seeds_text(table: pd.DataFrame) -> str:
+    """The sequential seed rule the readings ran under, and where each reading stopped."""
+    moving = table[table["can_move"] & ~table["choice"].isin(("default", COUNTING))]
+    per = moving.groupby(["choice", "label"], sort=False)["shift_seeds"].max()
+    rule = SeedRule(int(per.min()))
+    bound = (
+        "its shift on a figure it can move has a 95 % interval wider than "
+        f"±{100 * SHIFT_BOUND:g} points"
+    )
+    counts = md(
+        pd.DataFrame(
+            {
+                "seeds": n,
+                "readings": len(g),
+                "which": "; ".join(f"{c} = {label}" for c, label in g.index)
+                if n > rule.first
+                else "every other reading",
+            }
+            for n, g in per.groupby(per, sort=True)
+        )
+    )
+    open_at_cap = moving[
+        (moving["verdict"] == "undecided")
+        | ((moving["shift_ci_hi"] - moving["shift_ci_lo"]) / 2 > SHIFT_BOUND)
+    ]
+    left = sorted({f"{r.choice} = {r.label}" for r in open_at_cap.itertuples()})
+    staleness = int(table.loc[table["figure"] == "zipf_stale_share", "seeds"].iloc[0])
+    return f"""**How many seeds.** A sequential rule, the same for every reading and ladder:
+{rule.describe(bound)}. A reading that reruns the staleness day stops at the headline's
+{staleness} staleness seeds, the most its shift can be paired on. {rule.caveat()}
+
+{counts}
+
+Still open where they stopped (undecided, or wider than the bound, at their cap):
+{", ".join(left) if left else "none"}."""
+
+
 def open_choices_text(table: pd.DataFrame) -> str:
     choices = md(
         pd.DataFrame(
@@ -144,15 +182,16 @@ def open_choices_text(table: pd.DataFrame) -> str:
             "cas_gone_share",
         ),
     )
-    n = int(table["shift_seeds"].max())
     return f"""Every choice the write-up leaves open is a parameter whose default follows its
-text. Each other reading reruns, on seeds 1–{n}, only the runs it can change, beside the
-default on the same seeds (`sensitivity.csv`). A reading is judged at the headline's
-strength: the headline mean (all its seeds) plus the reading's paired shift from the
-default (same seeds; shift 95 % CI half-widths up to ±{100 * half:.1f} points), the two
-intervals combined. Where that interval reaches across the verdict's threshold
-(|z| = 1.96) the reading is *undecided* (?): more seeds could turn it either way. A
-reading that cannot move a figure (its runs do not produce it) is not counted for it (—).
+text. Each other reading reruns only the runs it can change, beside the default on the same
+seeds (`sensitivity.csv`). A reading is judged at the headline's strength: the headline
+mean (all its seeds) plus the reading's paired shift from the default (same seeds; shift
+95 % CI half-widths up to ±{100 * half:.1f} points), the two intervals combined. Where that
+interval reaches across the verdict's threshold (|z| = 1.96) the reading is *undecided*
+(?): more seeds could turn it either way. A reading that cannot move a figure (its runs do
+not produce it) is not counted for it (—).
+
+{seeds_text(table)}
 
 {choices}
 

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 from sim.params import SHAPE_FEATURES
 from sim.report.markdown import md, pct
 from sim.report.realshape import ABLATION, ARMS, FIGURES, SHARED_LOG, SHARES
+from sim.report.realshape_seeds import seeds_text
 
 HEADLINE = (
     "stale_share",
@@ -185,7 +186,6 @@ def panel_rows(table: pd.DataFrame, prefix: str = "diff_") -> pd.DataFrame:
 def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
     """The panel's subsection: each log's traits, each effect per log, what holds across."""
     logs = list(dict.fromkeys(table["log"]))
-    n = int(table["seeds"].max())
     lines = []
     for log in logs:
         tr = traits.set_index("log").loc[log]
@@ -222,9 +222,10 @@ def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
     held = "; ".join(holds) if holds else "none"
     return f"""**Across a panel of real help centres.** The same arms run on the shape fitted to
 each of {len(logs)} real help centres' logs (bundled in `sim/calibrate/logs/`); the write-up's
-arms do not read a shape and are shared. {n} seeds per arm and log (the rule: as many as keep
-the section within the simulated days it took on one log; intervals are 95 % by Student's t
-over seeds, paired by seed). What the logs differ in:
+arms do not read a shape and are shared. Intervals are 95 % by Student's t over seeds,
+paired by seed. {seeds_text(table)}
+
+What the logs differ in:
 
 {md(pd.DataFrame(lines))}
 
@@ -290,9 +291,10 @@ weekday window the log's profile is busiest in ({setting["window"]} UTC) and hol
     } a day); at the log's own volume the same window would hold
 {setting["log_volume"]:.2f} saves. A new-article save creates an article no question asks
 about and no citation cites, so it is recorded and not written (`sim/model/calibrated.py`).
-Questions keep the write-up's popularity. Seeds 1–{seeds} per arm ({n} with a value for
-each figure), paired by seed: every arm of a seed opens on the same corpus and, where the
-question relation is the same, the same questions; intervals are 95 % over seeds. The
+Questions keep the write-up's popularity. Up to {seeds} seeds per arm (the sequential rule
+of the panel below; {n} at most with a value for a figure), paired by seed: every arm of a
+seed opens on the same corpus and, where the question relation is the same, the same
+questions; intervals are 95 % over seeds. The
 advisor's choice is the closed-form advice for the write-up's day at a {setting["target"]:g}
 min target: {setting["advice"]} ({_target_text(table, float(setting["target"]))}); this is
 the closed form's pick before `advise` checks it against the target in simulation (the check

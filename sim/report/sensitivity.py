@@ -3,9 +3,10 @@ each headline figure and its verdict.
 
 Each choice the write-up leaves open is a ``Params`` field; its default follows the text
 (REPORT.md says where the text is silent). For every other reading, the runs it can
-change are rerun on seeds 1..SEEDS beside the default reading on the same seeds. A
+change are rerun beside the default reading on the same seeds, as many as the sequential
+rule gives it (``sim/seedrule.py``: SEEDS first, then batches of SEEDS while it is open). A
 reading is judged at the headline's strength: the headline mean (all its seeds) plus the
-reading's paired shift from the default on seeds 1..SEEDS, with the two intervals
+reading's paired shift from the default on its own seeds, with the two intervals
 combined; where that interval reaches across the verdict's threshold the reading is
 *undecided*. One reading is a way of counting, not of simulating: a first-try "gone"
 counted as a rejection, judged against the write-up's own counts read the same way.
@@ -44,7 +45,8 @@ analytic up to sampling, the 'all'/'zero' checks do not depend on a reading, and
 title-only share needs the hourly checks these runs leave out)."""
 
 SEEDS = 60
-"""Seeds per reading, for its paired shift from the default: the hourly checks are left out
+"""The sequential rule's first batch of seeds per reading, and each later one (five at
+most), for its paired shift from the default: the hourly checks are left out
 of these runs (they take two thirds of a day's time and no reading changes what they find
 but through the stale shares), so the title-only share is judged on the headline runs
 only."""
@@ -153,41 +155,96 @@ def reported_for(choice: str, figure: Reported) -> Reported:
     return figure
 
 
-def sensitivity_points(base: Params) -> list[tuple[Choice, object, Params]]:
+ReadingKey = tuple[str, str]
+"""A reading by its field and its value as text (unique across CHOICES)."""
+
+
+def sensitivity_points(
+    base: Params, keys: list[ReadingKey] | None = None
+) -> list[tuple[Choice, object, Params]]:
+    """Every reading's day (those named by ``keys`` only, where given), in CHOICES' order."""
     return [
         (c, r, replace(base, run_checker=False, **{c.field: r}))
         for c in CHOICES
         for r in c.readings
+        if keys is None or (c.field, str(r)) in keys
     ]
 
 
-def sensitivity_requests(base: Params, seeds: list[int]) -> list[Request]:
-    """Per set of runs the readings change, every such reading on `seeds`."""
-    points = sensitivity_points(base)
+def _groups(points: list[tuple[Choice, object, Params]]) -> list[tuple[str, ...]]:
+    """The sets of runs the points' readings change, in CHOICES' order."""
+    return list(dict.fromkeys(c.runs for c, _, _ in points))
+
+
+def sensitivity_requests(
+    base: Params, seeds: list[int], keys: list[ReadingKey] | None = None
+) -> list[Request]:
+    """Per set of runs the readings change, every such reading (or those named) on `seeds`."""
+    points = sensitivity_points(base, keys)
     return [
         Request(
             tuple(p for c, _, p in points if c.runs == runs), tuple(seeds), runs, PER_SEED_RECORDS
         )
-        for runs in dict.fromkeys(c.runs for c in CHOICES)
+        for runs in _groups(points)
     ]
 
 
-def sensitivity_rows(base: Params, runs: list[PointRuns]) -> pd.DataFrame:
+def sensitivity_rows(
+    base: Params, runs: list[PointRuns], keys: list[ReadingKey] | None = None
+) -> pd.DataFrame:
     """Per reading and seed, the figures its runs produce and the counts their seeds 1–5
     values are pooled from (the readings' own per-seed rows; the default reading is the
-    study's own runs of those seeds); `runs` are sensitivity_requests' runs."""
-    keys = list(dict.fromkeys(k for f in FIGURES for k in (f.key, *RATIOS.get(f.key, ()))))
+    study's own runs of those seeds); `runs` are sensitivity_requests' runs (same `keys`)."""
+    figure_keys = list(dict.fromkeys(k for f in FIGURES for k in (f.key, *RATIOS.get(f.key, ()))))
     rows = []
-    groups = dict.fromkeys(c.runs for c in CHOICES)
-    for group, group_runs in zip(groups, runs, strict=True):
-        points = [(c, r) for c, r, _ in sensitivity_points(base) if c.runs == group]
-        for (c, r), point_runs in zip(points, group_runs, strict=True):
+    points = sensitivity_points(base, keys)
+    for group, group_runs in zip(_groups(points), runs, strict=True):
+        mine = [(c, r) for c, r, _ in points if c.runs == group]
+        for (c, r), point_runs in zip(mine, group_runs, strict=True):
             own = per_seed(frames_of(point_runs))
-            own = own[["seed", *(k for k in keys if k in own)]]
+            own = own[["seed", *(k for k in figure_keys if k in own)]]
             rows.append(own.assign(choice=c.field, reading=str(r), label=c.label(r)))
     out = pd.concat(rows, ignore_index=True)
     first = ("choice", "reading", "label")
     return out[[*first, *(c for c in out.columns if c not in first)]]
+
+
+def ordered(base: Params, rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of several batches as one run of them all gives them: readings in
+    sensitivity_rows' order (by the runs they change, then CHOICES'), each reading's seeds
+    in order."""
+    points = sensitivity_points(base)
+    grouped = [(c, r) for g in _groups(points) for c, r, _ in points if c.runs == g]
+    rank = {(c.field, str(r)): i for i, (c, r) in enumerate(grouped)}
+    order = [rank[k] for k in zip(rows["choice"], rows["reading"], strict=True)]
+    sorted_rows = rows.assign(_rank=order).sort_values(["_rank", "seed"], kind="stable")
+    return sorted_rows.drop(columns="_rank").reset_index(drop=True)
+
+
+SHIFT_BOUND = 0.015
+"""The sequential rule's bound: a reading stays open while the 95 % interval of its paired
+shift on a figure it can move is wider than ±1.5 points (at 60 seeds the widest were
+±2.6), or while a verdict is undecided."""
+
+
+def paired_cap(key: ReadingKey, headline: pd.DataFrame) -> int:
+    """The most seeds a reading's shift can pair: the headline's seeds of every figure it can
+    move (150 for a reading that reruns the staleness day, 300 for a CAS-only one)."""
+    return min(int(headline[f.key].notna().sum()) for f in FIGURES if can_move(*key, f.key))
+
+
+def open_readings(rows: pd.DataFrame, headline: pd.DataFrame) -> list[ReadingKey]:
+    """The readings, among those with the most seeds so far, that the sequential rule keeps
+    running: a figure they can move is undecided, or its shift's 95 % interval is wider
+    than ±SHIFT_BOUND (the counting reading is not simulated, so never open)."""
+    latest = rows.groupby(["choice", "reading"], sort=False)["seed"].max()
+    latest = latest[latest == latest.max()]
+    table = sensitivity_table(sensitivity_runs(rows, headline), headline)
+    moving = table[table["can_move"] & ~table["choice"].isin(("default", COUNTING))]
+    wide = (moving["shift_ci_hi"] - moving["shift_ci_lo"]) / 2 > SHIFT_BOUND
+    keep = moving[(moving["verdict"] == "undecided") | wide]
+    keys = set(zip(keep["choice"], keep["reading"], strict=True))
+    return [k for k in latest.index if k in keys]
 
 
 def sensitivity_runs(rows: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
@@ -216,8 +273,8 @@ def sensitivity_runs(rows: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
 
 def _with_default(mine: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
     """A reading's seeds with the default's values in the columns its runs did not produce."""
-    merged = default.set_index("seed").copy()
     own = mine.set_index("seed")
+    merged = default.set_index("seed").loc[own.index].copy()
     merged.update(own)
     for col in own.columns.difference(merged.columns):
         merged[col] = own[col]

@@ -535,7 +535,7 @@ Notes:
 
 ### The delay ladder
 
-{ladder_text(t["sensitivity"], seeds["sensitivity"], seeds["cas"]) if "sensitivity" in t else ""}
+{ladder_text(t["sensitivity"], seeds["cas"]) if "sensitivity" in t else ""}
 
 {realshape_text(t, seeds, realshape_setting)}
 

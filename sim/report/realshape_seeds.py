@@ -1,0 +1,124 @@
+"""How many seeds each arm of the real-shape panel runs: the sequential seed rule
+(``sim/seedrule.py``) on each log's arms.
+
+A unit is an arm on one log. After each batch of SEEDS seeds an arm stays open while the
+seed-paired move of a headline figure from its reference arm is undecided in direction
+(its 95 % t interval holds zero) and wider than that figure's bound, so a move is run
+until its sign is known or it is known to be small; at most LOOKS batches. An arm
+compared with others runs every seed they run (its reference's, and that one's), so each
+move pairs on all its arm's seeds. The write-up's arms read no shape: a log's batch lists
+them again, and the pool runs each of their days once.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from sim.calibrate.logs import PANEL
+from sim.experiments import PointRuns, Request
+from sim.params import Params
+from sim.report.markdown import md
+from sim.report.realshape import (
+    ARMS,
+    FIGURES,
+    Arm,
+    panel_request,
+    panel_rows,
+    realshape_table,
+)
+from sim.seedrule import SeedRule
+
+LOOKS = 3
+"""Batches at most: 3 × SEEDS seeds an arm and log. A budget, not a precision: with every
+arm at the cap the panel takes three times its first batch's days."""
+BOUNDS = {
+    "stale_share": 0.03,
+    "title_caught_share": 0.03,
+    "poll_calls": 5.0,
+    "cas_reject_3600s": 0.03,
+    "cas_reject_14400s": 0.03,
+}
+"""The headline moves the rule watches, and the 95 % half-width under which an undecided
+move counts as small: 3 points on a share, 5 calls a day on the hourly poll."""
+
+BY_NAME = {a.name: a for a in ARMS}
+
+
+def open_arms(rows: pd.DataFrame) -> dict[str, list[str]]:
+    """Per log, the arms with the most seeds so far whose move on a watched figure is
+    undecided and wider than its bound (the write-up's own arm has no move)."""
+    out: dict[str, list[str]] = {}
+    table = realshape_table(rows)
+    latest = rows.groupby(["log", "arm"], sort=False)["seed"].max()
+    for log, g in table[table["figure"].isin(BOUNDS) & table["diff_mean"].notna()].groupby(
+        "log", sort=False
+    ):
+        bound = g["figure"].map(BOUNDS)
+        straddles = (g["diff_ci_lo"] <= 0) & (g["diff_ci_hi"] >= 0)
+        wide = (g["diff_ci_hi"] - g["diff_ci_lo"]) / 2 > bound
+        most = latest[log].max()
+        arms = set(g.loc[straddles & wide, "arm"]) & set(latest[log][latest[log] == most].index)
+        if arms:
+            out[str(log)] = [a.name for a in ARMS if a.name in arms]
+    return out
+
+
+def with_references(arms: list[str]) -> tuple[Arm, ...]:
+    """The arms and every arm they are compared with, in ARMS' order."""
+    need = set(arms)
+    for name in arms:
+        ref = BY_NAME[name].reference
+        while ref:
+            need.add(ref)
+            ref = BY_NAME[ref].reference
+    return tuple(a for a in ARMS if a.name in need)
+
+
+def batch_requests(base: Params, seeds: list[int], arms: dict[str, list[str]]) -> list[Request]:
+    """One request a log: its open arms and their references on ``seeds``."""
+    return [
+        panel_request(base, seeds, with_references(names), (log,)) for log, names in arms.items()
+    ]
+
+
+def batch_rows(base: Params, runs: list[PointRuns], arms: dict[str, list[str]]) -> pd.DataFrame:
+    """batch_requests' runs as the panel's tidy rows."""
+    return pd.concat(
+        [
+            panel_rows(base, r, with_references(names), (log,))
+            for (log, names), r in zip(arms.items(), runs, strict=True)
+        ],
+        ignore_index=True,
+    )
+
+
+def ordered(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of several batches as one run gives them: by log, arm, figure, then seed."""
+    ranks = {
+        "log": {name: i for i, name in enumerate(PANEL)},
+        "arm": {a.name: i for i, a in enumerate(ARMS)},
+        "figure": {f: i for i, f in enumerate(FIGURES)},
+    }
+    keyed = rows.assign(**{f"_{k}": rows[k].map(r) for k, r in ranks.items()})
+    keys = [f"_{k}" for k in ranks]
+    out = keyed.sort_values([*keys, "seed"], kind="stable").drop(columns=keys)
+    return out.reset_index(drop=True)
+
+
+def seeds_text(table: pd.DataFrame) -> str:
+    """The rule in words and the seeds each arm ran on each log (from the panel's table),
+    for the report."""
+    per = table.groupby(["arm", "log"], sort=False)["seeds"].max().unstack("log")
+    per = per.reindex([a.name for a in ARMS if a.name in per.index])
+    first = int(per.min().min())
+    watched = ", ".join(BOUNDS)
+    return (
+        f"**How many seeds.** A sequential rule on each arm and log: every arm runs seeds "
+        f"1–{first}; an arm whose move on a watched figure ({watched}) from its reference "
+        f"is undecided in direction and wider than its bound (±{100 * BOUNDS['stale_share']:g} "
+        f"points on a share, ±{BOUNDS['poll_calls']:g} calls a day on the poll) runs {first} "
+        f"more, up to {first * LOOKS} (a budget: the "
+        f"panel's days at most three times its first batch's); an arm compared with others "
+        f"runs every seed they run. {SeedRule(first, LOOKS).caveat()} Seeds each arm ran:"
+        f"\n\n{md(per.astype(int).reset_index())}"
+    )

@@ -1,0 +1,64 @@
+"""The sequential seed rule: how many seeds a unit of an experiment (a reading of an open
+choice, a delay ladder, an arm of the real-shape panel on one log) runs.
+
+Every unit runs a first batch of seeds. After each batch, a unit its experiment still
+calls open (a verdict undecided, or an interval wider than the experiment's stated bound)
+runs one more batch of the same size, up to ``looks`` batches. A seed's rows are a pure
+function of the seed, so a unit's rows on seeds 1..n are the same whether it stopped at n
+or ran on: the rule decides how many seeds a unit has, never what a seed gives. Open units
+always hold the most seeds so far (a unit closed once never reopens), so every open unit
+runs the same next batch.
+
+Stopping where a verdict is reached is optional stopping: an interim look can stop on a
+chance excursion across a threshold. REPORT.md says how much beside each rule
+(``REPEATED_ALPHA``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+REPEATED_ALPHA = {1: 0.05, 2: 0.083, 3: 0.107, 4: 0.126, 5: 0.142}
+"""The chance that a two-sided 95 % test repeated at up to K equally spaced looks calls a
+figure sitting exactly at its threshold decided at some look (Armitage, McPherson & Rowe,
+J. R. Stat. Soc. A 132, 1969; the values Pocock's design starts from)."""
+
+
+@dataclass(frozen=True)
+class SeedRule:
+    first: int
+    """Seeds of the first batch, and of every later one."""
+    looks: int = 5
+    """Batches at most: the cap is first × looks seeds."""
+
+    def __post_init__(self) -> None:
+        if self.first < 1 or self.looks < 1:
+            raise ValueError(
+                f"SeedRule: first and looks must be at least 1, got {self.first}, {self.looks}"
+            )
+
+    @property
+    def cap(self) -> int:
+        return self.first * self.looks
+
+    def next_batch(self, done: int) -> list[int]:
+        """The seeds an open unit that has run seeds 1..done runs next ([] at the cap)."""
+        return list(range(done + 1, min(done + self.first, self.cap) + 1))
+
+    def caveat(self) -> str:
+        """What optional stopping costs under this rule, in words."""
+        alpha = REPEATED_ALPHA.get(self.looks)
+        if alpha is None or self.looks == 1:
+            return ""
+        return (
+            f"Stopping where a verdict is reached is optional stopping: with {self.looks} "
+            f"looks, a figure sitting exactly on a threshold is called decided at some look "
+            f"about {100 * alpha:.0f} % of the time rather than 5 %."
+        )
+
+    def describe(self, bound: str) -> str:
+        """The rule in words, for the report: ``bound`` names what keeps a unit open."""
+        return (
+            f"every unit runs seeds 1–{self.first}; a unit whose verdict is undecided or "
+            f"{bound} runs {self.first} more, and so on, up to {self.cap} seeds"
+        )
