@@ -35,7 +35,7 @@ SWEEP_SEEDS = 3  # seeds of the exposure sweep (each day runs every interval and
 EDIT_LOG = ""  # an edit log in the shared format; "" = the packaged help-centre log
 FIT_BOOT = 200  # bootstrap resamples (and goodness-of-fit simulations) of the fit
 REAL_SEEDS = 10  # seeds per arm of the study on the real edit shape
-REAL_ARMS = ()  # arms to run (names in sim.report.realshape.ARMS); () = all
+REAL_ARMS = ()  # arms to run (names in sim.report.realshape.ONE_SHAPE_ARMS); () = all
 WORKERS = None  # processes; None = all cores
 RESULTS_DIR = "../results"  # where make reproduce wrote the default day
 OUT_DIR = ""  # if set, tables and figures of sections 3 and 4 are saved there
@@ -304,7 +304,7 @@ show(fig)
 # real help centre's edits" is the same analysis on more seeds.
 
 # %%
-arms = tuple(a for a in realshape.ARMS if not REAL_ARMS or a.name in REAL_ARMS)
+arms = tuple(a for a in realshape.ONE_SHAPE_ARMS if not REAL_ARMS or a.name in REAL_ARMS)
 real_rows = realshape.realshape_runs(
     params, edit_fit.shape, list(range(1, REAL_SEEDS + 1)), WORKERS, True, arms
 )

@@ -217,7 +217,8 @@ def quick_mark(seeds: dict[str, int]) -> str:
     """The line every page of a quick run carries."""
     counts = ", ".join(f"{k} {v}" for k, v in seeds.items())
     return (
-        f"QUICK RUN, not the study's figures: every part on a twentieth of its seeds ({counts})."
+        f"QUICK RUN, not the study's figures: every part on a twentieth of its seeds ({counts}),"
+        f" the sequential rule's units on at most {seedrows.QUICK_LOOKS} batches."
         " `make reproduce` runs the study."
     )
 
@@ -284,7 +285,9 @@ def reproduce(
     seeds = {"staleness": staleness_seeds, "cas": cas_seeds}
     if quick:
         seeds = seedrows.scaled_seeds(seedrows.QUICK_DIVISOR, seeds)
-    seedrows.write(out / SEEDS_DIR, seedrows.run(base, seeds, workers, progress, scheduler))
+    looks = seedrows.QUICK_LOOKS if quick else None
+    rows = seedrows.run(base, seeds, workers, progress, scheduler, looks)
+    seedrows.write(out / SEEDS_DIR, rows)
     rows = seedrows.read(out / SEEDS_DIR)
     t = write_tables(out, base, rows, mark=quick_mark(seeds) if quick else None)
     environment.write(out / environment.FILE)

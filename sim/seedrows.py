@@ -281,6 +281,7 @@ EXPERIMENTS = (
         _sensitivity,
         ("sensitivity",),
         grow=_grow_sensitivity,
+        looks=sensitivity.LOOKS,
     ),
     Experiment(
         "exposure",
@@ -339,14 +340,20 @@ def run(
     workers: int | None = None,
     progress: bool = True,
     scheduler: str | None = None,
+    max_looks: int | None = None,
 ) -> Rows:
     """Every experiment on seeds 1..seeds[name] (its default where not given), in a local
     pool or on the Dask cluster at ``scheduler``; then the growing experiments' open units,
-    a batch at a time, until none is open."""
+    a batch at a time, until none is open (at most ``max_looks`` batches a unit, where
+    given: a quick run's)."""
     rows: Rows = {}
     for parts in run_plans(_plans(base, seeds), workers, progress, scheduler):
         rows |= parts
-    rules = {e.name: SeedRule(seeds.get(e.name, e.seeds), e.looks) for e in EXPERIMENTS if e.grow}
+    rules = {
+        e.name: SeedRule(seeds.get(e.name, e.seeds), min(e.looks, max_looks or e.looks))
+        for e in EXPERIMENTS
+        if e.grow
+    }
     while more := [p for e in EXPERIMENTS if e.grow and (p := e.grow(base, rows, rules[e.name]))]:
         for parts in run_plans(more, workers, progress, scheduler):
             rows |= parts
@@ -361,6 +368,9 @@ QUICK_DIVISOR = 20
 """``reproduce --quick`` runs every part on a twentieth of its seeds (at least QUICK_FLOOR)."""
 QUICK_FLOOR = 2
 """Seeds a part keeps however far it is scaled down: an interval needs two."""
+QUICK_LOOKS = 2
+"""A quick run's sequential rule looks once past the first batch: enough to run the rule's
+path (on the pool and on a Dask cluster alike), a fraction of its days."""
 
 
 def scaled_seeds(divisor: int, seeds: dict[str, int] | None = None) -> dict[str, int]:

@@ -2,12 +2,13 @@
 choice, a delay ladder, an arm of the real-shape panel on one log) runs.
 
 Every unit runs a first batch of seeds. After each batch, a unit its experiment still
-calls open (a verdict undecided, or an interval wider than the experiment's stated bound)
-runs one more batch of the same size, up to ``looks`` batches. A seed's rows are a pure
-function of the seed, so a unit's rows on seeds 1..n are the same whether it stopped at n
-or ran on: the rule decides how many seeds a unit has, never what a seed gives. Open units
-always hold the most seeds so far (a unit closed once never reopens), so every open unit
-runs the same next batch.
+calls open (each experiment states when: ``sensitivity.open_readings``,
+``realshape_seeds.open_arms``) runs one more batch of the same size, up to ``looks``
+batches; an experiment may cut a unit's batches shorter (a reading stops at the seeds its
+shift can be paired on). A seed's rows are a pure function of the seed, so a unit's rows on
+seeds 1..n are the same whether it stopped at n or ran on: the rule decides how many seeds
+a unit has, never what a seed gives. Only units holding the most seeds so far are looked
+at again: a unit closed once stays closed.
 
 Stopping where a verdict is reached is optional stopping: an interim look can stop on a
 chance excursion across a threshold. REPORT.md says how much beside each rule
@@ -51,14 +52,16 @@ class SeedRule:
         if alpha is None or self.looks == 1:
             return ""
         return (
-            f"Stopping where a verdict is reached is optional stopping: with {self.looks} "
-            f"looks, a figure sitting exactly on a threshold is called decided at some look "
-            f"about {100 * alpha:.0f} % of the time rather than 5 %."
+            f"Stopping where a verdict is reached is optional stopping: with up to {self.looks} "
+            f"equally spaced looks, a figure sitting exactly on a threshold would be called "
+            f"decided at some look up to about {100 * alpha:.0f} % of the time rather than 5 % "
+            "(a bound from the textbook case of one statistic refreshed at every look)."
         )
 
-    def describe(self, bound: str) -> str:
-        """The rule in words, for the report: ``bound`` names what keeps a unit open."""
+    def describe(self, open_when: str) -> str:
+        """The rule in words, for the report: ``open_when`` says when a unit stays open."""
         return (
-            f"every unit runs seeds 1–{self.first}; a unit whose verdict is undecided or "
-            f"{bound} runs {self.first} more, and so on, up to {self.cap} seeds"
+            f"every unit runs seeds 1–{self.first}; after each batch a unit still open "
+            f"({open_when}) runs {self.first} more, up to {self.cap} seeds; a unit closed "
+            "once stays closed"
         )

@@ -4,6 +4,7 @@ to known sequences."""
 from __future__ import annotations
 
 import json
+import math
 import pickle
 from dataclasses import replace
 
@@ -266,3 +267,49 @@ def test_a_window_of_the_log_holds_only_its_own_articles(log: EditLog) -> None:
     assert first.n_articles == len(np.unique(first.article)) < log.n_articles
     assert first.article.max() == first.n_articles - 1
     assert fit(first, boot=0, gof_sims=0).shape.log_articles == first.n_articles
+
+
+def test_stretched_sessions_keep_a_pmf_and_scale_the_mean_re_saves_exactly() -> None:
+    """A stretch of k makes a session of n saves one of 1 + k(n - 1) on average: the mean
+    re-saves scale by k, the pmf still sums to 1, and k = 1 is the fitted shape itself."""
+    from dataclasses import replace
+
+    from sim.calibrate.shape import stretch_sessions
+    from sim.report.realshape import packaged_shape
+
+    shape = replace(packaged_shape(), session_size_pmf=(0.7, 0.2, 0.1))
+    assert stretch_sessions(shape, 1.0) is shape
+    for k in (1.5, 2.0, 3.25):
+        pmf = np.array(stretch_sessions(shape, k).session_size_pmf)
+        assert pmf.min() >= 0 and math.isclose(pmf.sum(), 1.0, abs_tol=1e-12)
+        mean_resaves = float(np.dot(np.arange(len(pmf)), pmf))
+        assert math.isclose(mean_resaves, k * (0.2 + 2 * 0.1), rel_tol=1e-12)
+    assert stretch_sessions(shape, 2.0).session_size_pmf == pytest.approx((0.7, 0, 0.2, 0, 0.1))
+    with pytest.raises(ValueError, match="factor must be a number ≥ 1"):
+        stretch_sessions(shape, 0.5)
+
+
+def test_a_matched_bulk_share_gives_the_logs_multi_article_publishes_in_generation() -> None:
+    """match_bulk's closed form, checked by generating: over the log's span at its volume,
+    multi-article publishes come out at the asked share within 0.02 (four runs; the closed
+    form ignores sessions cut at the window's edges)."""
+    from sim.calibrate.shape import match_bulk
+
+    log = read_log(BUNDLED)
+    f = fit(log, boot=0)
+    want = 0.30
+    shape = match_bulk(f.shape, want)
+    assert shape.bulk_share > f.shape.bulk_share
+    t0 = float(log.epoch_s[0])
+    span = float(log.epoch_s[-1]) - t0 + 1
+    got = []
+    for i in range(4):
+        children = np.random.SeedSequence([7, i]).spawn(len(CAL_STREAMS))
+        rngs = {s: np.random.default_rng(c) for s, c in zip(CAL_STREAMS, children, strict=True)}
+        saves = generate(shape, log.n_articles, f.shape.log_saves_per_day, span, rngs,
+                         start_s=week_offset(t0))  # fmt: skip
+        got.append(summary(saves, week_offset(t0))["publishes with >1 article"])
+    assert abs(float(np.mean(got)) - want) < 0.02, got
+    assert match_bulk(f.shape, 0.0).bulk_share == 0.0
+    with pytest.raises(ValueError, match="multi_share must be in"):
+        match_bulk(f.shape, 1.0)

@@ -113,24 +113,32 @@ def test_drift_is_called_by_holms_step_down_over_each_logs_statistics() -> None:
     assert drifting(rows) == {("x", "s0"), ("x", "s1")}
 
 
-def test_the_burst_gap_is_bounded_by_the_ablations_bursts_arm_scaled_to_the_gap() -> None:
-    """+ bursts takes B by 0.1 (write-up 0.0 -> calibrated 0.1); the log's 0.15 is half that
-    step again, so a figure moves by at most half the far end of that arm's interval."""
+def test_the_burst_gap_is_closed_by_the_burst_arm_run_on_the_shared_log() -> None:
+    """The text gives the stretched process's B beside the log's, and the burst arm's moves
+    against the calibrated shape on the shared log only, each with its interval."""
     from sim.report.calibration import burst_gap_bound
-    from sim.report.realshape import SHARED_LOG
+    from sim.report.realshape import BURST_ARM, SHARED_LOG
 
     burst = pd.DataFrame(
         {
-            "source": ["log", "calibrated", "write-up (volume only)"],
+            "source": ["log", "calibrated", "calibrated, sessions ×2"],
             "coefficient": ["B"] * 3,
-            "estimate": [0.15, 0.1, 0.0],
+            "estimate": [0.15, 0.1, 0.14],
+            "ci_low": [0.12, 0.08, 0.11],
+            "ci_high": [0.18, 0.12, 0.17],
         }
     )
-    arm = {"arm": "+bursts", "log": SHARED_LOG, "diff_mean": 0.01}
+    arm = {"arm": BURST_ARM, "log": SHARED_LOG, "diff_mean": 0.01, "seeds": 22}
     realshape = pd.DataFrame(
         [
             {**arm, "figure": "stale_share", "diff_ci_lo": -0.02, "diff_ci_hi": 0.04},
-            {**arm, "figure": "poll_calls", "diff_ci_lo": -9.0, "diff_ci_hi": 3.0},
+            {
+                **arm,
+                "figure": "poll_calls",
+                "diff_mean": -3.0,
+                "diff_ci_lo": -9.0,
+                "diff_ci_hi": 3.0,
+            },
             {
                 **arm,
                 "log": "other",
@@ -138,11 +146,21 @@ def test_the_burst_gap_is_bounded_by_the_ablations_bursts_arm_scaled_to_the_gap(
                 "diff_ci_lo": -1,
                 "diff_ci_hi": 1,
             },
+            {
+                **arm,
+                "arm": "+bursts",
+                "figure": "title_caught_share",
+                "diff_ci_lo": -1,
+                "diff_ci_hi": 1,
+            },
         ]
     )
     text = burst_gap_bound(burst, realshape)
-    assert "another 0.50 of that step" in text
-    assert "citations stale or gone at day end 2.0 pt" in text
-    assert "poll: calls a day (hourly) 4.5 calls a day" in text
+    assert "sessions stretched (sessions ×2) has B 0.140 (0.110 – 0.170" in text
+    assert "the log's 0.150 (0.120 – 0.180)" in text
+    assert "citations stale or gone at day end +1.0 pt (-2.0 – +4.0)" in text
+    assert "poll: calls a day (hourly) -3.0 calls a day (-9.0 – +3.0)" in text
+    assert "(22 seeds)" in text
     assert "CAS rejected" not in text  # another log's arm is not the shared log's
+    assert "title-only" not in text and "title" not in text.split("moves")[1].split("(95")[0]
     assert burst_gap_bound(burst, None) == ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
 
 FAMILIES = {"zipf": 1, "zipf_mandelbrot": 2}
@@ -144,6 +144,54 @@ class EditShape:
                 value = float(value)
             values[name] = value
         return cls(**values)
+
+
+BURST_STRETCH = 2.0
+"""The real-shape panel's burst arm: sessions twice as long in re-saves. The fit's bursts
+fall short of the log's B (`calibration_burstiness.csv`); a stretch is the simplest change
+that closes the gap, and the same table gives the B the stretched process reaches, beside
+the log's."""
+
+
+def stretch_sessions(shape: EditShape, factor: float) -> EditShape:
+    """The shape with every editing session ``factor`` times as long in re-saves: a session
+    of n saves becomes one of 1 + factor·(n − 1), its mass split between the two whole sizes
+    around that (so the mean re-saves scale exactly). The generator keeps the volume, so
+    the stretched shape makes the same number of saves in fewer, burstier sessions: an
+    ablation that takes the burst coefficient B to a log's own where the fit falls short."""
+    if not (math.isfinite(factor) and factor >= 1.0):
+        raise ValueError(f"stretch_sessions: factor must be a number ≥ 1, got {factor!r}")
+    if factor == 1.0:
+        return shape  # as fitted, to the last bit
+    pmf = shape.session_size_pmf
+    out = [0.0] * (2 + math.ceil(factor * (len(pmf) - 1)))
+    for i, p in enumerate(pmf):  # size i + 1 holds i re-saves
+        x = factor * i
+        lo = math.floor(x)
+        out[lo] += p * (1.0 - (x - lo))
+        out[lo + 1] += p * (x - lo)
+    while out[-1] == 0.0:
+        out.pop()
+    total = math.fsum(out)
+    return replace(shape, session_size_pmf=tuple(v / total for v in out))
+
+
+def match_bulk(shape: EditShape, multi_share: float) -> EditShape:
+    """The shape with its bulk share set so that publishes of more than one article make up
+    ``multi_share`` of all publishes, as in a log (at most 1). A bulk share counts session
+    starts only, and every re-save is a publish of its own, so a publish share m needs
+    b = m(1 + r) / (1 − m·r·(s − 1)), r the mean re-saves of a session and s the mean bulk
+    size: an ablation that takes a log's multi-article publishes to its own share where the
+    fit falls short (a log whose bulk publishes also re-save articles mid-session)."""
+    if not (math.isfinite(multi_share) and 0.0 <= multi_share < 1.0):
+        raise ValueError(f"match_bulk: multi_share must be in [0, 1), got {multi_share!r}")
+    if not shape.bulk_size_pmf:
+        return shape  # no bulk sizes to draw from: the log has no multi-article publish
+    resaves = math.fsum(i * p for i, p in enumerate(shape.session_size_pmf))
+    extra = math.fsum((j + 1) * p for j, p in enumerate(shape.bulk_size_pmf))  # size − 1
+    den = 1.0 - multi_share * resaves * extra
+    share = min(1.0, multi_share * (1.0 + resaves) / den) if den > 0 else 1.0
+    return replace(shape, bulk_share=share)
 
 
 def load_shape(path: str | Path) -> EditShape:

@@ -12,7 +12,7 @@ time, one article per publish -- gets the same test with only its volume fitted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +23,7 @@ from sim.calibrate import drift, popfit, sessions
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.generate import CAL_STREAMS, DAY_S, FEATURES, Saves, generate
 from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
+from sim.calibrate.shape import BURST_STRETCH, stretch_sessions
 from sim.calibrate.stats import STATISTICS, summary
 
 PROCESSES = {"calibrated": frozenset(FEATURES), "write-up (volume only)": frozenset()}
@@ -141,9 +142,13 @@ def held_out_rows(sp: Split, reps: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def burstiness_table(log: EditLog, f: Fit, reps: int = 50, seed: int = 1) -> pd.DataFrame:
+def burstiness_table(
+    log: EditLog, f: Fit, reps: int = 50, seed: int = 1, stretch: float = BURST_STRETCH
+) -> pd.DataFrame:
     """B and M (per-article means) of the log, with its bootstrap interval, and of each
-    process fitted to the whole log, with the range over ``reps`` runs over the log's span."""
+    process fitted to the whole log, with the range over ``reps`` runs over the log's span;
+    and of the calibrated process with its sessions stretched ``stretch`` times (the
+    real-shape panel's burst arm)."""
     t0 = float(log.epoch_s[0])
     est = f.table.set_index("quantity")
     rows = []
@@ -151,7 +156,23 @@ def burstiness_table(log: EditLog, f: Fit, reps: int = 50, seed: int = 1) -> pd.
         name = "burstiness B (log)" if coef == "B" else "memory M (log)"
         rows.append(("log", coef, *est.loc[name, ["estimate", "ci_low", "ci_high"]]))
     span = float(log.epoch_s[-1]) - t0 + 1.0
-    for rep in replicate(f, log.n_articles, span, week_offset(t0), reps, seed):
+    stretched = replace(f, shape=stretch_sessions(f.shape, stretch))
+    reps_of = [
+        *replicate(f, log.n_articles, span, week_offset(t0), reps, seed),
+        *(
+            replace(r, process=f"calibrated, sessions ×{stretch:g}")
+            for r in replicate(
+                stretched,
+                log.n_articles,
+                span,
+                week_offset(t0),
+                reps,
+                seed,
+                processes=("calibrated",),
+            )
+        ),
+    ]
+    for rep in reps_of:
         values = np.array([sessions.coefficients(s.rank, s.time_s)[:2] for s in rep.runs])
         for j, coef in enumerate(("B", "M")):
             v = values[:, j][np.isfinite(values[:, j])]

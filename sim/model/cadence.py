@@ -84,7 +84,7 @@ class CadenceChecker:
 
     def run(self) -> Proc:
         for instant, intervals in self.due.items():
-            yield self.env.timeout(instant - self.env.now)
+            yield self.env.timeout(max(0.0, instant - self.env.now))
             self.check(intervals)
 
     def _round(self, method: str, intervals: list[float], find: Callable[[], list[str]]) -> None:

@@ -130,7 +130,7 @@ class Checker:
 
     def run(self) -> Proc:
         for k in range(1, self.params.n_checks + 1):
-            yield self.env.timeout(k * self.params.check_interval_s - self.env.now)
+            yield self.env.timeout(max(0.0, k * self.params.check_interval_s - self.env.now))
             self.check(k)
 
     def check(self, k: int) -> None:

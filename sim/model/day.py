@@ -145,7 +145,7 @@ class Day:
     def customers(self) -> Proc:
         s = self.schedule
         for answer, (t, target) in enumerate(zip(s.question_s, s.question_targets, strict=True)):
-            yield self.env.timeout(t - self.env.now)
+            yield self.env.timeout(max(0.0, t - self.env.now))
             self.env.process(self.customer(answer, int(target)))
 
     def day_end(self) -> Proc:

@@ -40,7 +40,9 @@ def human_editors(
         schedule.save_uniforms,
         strict=True,
     ):
-        yield env.timeout(t - env.now)
+        # saves of one publish share an instant, and now (a sum of earlier delays) can pass
+        # that instant by an ulp: the schedule is sorted, so a negative wait is that ulp
+        yield env.timeout(max(0.0, t - env.now))
         spec = specs[target]
         current = store.article_state(kb_id, spec.article_id)
         drawn = SAVE_KINDS[kind]

@@ -9,9 +9,9 @@ import pandas as pd
 
 from sim.report.comparison import REPORTED, gone_counted_as_rejection, holm_family
 from sim.report.markdown import md, pct
-from sim.report.sensitivity import CHOICES, COUNTING, LADDER, SHIFT_BOUND
+from sim.report.sensitivity import CHOICES, COUNTING, LADDER, LOOKS, SEEDS, SHIFT_BOUND
 from sim.report.verdicts import holm, p_value
-from sim.seedrule import SeedRule
+from sim.seedrule import REPEATED_ALPHA, SeedRule
 
 _BY_KEY = {r.key: r for r in REPORTED}
 MARK = {"reproduced": "", "not reproduced": " ✗", "undecided": " ?"}
@@ -107,19 +107,20 @@ def seeds_text(table: pd.DataFrame) -> str:
     """The sequential seed rule the readings ran under, and where each reading stopped."""
     moving = table[table["can_move"] & ~table["choice"].isin(("default", COUNTING))]
     per = moving.groupby(["choice", "label"], sort=False)["shift_seeds"].max()
-    rule = SeedRule(int(per.min()))
-    bound = (
-        "its shift on a figure it can move has a 95 % interval wider than "
-        f"±{100 * SHIFT_BOUND:g} points"
+    rule = SeedRule(SEEDS, LOOKS)  # a quick run's pages say how far its seeds were scaled down
+    open_when = (
+        "on any figure it can move, a verdict undecided or a paired shift whose 95 % "
+        f"interval is wider than ±{100 * SHIFT_BOUND:g} points"
     )
+    fewest = int(per.min())
     counts = md(
         pd.DataFrame(
             {
                 "seeds": n,
                 "readings": len(g),
                 "which": "; ".join(f"{c} = {label}" for c, label in g.index)
-                if n > rule.first
-                else "every other reading",
+                if n > fewest
+                else f"the {len(g)} not named below",
             }
             for n, g in per.groupby(per, sort=True)
         )
@@ -130,9 +131,13 @@ def seeds_text(table: pd.DataFrame) -> str:
     ]
     left = sorted({f"{r.choice} = {r.label}" for r in open_at_cap.itertuples()})
     staleness = int(table.loc[table["figure"] == "zipf_stale_share", "seeds"].iloc[0])
-    return f"""**How many seeds.** A sequential rule, the same for every reading and ladder:
-{rule.describe(bound)}. A reading that reruns the staleness day stops at the headline's
-{staleness} staleness seeds, the most its shift can be paired on. {rule.caveat()}
+    short_looks = math.ceil(staleness / SEEDS)
+    return f"""**How many seeds.** A sequential rule on each reading and ladder:
+{rule.describe(open_when)}. A reading that reruns the staleness day has every figure paired
+with the headline's own seeds, and the headline's staleness runs hold {staleness}, so it
+stops there (its last batch cut short). The counting reading (`{COUNTING}`) simulates
+nothing: it is read off the default's own seeds. {rule.caveat()} For the readings capped
+at {staleness} ({short_looks} looks) the bound is about {100 * REPEATED_ALPHA[short_looks]:.0f} %.
 
 {counts}
 

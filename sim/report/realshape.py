@@ -20,10 +20,10 @@ import pandas as pd
 
 from sim import exactmath
 from sim.calibrate import popfit, sessions
-from sim.calibrate.fit import fit
+from sim.calibrate.fit import Fit, fit
 from sim.calibrate.generate import expected_saves
 from sim.calibrate.logs import BUNDLED, PANEL, read_log
-from sim.calibrate.shape import EditShape
+from sim.calibrate.shape import BURST_STRETCH, EditShape, match_bulk, stretch_sessions
 from sim.experiments import PointRuns, Request, StudyFrames, frames_of, run_all
 from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.model.calibrated import day_window
@@ -39,6 +39,12 @@ ADVICE_TARGET_MIN = 30.0
 """The advisor's target (mean minutes a change goes unnoticed), as in the report's example."""
 
 
+BURST_ARM = "calibrated_bursts_x2"
+"""The arm whose sessions are stretched to the log's burstiness (``BURST_STRETCH``)."""
+BULK_ARM = "calibrated_bulk_matched"
+"""The arm whose multi-article publishes are set to the log's share (``match_bulk``)."""
+
+
 @dataclass(frozen=True)
 class Arm:
     name: str
@@ -48,6 +54,10 @@ class Arm:
     process: str
     features: tuple[str, ...] = SHAPE_FEATURES
     relation: str = "same"
+    session_stretch: float = 1.0
+    """Sessions this many times as long in re-saves (``stretch_sessions``; 1: as fitted)."""
+    bulk_matched: bool = False
+    """Multi-article publishes at the log's own share (``match_bulk``): the panel only."""
 
 
 ARMS = (
@@ -77,7 +87,28 @@ ARMS = (
         (),
         "clustered",
     ),
+    Arm(
+        BURST_ARM,
+        "calibrated, sessions ×2 (the log's B)",
+        "calibrated",
+        "calibrated",
+        session_stretch=BURST_STRETCH,
+    ),
+    Arm(
+        BULK_ARM,
+        "calibrated, multi-article publishes at the log's share",
+        "calibrated",
+        "calibrated",
+        bulk_matched=True,
+    ),
 )
+BRACKETS = (BURST_ARM, BULK_ARM)
+"""Arms that close a miss of the fit on the log (its bursts, its multi-article publishes),
+each against the calibrated shape: what the miss does to each answer, by a run."""
+ONE_SHAPE_ARMS = tuple(a for a in ARMS if a.name not in BRACKETS)
+"""The arms a single shape runs (``realshape_runs``: the notebook): the brackets close a
+log's own misses (the bulk arm reads the log's multi-article share), so they run on the
+panel's logs only."""
 ABLATION = tuple(f"+{f}" for f in SHAPE_FEATURES)
 
 FIGURES = {
@@ -110,7 +141,7 @@ def arm_params(base: Params, arm: Arm, shape: EditShape, advised: tuple[str, flo
     return replace(
         base,
         save_process="calibrated",
-        edit_shape=shape,
+        edit_shape=stretch_sessions(shape, arm.session_stretch),
         shape_features=arm.features,
         question_relation=arm.relation,
         **watch,
@@ -151,10 +182,25 @@ def packaged_shape() -> EditShape:
 
 
 @functools.cache
+def _panel_fit(name: str) -> Fit:
+    return fit(read_log(PANEL[name]), boot=0)
+
+
 def panel_shape(name: str) -> EditShape:
     """The shape fitted to one log of the panel (point estimates), by its name."""
-    path = PANEL[name]
-    return packaged_shape() if path == BUNDLED else fit(read_log(path), boot=0).shape
+    return packaged_shape() if PANEL[name] == BUNDLED else _panel_fit(name).shape
+
+
+def multi_share(name: str) -> float:
+    """The log's share of publishes with more than one article (the fit's point estimate)."""
+    table = _panel_fit(name).table.set_index("quantity")
+    return float(table.loc["publishes with >1 article", "estimate"])
+
+
+def arm_shape(arm: Arm, name: str) -> EditShape:
+    """The shape an arm runs on one log of the panel."""
+    shape = panel_shape(name)
+    return match_bulk(shape, multi_share(name)) if arm.bulk_matched else shape
 
 
 def panel_shapes(logs: tuple[str, ...] = tuple(PANEL)) -> dict[str, EditShape]:
@@ -218,8 +264,12 @@ def panel_request(
     """The write-up's arms once, every shaped arm on each log named (the whole panel)."""
     advised = advised_choice(base)
     points = [arm_params(base, a, packaged_shape(), advised) for a in arms if a.name in SHARED_ARMS]
-    for shape in panel_shapes(logs).values():
-        points += [arm_params(base, a, shape, advised) for a in arms if a.name not in SHARED_ARMS]
+    for name in logs:
+        points += [
+            arm_params(base, a, arm_shape(a, name), advised)
+            for a in arms
+            if a.name not in SHARED_ARMS
+        ]
     return Request(
         tuple(points), tuple(seeds), ("staleness", "cas"), (*PER_SEED_RECORDS, "detections")
     )
@@ -265,7 +315,7 @@ def realshape_runs(
     seeds: list[int],
     workers: int | None = None,
     progress: bool = True,
-    arms: tuple[Arm, ...] = ARMS,
+    arms: tuple[Arm, ...] = ONE_SHAPE_ARMS,
 ) -> pd.DataFrame:
     """Run every arm's staleness and CAS days; return the tidy per-seed rows."""
     [runs] = run_all([realshape_request(base, shape, seeds, arms)], workers, progress)
@@ -273,16 +323,20 @@ def realshape_runs(
 
 
 def realshape_request(
-    base: Params, shape: EditShape, seeds: list[int], arms: tuple[Arm, ...] = ARMS
+    base: Params, shape: EditShape, seeds: list[int], arms: tuple[Arm, ...] = ONE_SHAPE_ARMS
 ) -> Request:
     """Every arm's staleness and CAS days on `seeds` (the write-up's arm, watched as the
     hourly checker watches, is the staleness and CAS experiments' own day)."""
+    if bad := [a.name for a in arms if a.bulk_matched]:
+        raise ValueError(f"realshape_request: {bad} read a log of the panel: use panel_request")
     advised = advised_choice(base)
     points = tuple(arm_params(base, a, shape, advised) for a in arms)
     return Request(points, tuple(seeds), ("staleness", "cas"), (*PER_SEED_RECORDS, "detections"))
 
 
-def realshape_rows(base: Params, runs: PointRuns, arms: tuple[Arm, ...] = ARMS) -> pd.DataFrame:
+def realshape_rows(
+    base: Params, runs: PointRuns, arms: tuple[Arm, ...] = ONE_SHAPE_ARMS
+) -> pd.DataFrame:
     """The tidy per-seed rows of realshape_request's runs."""
     frames = [frames_of(r) for r in runs]
     return per_seed_rows(

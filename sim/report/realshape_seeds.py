@@ -4,9 +4,9 @@
 A unit is an arm on one log. After each batch of SEEDS seeds an arm stays open while the
 seed-paired move of a headline figure from its reference arm is undecided in direction
 (its 95 % t interval holds zero) and wider than that figure's bound, so a move is run
-until its sign is known or it is known to be small; at most LOOKS batches. An arm
-compared with others runs every seed they run (its reference's, and that one's), so each
-move pairs on all its arm's seeds. The write-up's arms read no shape: a log's batch lists
+until its sign is known or it is known to be small; at most LOOKS batches. An arm that
+others are compared with (a reference, and its own reference) runs every seed they run,
+so each move pairs on all its arm's seeds. The write-up's arms read no shape: a log's batch lists
 them again, and the pool runs each of their days once.
 """
 
@@ -21,6 +21,8 @@ from sim.report.markdown import md
 from sim.report.realshape import (
     ARMS,
     FIGURES,
+    SEEDS,
+    SHARES,
     Arm,
     panel_request,
     panel_rows,
@@ -105,20 +107,41 @@ def ordered(rows: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def still_open(table: pd.DataFrame) -> pd.DataFrame:
+    """Per watched figure and log: how many arms' moves are still undecided and wider than
+    the figure's bound where the arm stopped, of the arms with a move."""
+    g = table[table["figure"].isin(BOUNDS) & table["diff_mean"].notna()]
+    straddles = (g["diff_ci_lo"] <= 0) & (g["diff_ci_hi"] >= 0)
+    wide = (g["diff_ci_hi"] - g["diff_ci_lo"]) / 2 > g["figure"].map(BOUNDS)
+    counts = g.assign(open=straddles & wide).groupby(["figure", "log"], sort=False)["open"]
+    cells = (counts.sum().astype(int).astype(str) + " of " + counts.size().astype(str)).unstack()
+    cells = cells.reindex(list(BOUNDS))[list(dict.fromkeys(g["log"]))]
+    return cells.rename(index=FIGURES).rename_axis(index="figure", columns=None).reset_index()
+
+
 def seeds_text(table: pd.DataFrame) -> str:
     """The rule in words and the seeds each arm ran on each log (from the panel's table),
     for the report."""
     per = table.groupby(["arm", "log"], sort=False)["seeds"].max().unstack("log")
     per = per.reindex([a.name for a in ARMS if a.name in per.index])
-    first = int(per.min().min())
-    watched = ", ".join(BOUNDS)
+    rule = SeedRule(SEEDS, LOOKS)  # a quick run's pages say how far its seeds were scaled down
+    watched = "; ".join(
+        f"{FIGURES[f]} (±{100 * b:g} points)" if f in SHARES else f"{FIGURES[f]} (±{b:g})"
+        for f, b in BOUNDS.items()
+    )
+    refs = "; ".join(f"{a.name} against {a.reference}" for a in ARMS if a.reference)
     return (
-        f"**How many seeds.** A sequential rule on each arm and log: every arm runs seeds "
-        f"1–{first}; an arm whose move on a watched figure ({watched}) from its reference "
-        f"is undecided in direction and wider than its bound (±{100 * BOUNDS['stale_share']:g} "
-        f"points on a share, ±{BOUNDS['poll_calls']:g} calls a day on the poll) runs {first} "
-        f"more, up to {first * LOOKS} (a budget: the "
-        f"panel's days at most three times its first batch's); an arm compared with others "
-        f"runs every seed they run. {SeedRule(first, LOOKS).caveat()} Seeds each arm ran:"
-        f"\n\n{md(per.astype(int).reset_index())}"
+        "**How many seeds.** A sequential rule on each arm and log: "
+        + rule.describe(
+            "on any watched figure, its seed-paired move from its reference arm is undecided "
+            "in direction, its 95 % interval holding 0, and wider than the figure's bound"
+        )
+        + f". The cap is a budget: with every arm at it the panel takes {LOOKS} times its "
+        f"first batch's days. An arm that others are compared with runs every seed they run. "
+        f"Watched figures and bounds (95 % half-widths): {watched}. References: {refs}. "
+        f"{rule.caveat()} The same test (an interval excluding 0) says below whether a move "
+        f"holds on a log, so a move that holds was looked at up to {LOOKS} times. Seeds each "
+        f"arm ran:\n\n{md(per.astype(int).reset_index())}\n\nMoves still open where their "
+        f"arm stopped (undecided and wider than the bound), of the arms with a move:"
+        f"\n\n{md(still_open(table))}"
     )

@@ -221,6 +221,8 @@ def ordered(base: Params, rows: pd.DataFrame) -> pd.DataFrame:
     return sorted_rows.drop(columns="_rank").reset_index(drop=True)
 
 
+LOOKS = 5
+"""Batches of SEEDS at most: 300 seeds, the CAS headline's own."""
 SHIFT_BOUND = 0.015
 """The sequential rule's bound: a reading stays open while the 95 % interval of its paired
 shift on a figure it can move is wider than ±1.5 points (at 60 seeds the widest were
