@@ -214,7 +214,7 @@ def _grow_realshape(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
     rule's next batch."""
     so_far = rows["realshape"]
     seeds = rule.next_batch(int(so_far["seed"].max()))
-    arms = realshape_seeds.open_arms(so_far) if seeds else {}
+    arms = realshape_seeds.open_arms(so_far, rule.first) if seeds else {}
     if not arms:
         return None
 
@@ -297,7 +297,7 @@ EXPERIMENTS = (
         ("realshape", "realshape_traits"),
         pooled=("realshape_traits",),
         grow=_grow_realshape,
-        looks=realshape_seeds.LOOKS,
+        looks=realshape_seeds.HEADLINE_LOOKS,
     ),
     Experiment(
         "calibration", CALIBRATION_RUNS, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS

@@ -61,13 +61,13 @@ def _as_left(rows: pd.DataFrame, seeds: dict[tuple, int]) -> pd.DataFrame:
 def test_every_arm_of_the_panel_ran_the_seeds_the_rule_gives_it() -> None:
     rows = ROWS["realshape"]
     got = _seeds(rows, ["log", "arm"])
-    rule = SeedRule(realshape.SEEDS, realshape_seeds.LOOKS)
+    rule = SeedRule(realshape.SEEDS, realshape_seeds.HEADLINE_LOOKS)
     want = {k: rule.first for k in got}
     done = rule.first
     while batch := rule.next_batch(done):
         keys = zip(rows["log"], rows["arm"], strict=True)
         opened = realshape_seeds.open_arms(
-            rows[[s <= want[k] for k, s in zip(keys, rows["seed"], strict=True)]]
+            rows[[s <= want[k] for k, s in zip(keys, rows["seed"], strict=True)]], rule.first
         )
         for log, arms in opened.items():
             for arm in realshape_seeds.with_references(arms):

@@ -112,7 +112,8 @@ def ladder_text(table: pd.DataFrame, headline_seeds: int) -> str:
     )
     minutes = ", ".join(delay_label(d) for d in MINUTES_RUNGS_S)
     longs = ", ".join(delay_label(d) for d in LONG_RUNGS_S)
-    return f"""The write-up's ladder did not survive. Its text fixes four delays (600 = 4 × 150),
+    return f"""The write-up's own ladder (its per-delay table) did not survive, only its totals.
+Its text fixes four delays (600 = 4 × 150),
 one of seconds ("good for seconds") and one of an hour ("after one hour about 4 in 10");
 its arithmetic suggests that one is longer than an hour: with about 40 % rejected at the
 hour, a ladder of round rungs ending at the hour gives less than 172 of 600 = 28.7 %. That

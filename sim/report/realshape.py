@@ -28,6 +28,7 @@ from sim.experiments import PointRuns, Request, StudyFrames, frames_of, run_all
 from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.model.calibrated import day_window
 from sim.params import LADDER_S, SHAPE_FEATURES, Params
+from sim.report.realshape_misses import misses
 from sim.report.stats import Interval
 
 SEEDS = 11
@@ -89,14 +90,14 @@ ARMS = (
     ),
     Arm(
         BURST_ARM,
-        "calibrated, sessions ×2 (the log's B)",
+        "calibrated, sessions ×2",
         "calibrated",
         "calibrated",
         session_stretch=BURST_STRETCH,
     ),
     Arm(
         BULK_ARM,
-        "calibrated, multi-article publishes at the log's share",
+        "calibrated, bulk-matched",
         "calibrated",
         "calibrated",
         bulk_matched=True,
@@ -214,8 +215,9 @@ SHARED_LOG = next(iter(PANEL))
 
 def panel_traits(logs: tuple[str, ...] = tuple(PANEL)) -> pd.DataFrame:
     """What differs between the panel's logs, for the conclusions that depend on the log:
-    popularity exponent, burstiness, bulk share, sessions that re-save, the share of 'new'.
-    Computed with the runs (the fits are theirs) and committed as rows, so the report is
+    popularity exponent, burstiness, bulk share, sessions that re-save, the share of 'new';
+    and what the bracket arms change in the process (``realshape_misses``). Computed with
+    the runs (the fits are theirs) and committed as rows, so the report is
     written from rows without fitting a log again."""
     rows = []
     for name, shape in panel_shapes(logs).items():
@@ -232,6 +234,7 @@ def panel_traits(logs: tuple[str, ...] = tuple(PANEL)) -> pd.DataFrame:
                 "bulk_share": shape.bulk_share,
                 "resave_share": 1.0 - shape.session_size_pmf[0],
                 "new_share": shape.mix[3],
+                **misses(_panel_fit(name), log),
             }
         )
     return pd.DataFrame(rows)

@@ -190,8 +190,9 @@ BRACKET_FIGURES = ("stale_share", "title_caught_share", "poll_calls", "cas_rejec
 
 
 def bracket_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """Per bracket arm and figure: its seed-paired move from the calibrated shape on each log,
-    with its 95 % interval and seeds."""
+    """Per bracket arm and figure: its seed-paired move from the calibrated shape on each log
+    with its 95 % interval, as run and at equal day volume (a bracket's day holds its own
+    count of saves)."""
     logs = list(dict.fromkeys(table["log"]))
     rows = []
     for arm in BRACKETS:
@@ -201,27 +202,70 @@ def bracket_rows(table: pd.DataFrame) -> pd.DataFrame:
                 continue
             row = {"arm": LABELS[arm], "figure": FIGURES[f]}
             row |= {
-                log: f"{_ci(c, f, 'diff_')}, {int(c['seeds'])} seeds"
+                log: f"{_ci(c, f, 'diff_')}; at equal volume {_ci(c, f, 'eqvol_')}"
                 for log, c in zip(logs, cells, strict=True)
             }
             rows.append(row)
     return pd.DataFrame(rows)
 
 
-def _brackets_text(table: pd.DataFrame) -> str:
-    rows = bracket_rows(table)
-    if rows.empty:
-        return ""
-    return f"""**What the fit's misses do.** The calibration (below) finds the fitted process's
-bursts milder than a log's (its burstiness B short of the log's) and, on some logs, fewer
-multi-article publishes than the log has. Two arms close those misses, each compared seed by
-seed with the calibrated shape on every log: its editing sessions twice as long in re-saves
-(on the shared log that takes B to the log's own: the calibration's burst table; on the
-others it is not measured), and its bulk share set so that
-multi-article publishes are the log's own share of publishes (closed form,
-`sim/calibrate/shape.py`). A move whose interval holds 0 is no detectable effect of the miss:
+def process_rows(traits: pd.DataFrame) -> pd.DataFrame:
+    """Per log: what the bracket arms change in the generated process, beside the log."""
+    return pd.DataFrame(
+        {
+            "log": r.log,
+            "multi-article publishes: log": pct(r.multi_share),
+            "fitted process": pct(r.multi_share_fit),
+            "bulk-matched arm": pct(r.multi_share_matched),
+            "burstiness B: log": f"{r.burstiness_b:.3f}",
+            "fitted process ": f"{r.burstiness_b_fit:.3f}",
+            "sessions ×2 arm": f"{r.burstiness_b_stretched:.3f}",
+            "saves a session: log": f"{r.session_saves:.2f}",
+            "sessions ×2 arm ": f"{r.session_saves_stretched:.2f}",
+        }
+        for r in traits.itertuples()
+    )
 
-{md(rows)}"""
+
+def _brackets_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
+    rows = bracket_rows(table)
+    if rows.empty or "multi_share" not in traits:
+        return ""
+    stretch = LABELS[BRACKETS[0]].split(", ")[-1]
+    return f"""**What the fit's misses do.** Generated over a log's own span at its own volume
+(the calibration's held-out test, below), the fitted process makes fewer multi-article
+publishes than the log and milder bursts (a lower burstiness B: the spread of the gaps
+between an article's saves against their mean, 0 for saves at random, towards 1 for bursts).
+Two arms close those misses, each against the calibrated shape, seed by seed, on every log:
+*{stretch}* makes every editing session twice as long in re-saves, and *bulk-matched* sets
+the share of publishes that start sessions on several articles so that multi-article
+publishes are the log's own share (a closed form, `sim/calibrate/shape.py`). What each
+changes in the generated process (means of 8 runs a log):
+
+{md(process_rows(traits))}
+
+The bulk-matched arm reaches each log's share. The stretch raises B on every log, to the
+log's own on some and not on others (the table), and makes sessions longer than the log's.
+Their moves from the calibrated shape, as run and at equal day volume:
+
+{md(rows)}
+
+At equal day volume, {_beyond_zero(table)}."""
+
+
+def _beyond_zero(table: pd.DataFrame) -> str:
+    """How many of the brackets' equal-volume moves have an interval that excludes 0."""
+    g = table[table["arm"].isin(BRACKETS) & table["figure"].isin(BRACKET_FIGURES)]
+    g = g[g["eqvol_mean"].notna()]
+    hit = g[(g["eqvol_ci_lo"] > 0) | (g["eqvol_ci_hi"] < 0)]
+    named = "; ".join(
+        f"{LABELS[r['arm']]} on {r['log']}, {FIGURES[r['figure']]}: "
+        + _ci(r, r["figure"], "eqvol_")
+        for _, r in hit.iterrows()
+    )
+    return f"{len(hit)} of {len(g)} moves have an interval that excludes 0" + (
+        f" ({named})" if named else ""
+    )
 
 
 def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
@@ -283,7 +327,7 @@ n_saves, and a busier day has more stale citations. The same differences at equa
 
 {md(equal)}
 
-{_brackets_text(table)}
+{_brackets_text(table, traits)}
 
 Holds across the panel: {held}. Depends on the log: {"; ".join(depends) if depends else "none"}.
 Undecided on every log (each interval holds 0): {"; ".join(undecided) if undecided else "none"}.
@@ -337,10 +381,10 @@ weekday window the log's profile is busiest in ({setting["window"]} UTC) and hol
     } a day); at the log's own volume the same window would hold
 {setting["log_volume"]:.2f} saves. A new-article save creates an article no question asks
 about and no citation cites, so it is recorded and not written (`sim/model/calibrated.py`).
-Questions keep the write-up's popularity. Up to {seeds} seeds per arm (the sequential rule
-of the panel below; {n} at most with a value for a figure), paired by seed: every arm of a
-seed opens on the same corpus and, where the question relation is the same, the same
-questions; intervals are 95 % over seeds. The
+Questions keep the write-up's popularity. Each arm ran up to {seeds} seeds, as the stopping
+rule of the panel below gives it ({n} at most with a value for every figure), paired by
+seed: every arm of a seed opens on the same corpus and, where the question relation is the
+same, the same questions; intervals are 95 % over seeds. The
 advisor's choice is the closed-form advice for the write-up's day at a {setting["target"]:g}
 min target: {setting["advice"]} ({_target_text(table, float(setting["target"]))}); this is
 the closed form's pick before `advise` checks it against the target in simulation (the check

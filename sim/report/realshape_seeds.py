@@ -31,8 +31,15 @@ from sim.report.realshape import (
 from sim.seedrule import SeedRule
 
 LOOKS = 3
-"""Batches at most: 3 × SEEDS seeds an arm and log. A budget, not a precision: with every
-arm at the cap the panel takes three times its first batch's days."""
+"""Batches at most for every arm but the whole calibrated shape: 3 × SEEDS seeds an arm and
+log. A budget, not a precision: with every arm at the cap the panel takes three times its
+first batch's days."""
+HEADLINE_ARM = "calibrated"
+"""The whole calibrated shape against the write-up's process: the section's answers."""
+HEADLINE_LOOKS = 9
+"""Batches at most for the headline arm (and the write-up's, its reference): 99 seeds. Its
+moves are quoted as point values, so it runs to a precision, not to a direction: a move
+decided in sign on few seeds can still be far from its value."""
 BOUNDS = {
     "stale_share": 0.03,
     "title_caught_share": 0.03,
@@ -46,9 +53,12 @@ move counts as small: 3 points on a share, 5 calls a day on the hourly poll."""
 BY_NAME = {a.name: a for a in ARMS}
 
 
-def open_arms(rows: pd.DataFrame) -> dict[str, list[str]]:
-    """Per log, the arms with the most seeds so far whose move on a watched figure is
-    undecided and wider than its bound (the write-up's own arm has no move)."""
+def open_arms(rows: pd.DataFrame, first: int) -> dict[str, list[str]]:
+    """Per log, the arms with the most seeds so far that stay open: the whole calibrated
+    shape while a watched move is wider than its bound (its point values are the section's
+    answers), up to HEADLINE_LOOKS batches of ``first``; any other arm while a watched move
+    is undecided and wider than its bound, up to LOOKS batches. The write-up's own arm has
+    no move."""
     out: dict[str, list[str]] = {}
     table = realshape_table(rows)
     latest = rows.groupby(["log", "arm"], sort=False)["seed"].max()
@@ -58,8 +68,10 @@ def open_arms(rows: pd.DataFrame) -> dict[str, list[str]]:
         bound = g["figure"].map(BOUNDS)
         straddles = (g["diff_ci_lo"] <= 0) & (g["diff_ci_hi"] >= 0)
         wide = (g["diff_ci_hi"] - g["diff_ci_lo"]) / 2 > bound
+        headline = g["arm"] == HEADLINE_ARM
         most = latest[log].max()
-        arms = set(g.loc[straddles & wide, "arm"]) & set(latest[log][latest[log] == most].index)
+        keep = (headline & wide) | (~headline & straddles & wide & (most < first * LOOKS))
+        arms = set(g.loc[keep, "arm"]) & set(latest[log][latest[log] == most].index)
         if arms:
             out[str(log)] = [a.name for a in ARMS if a.name in arms]
     return out
@@ -129,19 +141,29 @@ def seeds_text(table: pd.DataFrame) -> str:
         f"{FIGURES[f]} (±{100 * b:g} points)" if f in SHARES else f"{FIGURES[f]} (±{b:g})"
         for f, b in BOUNDS.items()
     )
-    refs = "; ".join(f"{a.name} against {a.reference}" for a in ARMS if a.reference)
+    refs = "; ".join(
+        f"*{a.label}* against *{BY_NAME[a.reference].label}*" for a in ARMS if a.reference
+    )
+    head = SeedRule(SEEDS, HEADLINE_LOOKS)
     return (
-        "**How many seeds.** A sequential rule on each arm and log: "
+        "**How many seeds.** A sequential rule on each arm and log. The whole calibrated "
+        "shape, whose moves from the write-up's process are this section's answers, runs to "
+        "a precision: "
+        + head.describe(
+            "any watched move from the write-up's process has a 95 % interval wider than the "
+            "figure's bound"
+        )
+        + ". Every other arm runs until its direction is known or its move is small: "
         + rule.describe(
             "on any watched figure, its seed-paired move from its reference arm is undecided "
             "in direction, its 95 % interval holding 0, and wider than the figure's bound"
         )
-        + f". The cap is a budget: with every arm at it the panel takes {LOOKS} times its "
-        f"first batch's days. An arm that others are compared with runs every seed they run. "
+        + f"; that cap is a budget (with every arm at it the panel takes {LOOKS} times its "
+        f"first batch's days). An arm that others are compared with runs every seed they run. "
         f"Watched figures and bounds (95 % half-widths): {watched}. References: {refs}. "
         f"{rule.caveat()} The same test (an interval excluding 0) says below whether a move "
-        f"holds on a log, so a move that holds was looked at up to {LOOKS} times. Seeds each "
-        f"arm ran:\n\n{md(per.astype(int).reset_index())}\n\nMoves still open where their "
-        f"arm stopped (undecided and wider than the bound), of the arms with a move:"
-        f"\n\n{md(still_open(table))}"
+        f"holds on a log, so a move that holds was looked at up to {LOOKS} times (the whole "
+        f"shape's up to {HEADLINE_LOOKS}). Seeds each arm ran:\n\n"
+        f"{md(per.astype(int).reset_index())}\n\nMoves still undecided and wider than the "
+        f"bound where their arm stopped, of the arms with a move:\n\n{md(still_open(table))}"
     )
