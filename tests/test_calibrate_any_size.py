@@ -74,12 +74,9 @@ def test_a_run_with_no_saves_has_no_burst_coefficients() -> None:
     log = parse_log(TINY.encode(), "tiny.csv")
     f = fit(log, boot=2, gof_sims=2)
     table = burstiness_table(log, f, reps=5)  # at 1.5 saves a day some runs have none
-    assert set(table["source"]) == {
-        "log",
-        "calibrated",
-        "write-up (volume only)",
-        "calibrated, sessions ×2",
-    }
+    sources = set(table["source"])
+    assert {"log", "calibrated", "write-up (volume only)"} < sources and len(sources) == 4
+    assert any(s.startswith("calibrated, sessions ×") for s in sources)
 
 
 def _loop_coefficients(article, time, min_gaps=10):

@@ -157,6 +157,7 @@ def test_the_burst_gap_is_closed_by_the_burst_arm_run_on_the_shared_log() -> Non
     )
     text = burst_gap_bound(burst, realshape)
     assert "(sessions ×2), the calibrated process generates B 0.140 (0.110 – 0.170" in text
+    assert "stretched by a factor fitted to the log's B" in text
     assert "the log's 0.150 (0.120 – 0.180)" in text
     assert "citations stale or gone at day end +1.0 pt (-2.0 – +4.0)" in text
     assert "poll: calls a day (hourly) -3.0 calls a day (-9.0 – +3.0)" in text

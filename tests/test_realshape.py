@@ -133,10 +133,11 @@ def test_equal_volume_removes_a_difference_that_is_the_volume_s() -> None:
 def test_a_save_at_the_instant_of_the_one_before_waits_no_negative_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Bitwarden's burst arm, seed 12: saves of one publish share an instant, and the clock
-    (a sum of earlier waits) passes it by an ulp; SimPy refuses a wait of -1.1e-13 s, which
-    ended the run. The save now waits 0, and the day runs through."""
+    """Bitwarden's shape with sessions ×2, seed 12: saves of one publish share an instant,
+    and the clock (a sum of earlier waits) passes it by an ulp; SimPy refuses a wait of
+    -1.1e-13 s, which ended the run. The save now waits 0, and the day runs through."""
     import sim.model.humans as humans
+    from sim.calibrate.shape import stretch_sessions
     from sim.experiments import experiment_params
     from sim.model.day import run_day
 
@@ -148,11 +149,10 @@ def test_a_save_at_the_instant_of_the_one_before_waits_no_negative_time(
         return a if a > b else b
 
     monkeypatch.setattr(humans, "max", spy, raising=False)
-    arm = next(a for a in realshape.ARMS if a.name == realshape.BURST_ARM)
+    arm = next(a for a in realshape.ARMS if a.name == "calibrated")
     base = Params()
-    params = realshape.arm_params(
-        base, arm, realshape.arm_shape(arm, "Bitwarden"), realshape.advised_choice(base)
-    )
+    shape = stretch_sessions(realshape.panel_shape("Bitwarden"), 2.0)  # where it was found
+    params = realshape.arm_params(base, arm, shape, realshape.advised_choice(base))
     result = run_day(experiment_params(params, "staleness"), 12)
     assert clamped and max(clamped) < 0 and min(clamped) > -1e-9  # an ulp, not a disorder
     assert result.saves

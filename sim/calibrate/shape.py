@@ -146,13 +146,6 @@ class EditShape:
         return cls(**values)
 
 
-BURST_STRETCH = 2.0
-"""The real-shape panel's burst arm: sessions twice as long in re-saves. The fit's bursts
-fall short of the log's B (`calibration_burstiness.csv`); a stretch is the simplest change
-that closes the gap, and the same table gives the B the stretched process reaches, beside
-the log's."""
-
-
 def stretch_sessions(shape: EditShape, factor: float) -> EditShape:
     """The shape with every editing session ``factor`` times as long in re-saves: a session
     of n saves becomes one of 1 + factor·(n − 1), its mass split between the two whole sizes

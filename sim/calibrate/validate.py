@@ -23,7 +23,7 @@ from sim.calibrate import drift, popfit, sessions
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.generate import CAL_STREAMS, DAY_S, FEATURES, Saves, generate
 from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
-from sim.calibrate.shape import BURST_STRETCH, stretch_sessions
+from sim.calibrate.shape import stretch_sessions
 from sim.calibrate.stats import STATISTICS, summary
 
 PROCESSES = {"calibrated": frozenset(FEATURES), "write-up (volume only)": frozenset()}
@@ -143,12 +143,12 @@ def held_out_rows(sp: Split, reps: int, seed: int) -> pd.DataFrame:
 
 
 def burstiness_table(
-    log: EditLog, f: Fit, reps: int = 50, seed: int = 1, stretch: float = BURST_STRETCH
+    log: EditLog, f: Fit, reps: int = 50, seed: int = 1, stretch: float | None = None
 ) -> pd.DataFrame:
     """B and M (per-article means) of the log, with its bootstrap interval, and of each
     process fitted to the whole log, with the range over ``reps`` runs over the log's span;
-    and of the calibrated process with its sessions stretched ``stretch`` times (the
-    real-shape panel's burst arm)."""
+    and of the calibrated process with its sessions stretched ``stretch`` times (default:
+    the stretch fitted to the log's B, the real-shape panel's burst arm)."""
     t0 = float(log.epoch_s[0])
     est = f.table.set_index("quantity")
     rows = []
@@ -156,6 +156,10 @@ def burstiness_table(
         name = "burstiness B (log)" if coef == "B" else "memory M (log)"
         rows.append(("log", coef, *est.loc[name, ["estimate", "ci_low", "ci_high"]]))
     span = float(log.epoch_s[-1]) - t0 + 1.0
+    if stretch is None:
+        from sim.calibrate.burstfit import burst_stretch  # it replicates with this module
+
+        stretch = burst_stretch(f, log)
     stretched = replace(f, shape=stretch_sessions(f.shape, stretch))
     reps_of = [
         *replicate(f, log.n_articles, span, week_offset(t0), reps, seed),

@@ -72,14 +72,14 @@ def burst_gap_bound(burst: pd.DataFrame, realshape: pd.DataFrame | None) -> str:
     seeds = int(arm["seeds"].max())
     return (
         f" The real-shape panel runs that gap instead of bounding it: with its editing"
-        f" sessions twice as long in re-saves ({stretched[0].split(', ')[1]}), the calibrated"
-        f" process generates B {_num(s['estimate'])} ({_num(s['ci_low'])} –"
+        f" sessions' re-saves stretched by a factor fitted to the log's B"
+        f" ({stretched[0].split(', ')[1]}), the calibrated process generates B"
+        f" {_num(s['estimate'])} ({_num(s['ci_low'])} –"
         f" {_num(s['ci_high'])} over the runs above) against the log's"
         f" {_num(log['estimate'])} ({_num(log['ci_low'])} – {_num(log['ci_high'])}). Against"
         f" the calibrated shape on this log, seed by seed ({seeds} seeds), that arm moves"
-        f" {'; '.join(moves)} (95 % intervals; the other logs, where the stretch closes less"
-        f" of the gap, and the moves at equal day volume: Appendix C, What the fit's misses"
-        f" do)."
+        f" {'; '.join(moves)} (95 % intervals; the other logs and the moves at equal day"
+        f" volume: Appendix C, What the fit's misses do)."
     )
 
 

@@ -20,10 +20,11 @@ import pandas as pd
 
 from sim import exactmath
 from sim.calibrate import popfit, sessions
+from sim.calibrate.burstfit import burst_stretch
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.generate import expected_saves
 from sim.calibrate.logs import BUNDLED, PANEL, read_log
-from sim.calibrate.shape import BURST_STRETCH, EditShape, match_bulk, stretch_sessions
+from sim.calibrate.shape import EditShape, match_bulk, stretch_sessions
 from sim.experiments import PointRuns, Request, StudyFrames, frames_of, run_all
 from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.model.calibrated import day_window
@@ -40,8 +41,8 @@ ADVICE_TARGET_MIN = 30.0
 """The advisor's target (mean minutes a change goes unnoticed), as in the report's example."""
 
 
-BURST_ARM = "calibrated_bursts_x2"
-"""The arm whose sessions are stretched to the log's burstiness (``BURST_STRETCH``)."""
+BURST_ARM = "calibrated_bursts_matched"
+"""The arm whose sessions are stretched until its B is the log's (``burstfit``)."""
 BULK_ARM = "calibrated_bulk_matched"
 """The arm whose multi-article publishes are set to the log's share (``match_bulk``)."""
 
@@ -55,8 +56,8 @@ class Arm:
     process: str
     features: tuple[str, ...] = SHAPE_FEATURES
     relation: str = "same"
-    session_stretch: float = 1.0
-    """Sessions this many times as long in re-saves (``stretch_sessions``; 1: as fitted)."""
+    burst_matched: bool = False
+    """Sessions stretched until the process's B is the log's (``burstfit``): the panel only."""
     bulk_matched: bool = False
     """Multi-article publishes at the log's own share (``match_bulk``): the panel only."""
 
@@ -90,10 +91,10 @@ ARMS = (
     ),
     Arm(
         BURST_ARM,
-        "calibrated, sessions ×2",
+        "calibrated, bursts at the log's B",
         "calibrated",
         "calibrated",
-        session_stretch=BURST_STRETCH,
+        burst_matched=True,
     ),
     Arm(
         BULK_ARM,
@@ -108,7 +109,7 @@ BRACKETS = (BURST_ARM, BULK_ARM)
 each against the calibrated shape: what the miss does to each answer, by a run."""
 ONE_SHAPE_ARMS = tuple(a for a in ARMS if a.name not in BRACKETS)
 """The arms a single shape runs (``realshape_runs``: the notebook): the brackets close a
-log's own misses (the bulk arm reads the log's multi-article share), so they run on the
+log's own misses (they read the log's multi-article share and B), so they run on the
 panel's logs only."""
 ABLATION = tuple(f"+{f}" for f in SHAPE_FEATURES)
 
@@ -142,7 +143,7 @@ def arm_params(base: Params, arm: Arm, shape: EditShape, advised: tuple[str, flo
     return replace(
         base,
         save_process="calibrated",
-        edit_shape=stretch_sessions(shape, arm.session_stretch),
+        edit_shape=shape,
         shape_features=arm.features,
         question_relation=arm.relation,
         **watch,
@@ -198,10 +199,20 @@ def multi_share(name: str) -> float:
     return float(table.loc["publishes with >1 article", "estimate"])
 
 
+@functools.cache
+def panel_burst_stretch(name: str) -> float:
+    """The session stretch that takes the fitted process's B to the log's own."""
+    return burst_stretch(_panel_fit(name), read_log(PANEL[name]))
+
+
 def arm_shape(arm: Arm, name: str) -> EditShape:
     """The shape an arm runs on one log of the panel."""
     shape = panel_shape(name)
-    return match_bulk(shape, multi_share(name)) if arm.bulk_matched else shape
+    if arm.bulk_matched:
+        return match_bulk(shape, multi_share(name))
+    if arm.burst_matched:
+        return stretch_sessions(shape, panel_burst_stretch(name))
+    return shape
 
 
 def panel_shapes(logs: tuple[str, ...] = tuple(PANEL)) -> dict[str, EditShape]:
@@ -234,7 +245,7 @@ def panel_traits(logs: tuple[str, ...] = tuple(PANEL)) -> pd.DataFrame:
                 "bulk_share": shape.bulk_share,
                 "resave_share": 1.0 - shape.session_size_pmf[0],
                 "new_share": shape.mix[3],
-                **misses(_panel_fit(name), log),
+                **misses(_panel_fit(name), log, panel_burst_stretch(name)),
             }
         )
     return pd.DataFrame(rows)
@@ -330,7 +341,7 @@ def realshape_request(
 ) -> Request:
     """Every arm's staleness and CAS days on `seeds` (the write-up's arm, watched as the
     hourly checker watches, is the staleness and CAS experiments' own day)."""
-    if bad := [a.name for a in arms if a.bulk_matched]:
+    if bad := [a.name for a in arms if a.bulk_matched or a.burst_matched]:
         raise ValueError(f"realshape_request: {bad} read a log of the panel: use panel_request")
     advised = advised_choice(base)
     points = tuple(arm_params(base, a, shape, advised) for a in arms)

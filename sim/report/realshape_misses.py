@@ -17,7 +17,7 @@ import numpy as np
 from sim.calibrate import sessions
 from sim.calibrate.fit import Fit
 from sim.calibrate.logs import EditLog, week_offset
-from sim.calibrate.shape import BURST_STRETCH, EditShape, match_bulk, stretch_sessions
+from sim.calibrate.shape import EditShape, match_bulk, stretch_sessions
 from sim.calibrate.stats import summary
 from sim.calibrate.validate import replicate
 
@@ -42,10 +42,11 @@ def _generated(f: Fit, log: EditLog, seed: int = 1) -> tuple[float, float]:
     return float(np.nanmean(multi)), float(np.nanmean(b))
 
 
-def misses(f: Fit, log: EditLog) -> dict[str, float]:
-    """The log's multi-article share and B beside the fitted and the bracket processes'."""
+def misses(f: Fit, log: EditLog, stretch: float) -> dict[str, float]:
+    """The log's multi-article share and B beside the fitted and the bracket processes'
+    (``stretch``: the burst arm's, fitted to the log's B)."""
     target = float(f.table.set_index("quantity").loc[MULTI, "estimate"])
-    stretched = stretch_sessions(f.shape, BURST_STRETCH)
+    stretched = stretch_sessions(f.shape, stretch)
     multi_fit, b_fit = _generated(f, log)
     multi_matched, _ = _generated(replace(f, shape=match_bulk(f.shape, target)), log)
     _, b_stretched = _generated(replace(f, shape=stretched), log)
@@ -54,6 +55,7 @@ def misses(f: Fit, log: EditLog) -> dict[str, float]:
         "multi_share_fit": multi_fit,
         "multi_share_matched": multi_matched,
         "burstiness_b_fit": b_fit,
+        "burst_stretch": stretch,
         "burstiness_b_stretched": b_stretched,
         "session_saves": _mean_session_saves(f.shape),
         "session_saves_stretched": _mean_session_saves(stretched),
