@@ -92,21 +92,32 @@ def test_retiming_some_loops_keeps_the_rest_and_says_so(monkeypatch: pytest.Monk
     committed = json.loads((Path(__file__).parents[1] / "results" / "bench.json").read_text())
     fresh = {"wall_s": 1.5, "passed": True, "steps": []}
     monkeypatch.setitem(suite.LOOPS, "make_test", lambda: fresh)
+    other = {**committed["machine"], "cpu": "Other CPU", "numpy_top_level": "X86_V3"}
+    monkeypatch.setattr(suite, "machine", lambda: other)
     b = suite.retime(committed, ["make_test"], "abc1234")
     prior = suite._retimed(committed)  # what the committed file says was retimed already
+    machines = committed.get("retimed", {}).get("machines", {})
     assert b["make_test"] == fresh
-    assert b["retimed"] == {"loops": {**prior, "make_test": "abc1234"}}
+    assert b["retimed"] == {
+        "loops": {**prior, "make_test": "abc1234"},
+        "machines": {**machines, "make_test": other},
+    }
     assert {k: v for k, v in b.items() if k not in ("make_test", "retimed")} == {
         k: v for k, v in committed.items() if k not in ("make_test", "retimed")
     }
     assert "Timed again (`python -m sim bench --only`): " in suite.readme_table(b)
-    assert "`make_test` on abc1234" in suite.readme_table(b)
-    # a later --only adds its loops, each with its own commit
+    # a loop retimed on another machine than the full bench's names it
+    assert "`make_test` on abc1234 (Other CPU, numpy's kernels up to X86_V3)" in (
+        suite.readme_table(b)
+    )
+    # a later --only adds its loops, each with its own commit and machine
     monkeypatch.setitem(suite.LOOPS, "make_check", lambda: fresh)
+    monkeypatch.setattr(suite, "machine", lambda: committed["machine"])
     again = suite.retime(b, ["make_check"], "def5678")
-    assert again["retimed"] == {"loops": {**prior, "make_test": "abc1234", "make_check": "def5678"}}
+    assert again["retimed"]["loops"] == {**prior, "make_test": "abc1234", "make_check": "def5678"}
     text = suite.readme_table(again)
-    assert "`make_test` on abc1234" in text and "`make_check` on def5678" in text
+    assert "`make_test` on abc1234 (Other CPU" in text
+    assert "`make_check` on def5678;" in text or "`make_check` on def5678," in text
 
 
 def test_a_loop_timed_several_times_reports_its_median_run(

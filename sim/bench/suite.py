@@ -395,15 +395,23 @@ def readme_table(b: dict[str, Any]) -> str:
         + f"), Python {m['python']}.",
     ]
     if "retimed" in b:
-        by_commit: dict[str, list[str]] = {}
+        machines = b["retimed"].get("machines", {})
+        by_run: dict[tuple[str, str], list[str]] = {}
         for name, commit in _retimed(b).items():
-            by_commit.setdefault(commit, []).append(f"`{name}`")
-        again = "; ".join(f"{', '.join(n)} on {c}" for c, n in by_commit.items())
+            other = machines.get(name)
+            where = "" if other in (None, m) else f" ({_machine_text(other)})"
+            by_run.setdefault((commit, where), []).append(f"`{name}`")
+        again = "; ".join(f"{', '.join(n)} on {c}{w}" for (c, w), n in by_run.items())
         lines[-1] += (
             f" Timed again (`python -m sim bench --only`): {again};"
             " every other figure is from the last full bench."
         )
     return "\n".join(lines)
+
+
+def _machine_text(m: dict[str, Any]) -> str:
+    """A machine record in words: a retimed loop's, where it is not the full bench's."""
+    return f"{m['cpu']}, numpy's kernels up to {m['numpy_top_level']}" if "cpu" in m else "?"
 
 
 IMPORTED_STEPS = ("import", "advise --db, 2 days", "advise --db (precision loop)")
@@ -445,10 +453,14 @@ def _retimed(bench: dict[str, Any]) -> dict[str, str]:
 
 def retime(bench: dict[str, Any], names: list[str], commit: str) -> dict[str, Any]:
     """The bench with the named loops timed again on this code, the rest as they were; which
-    loops were retimed since the last full bench, and each on what commit, is kept in the
-    file with them (a later --only adds to the list)."""
+    loops were retimed since the last full bench, each on what commit and what machine, is
+    kept in the file with them (a later --only adds to the list)."""
     b = {**bench, **{name: LOOPS[name]() for name in names}}
-    b["retimed"] = {"loops": _retimed(bench) | dict.fromkeys(names, commit)}
+    here = machine()
+    b["retimed"] = {
+        "loops": _retimed(bench) | dict.fromkeys(names, commit),
+        "machines": bench.get("retimed", {}).get("machines", {}) | dict.fromkeys(names, here),
+    }
     return b
 
 

@@ -254,6 +254,11 @@ the log's. Their moves from the calibrated shape, as run and at equal day volume
 At equal day volume, {_beyond_zero(table)}."""
 
 
+def _seed_range(table: pd.DataFrame) -> str:
+    lo, hi = int(table["seeds"].min()), int(table["seeds"].max())
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
 def _beyond_zero(table: pd.DataFrame) -> str:
     """How many of the brackets' equal-volume moves have an interval that excludes 0."""
     g = table[table["arm"].isin(BRACKETS) & table["figure"].isin(BRACKET_FIGURES)]
@@ -481,8 +486,8 @@ def figure(table: pd.DataFrame) -> Figure:
     )
     fig.suptitle(
         f"On a real help centre's edits, against the write-up's process{finding}\n"
-        f"(dot: mean seed-paired difference, line: 95 % CI over {int(moved['seeds'].max())} "
-        "seeds; red: the whole calibrated shape)",
+        f"(dot: mean seed-paired difference, line: 95 % CI over {_seed_range(moved)} seeds an"
+        " arm, as the stopping rule gave it; red: the whole calibrated shape)",
         fontsize=10,
     )
     fig.tight_layout()
