@@ -33,10 +33,10 @@ from sim.report.realshape_misses import misses
 from sim.report.stats import Interval
 
 SEEDS = 11
-"""Seeds per arm and log: every arm runs the staleness and CAS days of seeds 1..SEEDS on each
-log of the panel. The rule: the most seeds that keep the section within the days it took on
-one log (30 seeds x 10 arms x 2 days = 600): the two write-up arms run once, the eight
-shaped arms once per log, 11 x (2 + 3 x 8) x 2 = 572 days."""
+"""The sequential rule's first batch per arm and log, and each later one
+(``realshape_seeds``): every arm runs the staleness and CAS days of seeds 1..SEEDS on each
+log of the panel, then more while it is open. The first batch is the most seeds that kept
+the section within the days it once took on one log (600)."""
 ADVICE_TARGET_MIN = 30.0
 """The advisor's target (mean minutes a change goes unnoticed), as in the report's example."""
 
