@@ -16,9 +16,9 @@ import numpy as np
 
 from sim.calibrate import sessions
 from sim.calibrate.fit import Fit
-from sim.calibrate.logs import EditLog, week_offset
+from sim.calibrate.logs import EditLog
 from sim.calibrate.shape import stretch_sessions
-from sim.calibrate.validate import replicate
+from sim.calibrate.validate import over_log
 
 RUNS = 4
 """Generated runs per trial stretch, on the same seeds at every stretch (common random
@@ -32,12 +32,8 @@ STEPS = 10
 def generated_b(f: Fit, log: EditLog, stretch: float, runs: int = RUNS, seed: int = 1) -> float:
     """Mean B of ``runs`` processes of ``f``'s shape, sessions stretched, over the log's span
     at its volume."""
-    t0 = float(log.epoch_s[0])
-    span = float(log.epoch_s[-1]) - t0 + 1.0
     stretched = replace(f, shape=stretch_sessions(f.shape, stretch))
-    [rep] = replicate(
-        stretched, log.n_articles, span, week_offset(t0), runs, seed, processes=("calibrated",)
-    )
+    [rep] = over_log(stretched, log, runs, seed, processes=("calibrated",))
     return float(np.nanmean([sessions.coefficients(s.rank, s.time_s)[0] for s in rep.runs]))
 
 

@@ -69,6 +69,15 @@ def replicate(
     return out
 
 
+def over_log(
+    f: Fit, log: EditLog, reps: int, seed: int, processes: tuple[str, ...] = tuple(PROCESSES)
+) -> list[Replicates]:
+    """``replicate`` over the log's own span, from its first save, at the fitted volume."""
+    t0 = float(log.epoch_s[0])
+    span = float(log.epoch_s[-1]) - t0 + 1.0
+    return replicate(f, log.n_articles, span, week_offset(t0), reps, seed, processes=processes)
+
+
 @dataclass(frozen=True)
 class Split:
     """A log cut at two thirds of its history: the fit of the first part, the real
@@ -149,31 +158,21 @@ def burstiness_table(
     process fitted to the whole log, with the range over ``reps`` runs over the log's span;
     and of the calibrated process with its sessions stretched ``stretch`` times (default:
     the stretch fitted to the log's B, the real-shape panel's burst arm)."""
-    t0 = float(log.epoch_s[0])
     est = f.table.set_index("quantity")
     rows = []
     for coef in ("B", "M"):
         name = "burstiness B (log)" if coef == "B" else "memory M (log)"
         rows.append(("log", coef, *est.loc[name, ["estimate", "ci_low", "ci_high"]]))
-    span = float(log.epoch_s[-1]) - t0 + 1.0
     if stretch is None:
         from sim.calibrate.burstfit import burst_stretch  # it replicates with this module
 
         stretch = burst_stretch(f, log)
     stretched = replace(f, shape=stretch_sessions(f.shape, stretch))
     reps_of = [
-        *replicate(f, log.n_articles, span, week_offset(t0), reps, seed),
+        *over_log(f, log, reps, seed),
         *(
             replace(r, process=f"calibrated, sessions ×{stretch:g}")
-            for r in replicate(
-                stretched,
-                log.n_articles,
-                span,
-                week_offset(t0),
-                reps,
-                seed,
-                processes=("calibrated",),
-            )
+            for r in over_log(stretched, log, reps, seed, processes=("calibrated",))
         ),
     ]
     for rep in reps_of:

@@ -9,7 +9,16 @@ import pandas as pd
 
 from sim.report.comparison import REPORTED, gone_counted_as_rejection, holm_family
 from sim.report.markdown import md, pct
-from sim.report.sensitivity import CHOICES, COUNTING, LADDER, LOOKS, SEEDS, SHIFT_BOUND
+from sim.report.sensitivity import (
+    CHOICES,
+    COUNTING,
+    LADDER,
+    LOOKS,
+    SEEDS,
+    SHIFT_BOUND,
+    simulated_moves,
+    unsettled,
+)
 from sim.report.verdicts import holm, p_value
 from sim.seedrule import REPEATED_ALPHA, SeedRule
 
@@ -105,8 +114,7 @@ def largest_moves(table: pd.DataFrame) -> pd.DataFrame:
 
 def seeds_text(table: pd.DataFrame) -> str:
     """The sequential seed rule the readings ran under, and where each reading stopped."""
-    moving = table[table["can_move"] & ~table["choice"].isin(("default", COUNTING))]
-    per = moving.groupby(["choice", "label"], sort=False)["shift_seeds"].max()
+    per = simulated_moves(table).groupby(["choice", "label"], sort=False)["shift_seeds"].max()
     rule = SeedRule(SEEDS, LOOKS)  # a quick run's pages say how far its seeds were scaled down
     open_when = (
         "on any figure it can move, a verdict undecided or a paired shift whose 95 % "
@@ -125,11 +133,7 @@ def seeds_text(table: pd.DataFrame) -> str:
             for n, g in per.groupby(per, sort=True)
         )
     )
-    open_at_cap = moving[
-        (moving["verdict"] == "undecided")
-        | ((moving["shift_ci_hi"] - moving["shift_ci_lo"]) / 2 > SHIFT_BOUND)
-    ]
-    left = sorted({f"{r.choice} = {r.label}" for r in open_at_cap.itertuples()})
+    left = sorted({f"{r.choice} = {r.label}" for r in unsettled(table).itertuples()})
     staleness = int(table.loc[table["figure"] == "zipf_stale_share", "seeds"].iloc[0])
     short_looks = math.ceil(staleness / SEEDS)
     return f"""**How many seeds.** A sequential rule on each reading and ladder:

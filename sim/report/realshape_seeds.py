@@ -53,6 +53,16 @@ move counts as small: 3 points on a share, 5 calls a day on the hourly poll."""
 BY_NAME = {a.name: a for a in ARMS}
 
 
+def watched_moves(table: pd.DataFrame) -> pd.DataFrame:
+    """The panel table's rows of a watched figure's move, with whether its 95 % interval holds
+    0 (``straddles``) and is wider than the figure's bound (``wide``)."""
+    g = table[table["figure"].isin(BOUNDS) & table["diff_mean"].notna()]
+    return g.assign(
+        straddles=(g["diff_ci_lo"] <= 0) & (g["diff_ci_hi"] >= 0),
+        wide=(g["diff_ci_hi"] - g["diff_ci_lo"]) / 2 > g["figure"].map(BOUNDS),
+    )
+
+
 def open_arms(rows: pd.DataFrame, first: int) -> dict[str, list[str]]:
     """Per log, the arms with the most seeds so far that stay open: the whole calibrated
     shape while a watched move is wider than its bound (its point values are the section's
@@ -60,14 +70,9 @@ def open_arms(rows: pd.DataFrame, first: int) -> dict[str, list[str]]:
     is undecided and wider than its bound, up to LOOKS batches. The write-up's own arm has
     no move."""
     out: dict[str, list[str]] = {}
-    table = realshape_table(rows)
     latest = rows.groupby(["log", "arm"], sort=False)["seed"].max()
-    for log, g in table[table["figure"].isin(BOUNDS) & table["diff_mean"].notna()].groupby(
-        "log", sort=False
-    ):
-        bound = g["figure"].map(BOUNDS)
-        straddles = (g["diff_ci_lo"] <= 0) & (g["diff_ci_hi"] >= 0)
-        wide = (g["diff_ci_hi"] - g["diff_ci_lo"]) / 2 > bound
+    for log, g in watched_moves(realshape_table(rows)).groupby("log", sort=False):
+        straddles, wide = g["straddles"], g["wide"]
         headline = g["arm"] == HEADLINE_ARM
         most = latest[log].max()
         keep = (headline & wide) | (~headline & straddles & wide & (most < first * LOOKS))
@@ -122,10 +127,9 @@ def ordered(rows: pd.DataFrame) -> pd.DataFrame:
 def still_open(table: pd.DataFrame) -> pd.DataFrame:
     """Per watched figure and log: how many arms' moves are still undecided and wider than
     the figure's bound where the arm stopped, of the arms with a move."""
-    g = table[table["figure"].isin(BOUNDS) & table["diff_mean"].notna()]
-    straddles = (g["diff_ci_lo"] <= 0) & (g["diff_ci_hi"] >= 0)
-    wide = (g["diff_ci_hi"] - g["diff_ci_lo"]) / 2 > g["figure"].map(BOUNDS)
-    counts = g.assign(open=straddles & wide).groupby(["figure", "log"], sort=False)["open"]
+    g = watched_moves(table)
+    counts = g.assign(open=g["straddles"] & g["wide"]).groupby(["figure", "log"], sort=False)
+    counts = counts["open"]
     cells = (counts.sum().astype(int).astype(str) + " of " + counts.size().astype(str)).unstack()
     cells = cells.reindex(list(BOUNDS))[list(dict.fromkeys(g["log"]))]
     return cells.rename(index=FIGURES).rename_axis(index="figure", columns=None).reset_index()

@@ -241,12 +241,22 @@ def open_readings(rows: pd.DataFrame, headline: pd.DataFrame) -> list[ReadingKey
     than ±SHIFT_BOUND (the counting reading is not simulated, so never open)."""
     latest = rows.groupby(["choice", "reading"], sort=False)["seed"].max()
     latest = latest[latest == latest.max()]
-    table = sensitivity_table(sensitivity_runs(rows, headline), headline)
-    moving = table[table["can_move"] & ~table["choice"].isin(("default", COUNTING))]
-    wide = (moving["shift_ci_hi"] - moving["shift_ci_lo"]) / 2 > SHIFT_BOUND
-    keep = moving[(moving["verdict"] == "undecided") | wide]
+    keep = unsettled(sensitivity_table(sensitivity_runs(rows, headline), headline))
     keys = set(zip(keep["choice"], keep["reading"], strict=True))
     return [k for k in latest.index if k in keys]
+
+
+def simulated_moves(table: pd.DataFrame) -> pd.DataFrame:
+    """The sensitivity table's rows of a simulated reading and a figure it can move."""
+    return table[table["can_move"] & ~table["choice"].isin(("default", COUNTING))]
+
+
+def unsettled(table: pd.DataFrame) -> pd.DataFrame:
+    """Those rows the sequential rule keeps open: the verdict undecided, or the shift's 95 %
+    interval wider than ±SHIFT_BOUND."""
+    moving = simulated_moves(table)
+    wide = (moving["shift_ci_hi"] - moving["shift_ci_lo"]) / 2 > SHIFT_BOUND
+    return moving[(moving["verdict"] == "undecided") | wide]
 
 
 def sensitivity_runs(rows: pd.DataFrame, default: pd.DataFrame) -> pd.DataFrame:
