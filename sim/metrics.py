@@ -14,15 +14,22 @@ from sim.params import LADDER_S
 
 
 def staleness_by_seed(citations: pd.DataFrame, prefix: str = "") -> pd.DataFrame:
-    c = citations.assign(stale=citations["final_status"] != "fresh")
+    kind = citations["final_kind"]
+    c = citations.assign(
+        stale=citations["final_status"] != "fresh",
+        body=kind == "body",
+        title=kind == "title",
+        gone=kind == "gone",
+    )
     per_answer = c.groupby(["seed", "answer"])["stale"].any()
+    sums = c.groupby("seed")[["stale", "body", "title", "gone"]].sum()
     out = pd.DataFrame(
         {
             "citations": c.groupby("seed").size(),
-            "stale": c.groupby("seed")["stale"].sum(),
-            "stale_body": c.groupby("seed")["final_kind"].apply(lambda k: (k == "body").sum()),
-            "stale_title": c.groupby("seed")["final_kind"].apply(lambda k: (k == "title").sum()),
-            "gone": c.groupby("seed")["final_kind"].apply(lambda k: (k == "gone").sum()),
+            "stale": sums["stale"],
+            "stale_body": sums["body"],
+            "stale_title": sums["title"],
+            "gone": sums["gone"],
             "answers": per_answer.groupby("seed").size(),
             "answers_with_stale": per_answer.groupby("seed").sum(),
         }
@@ -81,6 +88,8 @@ def cas_by_seed(edits: pd.DataFrame) -> pd.DataFrame:
         gone=edits["first_outcome"] == "gone",
         first_ok=edits["first_outcome"] == "ok",
         ok=edits["final_outcome"] == "ok",
+        by_agent=edits["conflict_cause"] == "agent",
+        by_human=edits["conflict_cause"] == "human",
     )
     g = e.groupby("seed")
     out = pd.DataFrame(
@@ -88,13 +97,13 @@ def cas_by_seed(edits: pd.DataFrame) -> pd.DataFrame:
             "cas_edits": g.size(),
             "cas_first_ok": g["first_ok"].sum(),
             "cas_conflicts": g["conflict"].sum(),
-            "cas_conflicts_agent": g["conflict_cause"].apply(lambda s: (s == "agent").sum()),
+            "cas_conflicts_agent": g["by_agent"].sum(),
             "cas_gone": g["gone"].sum(),
             "cas_successes": g["ok"].sum(),
             "cas_retries_all_succeeded": e[e["conflict"]].groupby("seed")["ok"].all(),
             "cas_replays": g["replayed"].sum(),
             "cas_replays_matched": g["replay_matched"].sum(),
-            "cas_conflicts_human": g["conflict_cause"].apply(lambda s: (s == "human").sum()),
+            "cas_conflicts_human": g["by_human"].sum(),
             "cas_replay_new_events": g["replay_new_events"].sum(),
         }
     )

@@ -213,12 +213,16 @@ def readme_blocks(out: Path, t: Tables) -> dict[str, str]:
     }
 
 
+def _batches(looks: dict[str, int]) -> str:
+    return ", ".join(f"{n} batch{'es' if n > 1 else ''} ({name})" for name, n in looks.items())
+
+
 def quick_mark(seeds: dict[str, int]) -> str:
     """The line every page of a quick run carries."""
     counts = ", ".join(f"{k} {v}" for k, v in seeds.items())
     return (
         f"QUICK RUN, not the study's figures: every part on a twentieth of its seeds ({counts}),"
-        f" the sequential rule's units on at most {seedrows.QUICK_LOOKS} batches."
+        f" the sequential rule's units on at most {_batches(seedrows.QUICK_LOOKS)}."
         " `make reproduce` runs the study."
     )
 
@@ -262,7 +266,7 @@ def write_figures(out: Path, t: Tables, mark: str | None = None) -> None:
     if "log" in t["realshape"].columns:
         save(realshape_section.panel_figure(t["realshape"]), "realshape_panel.png")
     log = read_log(BUNDLED)
-    save(calibration_figure(log, fit(log, boot=0)), "calibration.png")
+    save(calibration_figure(log, fit(log, boot=0, shape_only=True)), "calibration.png")
 
 
 def reproduce(

@@ -340,17 +340,19 @@ def run(
     workers: int | None = None,
     progress: bool = True,
     scheduler: str | None = None,
-    max_looks: int | None = None,
+    max_looks: dict[str, int] | None = None,
 ) -> Rows:
     """Every experiment on seeds 1..seeds[name] (its default where not given), in a local
     pool or on the Dask cluster at ``scheduler``; then the growing experiments' open units,
-    a batch at a time, until none is open (at most ``max_looks`` batches a unit, where
+    a batch at a time, until none is open (at most ``max_looks[name]`` batches a unit, where
     given: a quick run's)."""
     rows: Rows = {}
     for parts in run_plans(_plans(base, seeds), workers, progress, scheduler):
         rows |= parts
     rules = {
-        e.name: SeedRule(seeds.get(e.name, e.seeds), min(e.looks, max_looks or e.looks))
+        e.name: SeedRule(
+            seeds.get(e.name, e.seeds), min(e.looks, (max_looks or {}).get(e.name, e.looks))
+        )
         for e in EXPERIMENTS
         if e.grow
     }
@@ -368,9 +370,11 @@ QUICK_DIVISOR = 20
 """``reproduce --quick`` runs every part on a twentieth of its seeds (at least QUICK_FLOOR)."""
 QUICK_FLOOR = 2
 """Seeds a part keeps however far it is scaled down: an interval needs two."""
-QUICK_LOOKS = 2
-"""A quick run's sequential rule looks once past the first batch: enough to run the rule's
-path (on the pool and on a Dask cluster alike), a fraction of its days."""
+QUICK_LOOKS = {"sensitivity": 2, "realshape": 1}
+"""A quick run's batches at most, per growing experiment: the readings look once past the
+first batch, enough to run the rule's path (on the pool and on a Dask cluster alike); the
+panel keeps its first batch, since at a quick run's two seeds an arm every arm is open and
+a second batch would double the panel's days, half of the quick run's."""
 
 
 def scaled_seeds(divisor: int, seeds: dict[str, int] | None = None) -> dict[str, int]:

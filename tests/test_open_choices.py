@@ -152,6 +152,20 @@ def test_full_strength_combines_the_headline_and_the_shift_intervals() -> None:
     assert math.isclose(same["mean"], headline.mean())
 
 
+def test_the_shared_seeds_covariance_is_reported_beside_the_interval() -> None:
+    """A shift that moves with the default on its seeds widens the combined interval by the
+    covariance term 2 cov(h_i, d_i) / N; a constant shift leaves it as it is."""
+    g = np.random.default_rng(5)
+    headline = 0.3 + 0.05 * g.standard_normal(300)
+    default = pd.Series(headline[:60], index=range(1, 61))
+    for mine, cov in ((default + 0.02, 0.0), (default * 1.5, 0.5 * default.var(ddof=1))):
+        v = full_strength((0.4, 0.4), headline, mine, default)
+        half = (v["ci_hi"] - v["ci_lo"]) / 2
+        assert math.isclose(v["ci_half_shared"], math.sqrt(half**2 + Z95**2 * 2 * cov / 300))
+        assert v["verdict_shared"] in ("reproduced", "not reproduced", "undecided")
+    assert v["ci_half_shared"] > half
+
+
 def _ranks(params: Params) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Question times, save times, and where each question falls among the saves."""
     s = draw_schedule(params, rng.streams(11))

@@ -13,8 +13,18 @@ from sim.params import Params
 
 QUICK_DAYS = 350
 """At most this many days in the first batches (340 with the panel's two burst and bulk arms
-and twelve ladders); the sequential rule's one more look adds about as many again for the
-units still open. The bench times the whole (`reproduce --quick`)."""
+and twelve ladders); the sequential rule's one more look at the readings adds the days of
+those still open (the panel keeps its first batch). The bench times the whole (`reproduce
+--quick`)."""
+
+
+def test_a_quick_run_bounds_every_growing_experiment() -> None:
+    """Each experiment the sequential rule grows has a quick run's cap, at most its own: a new
+    one would otherwise grow to its full cap in a quick run."""
+    growing = {e.name: e for e in seedrows.EXPERIMENTS if e.grow}
+    assert set(seedrows.QUICK_LOOKS) == set(growing)
+    assert all(1 <= n <= growing[k].looks for k, n in seedrows.QUICK_LOOKS.items())
+    assert max(seedrows.QUICK_LOOKS.values()) > 1  # the rule's path runs in a quick run
 
 
 def test_every_part_is_scaled_down_together() -> None:

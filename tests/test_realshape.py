@@ -156,3 +156,24 @@ def test_a_save_at_the_instant_of_the_one_before_waits_no_negative_time(
     result = run_day(experiment_params(params, "staleness"), 12)
     assert clamped and max(clamped) < 0 and min(clamped) > -1e-9  # an ulp, not a disorder
     assert result.saves
+
+
+def test_the_first_page_keeps_an_assumed_question_relation_apart_from_the_logs_features() -> None:
+    """The arm moving a figure most among the log's features is named as such; an arm that
+    only changes how questions relate to edits (no log measures it) is named apart, even when
+    it moves the figure more."""
+    from sim.report.designer import _real, top_real_move
+
+    values = {
+        "writeup": [0.30, 0.32, 0.31, 0.35],
+        "calibrated": [0.28, 0.31, 0.29, 0.33],
+        "counterparts": [0.29, 0.33, 0.30, 0.36],
+        "+popularity": [0.25, 0.28, 0.26, 0.31],
+        "calibrated_independent": [0.10, 0.12, 0.11, 0.13],
+    }
+    m = top_real_move(realshape.realshape_table(_rows(values)), "stale_share")
+    assert m["feature"]["arm"] == realshape_section.LABELS["+popularity"]
+    assert m["assumption"]["arm"] == realshape_section.LABELS["calibrated_independent"]
+    text = _real(m, "the day-end share")
+    assert text.index("of the logs' features") < text.index("no edit log measures")
+    assert "moves it more" in text

@@ -97,7 +97,7 @@ def split_log(log: EditLog, seed: int = 1, gof_sims: int = 200) -> Split:
     t0, t1 = float(log.epoch_s[0]), float(log.epoch_s[-1])
     cut = t0 + TRAIN_SHARE * (t1 - t0)
     train, test = log.window(t0, cut), log.window(cut, np.inf)
-    f = fit(train, window_s=cut - t0, boot=0, gof_sims=gof_sims, seed=seed)
+    f = fit(train, window_s=cut - t0, boot=0, gof_sims=gof_sims, seed=seed, shape_only=True)
     start = week_offset(cut)
     real = summary(test.saves(cut)[0], start)
     before = summary(train.saves(t0)[0], week_offset(t0))

@@ -134,7 +134,8 @@ def calibration_text(t: dict[str, pd.DataFrame]) -> str:
 
 `python -m sim calibrate` fits the packaged log (`calibration_fit.csv`; 95 % bootstrap
 intervals, resampling whole articles, publishes or sittings as the table says; the share of
-each hour of the day is in the CSV and the figure):
+each hour of the day is in the CSV and the figure; burstiness B and memory M are defined
+below the table):
 
 {md(_fit_rows(fit))}
 
@@ -145,7 +146,10 @@ uses the {chosen["family"].replace("_", "–")} law
 (AIC {chosen["aic"]:,.0f} against Zipf's {zipf["aic"]:,.0f}; KS p = {chosen["p_value"]:.3f}),
 `calibration_gof.csv`{"; " + law_verdict if law_verdict else ""}. Burstiness B and memory M
 (Goh and Barabási) of an article's re-save gaps, in the log and in runs of each process over
-the log's span (`calibration_burstiness.csv`):
+the log's span (`calibration_burstiness.csv`). B is the gaps' spread against their mean,
+(SD − mean) / (SD + mean): 0 for saves at random, towards 1 for bursts, −1 for a clock; M
+is the correlation of each gap with the next, above 0 when long gaps follow long ones; both
+per article, averaged over the articles with at least 10 gaps:
 
 {md(burst_rows)}
 

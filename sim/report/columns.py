@@ -97,6 +97,12 @@ BASE: dict[str, tuple[str, str]] = {
     "real_train": ("as the statistic", "the statistic on the log's first two thirds (training)"),
     "shift": ("points (0–1 scale)", "the reading's shift from the default, paired by seed"),
     "mean_on_own_seeds": ("as the figure", "the reading's mean on its own seeds, unshifted"),
+    "ci_half_shared": (
+        "as the figure",
+        "the 95 % half-width at full strength with the covariance of the headline mean and the"
+        " shift (they share the reading's seeds) counted; ci_lo/ci_hi leave it out",
+    ),
+    "verdict_shared": (TEXT, "the verdict on the interval of ci_half_shared"),
     "arm": (TEXT, "the real-shape arm: the process and features the day's saves come from"),
     "reference": (TEXT, "the arm this arm is compared with seed by seed ('none': none)"),
     "moved_most_by": (TEXT, "the real feature whose arm moves the figure most"),

@@ -81,29 +81,45 @@ def top_reading(sensitivity: pd.DataFrame, figure: str) -> dict[str, Any] | None
     }
 
 
+def _move(row: pd.Series) -> dict[str, Any]:
+    from sim.report.realshape_section import LABELS
+
+    return {
+        "log": row.get("log"),
+        "arm": LABELS.get(row["arm"], row["arm"]),
+        "reference": LABELS.get(row["reference"], row["reference"]),
+        "diff": row["diff_mean"],
+        "lo": row["diff_ci_lo"],
+        "hi": row["diff_ci_hi"],
+        "seeds": int(row["seeds"]),
+    }
+
+
 def top_real_move(realshape: pd.DataFrame | None, figure: str) -> dict[str, Any] | None:
-    """The real-shape arm that moves a figure most against its reference arm, with its CI."""
+    """The real-shape arms that move a figure most against their reference arms, with their
+    CIs: among the arms that change a feature of the edits (a log's measured shape), and
+    apart, among those that change how questions relate to edits (an assumption no edit
+    log measures)."""
     if realshape is None or "diff_mean" not in realshape:
         return None
-    from sim.report.realshape_section import LABELS
+    from sim.report.realshape_seeds import BY_NAME
 
     r = realshape[(realshape["figure"] == figure) & realshape["diff_mean"].notna()]
     if r.empty:
         return None
-    top = r.loc[r["diff_mean"].abs().idxmax()]
+    assumed = r["arm"].map(lambda a: BY_NAME[a].relation != "same")
     calibrated = r[r["arm"] == "calibrated"]
     if "log" in r:  # a panel: the whole shape's move on the shared log, the top on its own
         from sim.report.realshape import SHARED_LOG
 
         calibrated = calibrated[calibrated["log"] == SHARED_LOG]
+
+    def top(g: pd.DataFrame) -> dict[str, Any] | None:
+        return None if g.empty else _move(g.loc[g["diff_mean"].abs().idxmax()])
+
     return {
-        "log": top.get("log"),
-        "arm": LABELS.get(top["arm"], top["arm"]),
-        "reference": LABELS.get(top["reference"], top["reference"]),
-        "diff": top["diff_mean"],
-        "lo": top["diff_ci_lo"],
-        "hi": top["diff_ci_hi"],
-        "seeds": int(top["seeds"]),
+        "feature": top(r[~assumed]),
+        "assumption": top(r[assumed]),
         "calibrated": None if calibrated.empty else calibrated.iloc[0],
     }
 
@@ -114,8 +130,21 @@ def _moved(m: dict[str, Any] | None, unit: str = "points") -> str:
     return f"{_pt(m['shift'])} {unit} ({_pt(m['lo'])} – {_pt(m['hi'])}, {m['seeds']} paired seeds)"
 
 
+def _arm_move(m: dict[str, Any], fmt: Any, unit: str) -> str:
+    where = ""
+    if isinstance(m.get("log"), str):  # Appendix C tabulates each arm on the shared log only
+        from sim.report.realshape import SHARED_LOG
+
+        where = f" on {m['log']}'s log" + ("" if m["log"] == SHARED_LOG else " (`realshape.csv`)")
+    return (
+        f"*{m['arm']}* against *{m['reference']}*{where}, {fmt(m['diff'])} {unit} "
+        f"({fmt(m['lo'])} – {fmt(m['hi'])}, {m['seeds']} seeds)"
+    )
+
+
 def _real(m: dict[str, Any] | None, what: str, fmt: Any = _pt, unit: str = "points") -> str:
-    """The real edit shape's move of a figure, and the arm that moves it most."""
+    """The real edit shape's move of a figure, the arm of a measured feature that moves it
+    most, and apart the arm of an assumed question relation that does."""
     if m is None:
         return ""
     c = m["calibrated"]
@@ -126,16 +155,21 @@ def _real(m: dict[str, Any] | None, what: str, fmt: Any = _pt, unit: str = "poin
         f"({fmt(c['diff_ci_lo'])} – {fmt(c['diff_ci_hi'])}) against the write-up's process"
         + (f" on {c['log']}'s log; " if "log" in c else "; ")
     )
-    where = ""
-    if isinstance(m.get("log"), str):  # Appendix C tabulates each arm on the shared log only
-        from sim.report.realshape import SHARED_LOG
-
-        where = f" on {m['log']}'s log" + ("" if m["log"] == SHARED_LOG else " (`realshape.csv`)")
-    return (
-        f"On a real help centre's edits (Appendix C) {whole}the largest move is "
-        f"*{m['arm']}* against *{m['reference']}*{where}, {fmt(m['diff'])} {unit} "
-        f"({fmt(m['lo'])} – {fmt(m['hi'])}, {m['seeds']} seeds)."
-    )
+    feature, assumed = m["feature"], m["assumption"]
+    parts = []
+    if feature is not None:
+        parts.append(f"of the logs' features, the largest move is {_arm_move(feature, fmt, unit)}")
+    if assumed is not None:
+        than = (
+            ""
+            if feature is None
+            else (" more" if abs(assumed["diff"]) > abs(feature["diff"]) else " less")
+        )
+        parts.append(
+            "an assumption no edit log measures, how questions relate to edits, moves it"
+            f"{than}: {_arm_move(assumed, fmt, unit)}"
+        )
+    return f"On a real help centre's edits (Appendix C) {whole}{'; '.join(parts)}."
 
 
 def _changed_within(cas_edits: pd.DataFrame) -> dict[float, Interval]:
@@ -313,5 +347,7 @@ other delayed edits of the same article: together, those rejected.
   ({100 * own_of.lo:.0f} – {100 * own_of.hi:.0f} %) of the rejections at 1 h are the agent's own.
 
 The rest of the report: §§ 1–6 give each answer in full; Appendix A audits every figure
-of the write-up against this model (verdicts, z, Holm, readings, delay ladders); B the
-open choices; C a real help centre's edits; D seed counts; E the assumptions."""
+of the write-up against this model (verdicts; z, our mean's distance from the write-up's
+figure in five-seed standard errors; Holm's correction across figures; the readings of what
+the write-up leaves open; delay ladders); B the open choices; C a real help centre's edits;
+D seed counts; E the assumptions."""

@@ -149,6 +149,25 @@ Still open where they stopped (undecided, or wider than the bound, at their cap)
 {", ".join(left) if left else "none"}."""
 
 
+def shared_seeds_text(moving: pd.DataFrame) -> str:
+    """How far the combination's independence assumption moves the intervals and verdicts
+    (the headline mean and a reading's shift share the reading's seeds)."""
+    change = moving["ci_half_shared"] / ((moving["ci_hi"] - moving["ci_lo"]) / 2) - 1
+    flips = moving[moving["verdict"] != moving["verdict_shared"]]
+    named = "; ".join(
+        f"{_label(r.choice, r.label)} on {r.figure}: {r.verdict} → {r.verdict_shared}"
+        for r in flips.itertuples()
+    )
+    return (
+        "The combination treats the two as independent, though both use the reading's seeds; "
+        f"with their covariance counted, the combined half-width changes by "
+        f"{100 * change.min():+.0f} % to {100 * change.max():+.0f} % (median "
+        f"{100 * change.median():+.0f} %) across the {len(moving)} reading × figure cells, and "
+        + (f"{len(flips)} verdicts change ({named})." if len(flips) else "no verdict changes.")
+        + " (`ci_half_shared`, `verdict_shared` in `sensitivity.csv`.)"
+    )
+
+
 def open_choices_text(table: pd.DataFrame) -> str:
     choices = md(
         pd.DataFrame(
@@ -198,7 +217,7 @@ mean (all its seeds) plus the reading's paired shift from the default (same seed
 95 % CI half-widths up to ±{100 * half:.1f} points), the two intervals combined. Where that
 interval reaches across the verdict's threshold (|z| = 1.96) the reading is *undecided*
 (?): more seeds could turn it either way. A reading that cannot move a figure (its runs do
-not produce it) is not counted for it (—).
+not produce it) is not counted for it (—). {shared_seeds_text(simulated_moves(table))}
 
 {seeds_text(table)}
 

@@ -21,7 +21,7 @@ import pandas as pd
 from sim import exactmath
 from sim.calibrate import popfit, sessions
 from sim.calibrate.burstfit import burst_stretch
-from sim.calibrate.fit import Fit, fit
+from sim.calibrate.fit import Fit, fit, fit_shape
 from sim.calibrate.generate import expected_saves
 from sim.calibrate.logs import BUNDLED, PANEL, read_log
 from sim.calibrate.shape import EditShape, match_bulk, stretch_sessions
@@ -180,12 +180,13 @@ def setting(
 @functools.lru_cache(maxsize=1)
 def packaged_shape() -> EditShape:
     """The shape fitted to the packaged log (point estimates; no bootstrap needed here)."""
-    return fit(read_log(BUNDLED), boot=0).shape
+    return fit_shape(read_log(BUNDLED))
 
 
 @functools.cache
 def _panel_fit(name: str) -> Fit:
-    return fit(read_log(PANEL[name]), boot=0)
+    """Point estimates, without the simulations only the family's p-value reads."""
+    return fit(read_log(PANEL[name]), boot=0, shape_only=True)
 
 
 def panel_shape(name: str) -> EditShape:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -169,6 +171,17 @@ def _ordered_by(cells: list[pd.Series], logs: list[str], traits: pd.DataFrame) -
     return " or ".join(hits) if hits else "none of " + ", ".join(TRAITS.values())
 
 
+def _order_chance(logs: int) -> str:
+    """How often a trait's order across the logs matches a difference's by chance alone."""
+    one = 2 / math.factorial(logs)  # the order itself or its inverse, of logs! orders
+    any_of = 1 - math.prod([1 - one] * len(TRAITS))
+    return (
+        f"one trait's order (or its inverse) matches a difference's by chance {100 * one:.0f} % "
+        f"of the time, and one of the {len(TRAITS)} traits ({', '.join(TRAITS.values())}) "
+        f"{100 * any_of:.0f} % of the time."
+    )
+
+
 def panel_rows(table: pd.DataFrame, prefix: str = "diff_") -> pd.DataFrame:
     """Per headline figure: calibrated − write-up on each log with its CI, and the verdict
     across the panel."""
@@ -318,7 +331,8 @@ each of {len(logs)} real help centres' logs (bundled in `sim/calibrate/logs/`); 
 arms do not read a shape and are shared. Intervals are 95 % by Student's t over seeds,
 paired by seed. {seeds_text(table)}
 
-What the logs differ in:
+What the logs differ in (burstiness B: the spread of the gaps between an article's saves
+against their mean, 0 for saves at random, towards 1 for bursts):
 
 {md(pd.DataFrame(lines))}
 
@@ -337,8 +351,9 @@ n_saves, and a busier day has more stale citations. The same differences at equa
 
 Holds across the panel: {held}. Depends on the log: {"; ".join(depends) if depends else "none"}.
 Undecided on every log (each interval holds 0): {"; ".join(undecided) if undecided else "none"}.
-With three logs an order that matches a trait is a hint, not a test: a conclusion about "a
-real help centre" is only one that holds on every log.
+With {len(logs)} logs an order that matches a trait is a hint, not a test:
+{_order_chance(len(logs))} A conclusion about "a real help centre" is only one that holds
+on every log.
 
 ![calibrated minus write-up on each log](realshape_panel.png)"""
 

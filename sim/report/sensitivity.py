@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from sim import exactmath
 from sim.experiments import PointRuns, Request, frames_of
 from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.params import Params
@@ -328,12 +329,25 @@ def full_strength(
     if headline.min() >= 0.0 and headline.max() <= 1.0:  # a share stays a share
         mean = min(max(mean, 0.0), 1.0)
     verdict = judge_estimate(band, mean, sd, (mean - Z95 * se, mean + Z95 * se))
+    # the two means share the reading's seeds, which the combination above ignores: with
+    # their covariance (cov(h_i, d_i) / N over the N headline seeds) the half-width would be
+    # this, and the verdict that; the report says how far the two differ
+    paired_seeds = (mine - default).dropna().index
+    on_them = default[paired_seeds].to_numpy(dtype=float)
+    cov = 0.0
+    if len(diff) > 1:  # sample covariance, by sim.exactmath (no CPU-dependent kernel)
+        a = on_them - math.fsum(on_them.tolist()) / len(on_them)
+        b = diff - math.fsum(diff.tolist()) / len(diff)
+        cov = exactmath.dot(a, b) / (len(diff) - 1)
+    shared = Z95 * math.sqrt(max(se**2 + 2 * cov / h.n, 0.0))
     return {
         **verdict,
         "shift_from_default": shift.mean,
         "shift_ci_lo": shift.lo,
         "shift_ci_hi": shift.hi,
         "mean_on_own_seeds": own.mean,
+        "ci_half_shared": shared,
+        "verdict_shared": judge_estimate(band, mean, sd, (mean - shared, mean + shared))["verdict"],
     }
 
 
@@ -364,6 +378,10 @@ def sensitivity_table(runs: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFram
                     "shift_ci_lo": 0.0,
                     "shift_ci_hi": 0.0,
                     "mean_on_own_seeds": float(mine[fig.key].astype(float).mean()),
+                }
+                verdict |= {
+                    "ci_half_shared": (verdict["ci_hi"] - verdict["ci_lo"]) / 2,
+                    "verdict_shared": verdict["verdict"],
                 }
             else:
                 verdict = full_strength(
