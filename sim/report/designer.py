@@ -169,7 +169,7 @@ def _real(m: dict[str, Any] | None, what: str, fmt: Any = _pt, unit: str = "poin
             "an assumption no edit log measures, how questions relate to edits, moves it"
             f"{than}: {_arm_move(assumed, fmt, unit)}"
         )
-    return f"On a real help centre's edits (Appendix C) {whole}{'; '.join(parts)}."
+    return f"On the real logs (Appendix C) {whole}{'; '.join(parts)}."
 
 
 def _changed_within(cas_edits: pd.DataFrame) -> dict[float, Interval]:
@@ -221,6 +221,40 @@ def _margin(ex: pd.DataFrame, choice: Any, target_min: float) -> str:
                 f"{i.lo:.1f} – {i.hi:.1f}) at {calls.mean:,.0f} calls a day"
             )
     return text
+
+
+def _panel_words(realshape: pd.DataFrame | None) -> str:
+    """The real logs the first page's real-shape moves come from, in words."""
+    from sim.report.realshape import SHARED_LOG
+
+    if realshape is None or "log" not in realshape:
+        return "a real help centre's log"
+    logs = list(dict.fromkeys(realshape["log"]))
+    return (
+        f"{len(logs)} real help centres' logs ({', '.join(logs)}; the first, {SHARED_LOG}'s, is "
+        "the one every arm is tabulated on): *calibrated shape* is the process fitted to a "
+        "log, *calibrated, every feature off* keeps only its volume, *+ real X* switches one "
+        "feature on; by default questions follow the edits' popularity ranking"
+    )
+
+
+def _human_part(sens: pd.DataFrame | None, read: dict[str, Any] | None) -> str:
+    """How much of a reading's move at 1 h is in rejections by humans' saves."""
+    if sens is None or read is None:
+        return ""
+    choice, reading = read["label"].split(" = ", 1)
+    r = sens[
+        (sens["choice"] == choice)
+        & (sens["reading"].astype(str) == reading)
+        & (sens["figure"] == "cas_human_reject_share_3600s")
+    ]
+    if r.empty or not bool(r["can_move"].iloc[0]):
+        return ""
+    h = r.iloc[0]
+    return (
+        f", of which {_pt(h['shift_from_default'])} ({_pt(h['shift_ci_lo'])} – "
+        f"{_pt(h['shift_ci_hi'])}) in rejections by humans' newer saves"
+    )
 
 
 def _delay(d: float) -> str:
@@ -297,7 +331,11 @@ An AI assistant answers from a knowledge base (KB) it reaches over MCP through f
 that of a Korean blog post that rebuilt those tools in Python, *{WRITEUP_TITLE}* (here
 "the write-up"): 400 articles, 300 human saves and 120 questions (two citations each) in
 an 8-hour day, article popularity Zipf(0.9). Every number below is a mean over seeds with
-its 95 % interval, computed by `make reproduce` from the per-seed rows in `seeds/`.
+its 95 % interval, computed by `make reproduce` from the per-seed rows in `seeds/`; a
+*stale* citation's article was saved after the read, a *gone* one's unpublished; moves are
+in percentage points. Each answer then says what moves it most: a setting the write-up
+leaves open (Appendix B: each run instead of this page's default, seed by seed), and the
+day's saves drawn from edit processes fitted to {_panel_words(realshape)} (Appendix C).
 
 ### How fast do citations go stale?
 
@@ -306,25 +344,30 @@ its 95 % interval, computed by `make reproduce` from the per-seed rows in `seeds
 by a human within {_delay(ten)} of the read in {_pct_ci(within[ten])}, within 1 h in
 {_pct_ci(within[HOUR_S])}, within 4 h in {_pct_ci(within[4 * HOUR_S])} ({n_cas} seeds).
 
-- *What moves it most:* of the write-up's open choices, {st_read["words"] if st_read else "none"}:
-  {_moved(st_read)}. {_real(st_real, "the day-end share")}
+- *What moves it most:* of the settings the write-up leaves open, reading it as *{
+        st_read["words"] if st_read else "none"
+    }* instead: {_moved(st_read)}.
+  {_real(st_real, "the day-end share")}
 - *What to do:* cite the version (`updated_at`) with every citation. Without it a change
-  cannot be told at all; a check by title alone catches only {_pct_ci(title)} of stale
-  citations, never a body edit.
+  cannot be told at all; a check by title alone catches only {_pct_ci(title)} of the
+  citations stale at the day's end ({title.n} seeds), never a body edit.
 
 ### What does catching it cost: re-read, poll or push?
 
 **Checking once an hour, re-reading every cited article costs {_num_ci(reread["calls"])}
 calls a day; polling the event log with the cursor kept costs {_num_ci(poll["calls"])}**
-({n_ex} seeds). Both notice every change at the same check, on average
+({n_ex} seeds). Re-read and poll each notice every change at the same check, on average
 {_num_ci(poll["unnoticed_min"], 1)} min after it. Push (MCP resource subscriptions)
-notices each change as it is committed, for {_num_ci(push["messages"])} messages a day.
-The title-only check never notices {_pct_ci(title_never)} of the changes (every body edit
-keeps its title), and hourly it costs {_num_ci(title_calls)} calls a day,
-{"more" if title_calls.mean > reread["calls"].mean else "fewer"} than re-reading.
+notices each change as it is committed, for {_num_ci(push["messages"])} messages a day
+(notifications and the reads they prompt). The title-only check (a search per cited
+title) never notices {_pct_ci(title_never)} of the changes to cited articles in these
+{n_ex} seeds (every body edit keeps its title), and hourly it costs {_num_ci(title_calls)}
+calls a day, {"more" if title_calls.mean > reread["calls"].mean else "fewer"} than
+re-reading.
 
-- *What moves it most:* the saves per check interval against the citations held: on the
-  break-even grid's day of {q} questions (§ 4), polling costs as many calls as re-reading
+- *What moves it most:* the saves per check interval against the citations held (no
+  open setting of the write-up moves the cost as much): on the break-even grid's day of
+  {q} questions (§ 4; this page's day has 120), polling costs as many calls as re-reading
   only at about {saves_even:,.0f} saves per hourly check.
   {_real(poll_real, "the hourly poll's calls a day", _calls, "calls")}
 - *What to do:* poll with the cursor kept, or push where the host implements MCP resource
@@ -338,13 +381,15 @@ keeps its title), and hourly it costs {_num_ci(title_calls)} calls a day,
 {_pct_ci(human)} meet a human's newer save and {_pct_ci(own)} meet only the agent's own
 other delayed edits of the same article: together, those rejected.
 
-- *What moves it most:* of the open choices, {cas_read["words"] if cas_read else "none"}:
-  {_moved(cas_read)} at 1 h.
+- *What moves it most:* of the settings the write-up leaves open, reading it as *{
+        cas_read["words"] if cas_read else "none"
+    }* instead: {_moved(cas_read)} at 1 h{_human_part(sens, cas_read)}.
   {_real(cas_real, "the rejections at 4 h")}
 - *What to do:* re-read right before an edit and send that version, not the citation's:
   at {_delay(fast)} a rejection is {_pct(cas.iloc[0]["rejected_share_all_seeds_mean"])}.
   Serialise the agent's own edits of one article: {100 * own_of.mean:.0f} %
-  ({100 * own_of.lo:.0f} – {100 * own_of.hi:.0f} %) of the rejections at 1 h are the agent's own.
+  ({100 * own_of.lo:.0f} – {100 * own_of.hi:.0f} %) of the rejections at 1 h meet only the
+  agent's own other delayed edits of the same article.
 
 The rest of the report: §§ 1–6 give each answer in full; Appendix A audits every figure
 of the write-up against this model (verdicts; z, our mean's distance from the write-up's
