@@ -172,8 +172,8 @@ def test_the_first_page_keeps_an_assumed_question_relation_apart_from_the_logs_f
         "calibrated_independent": [0.10, 0.12, 0.11, 0.13],
     }
     m = top_real_move(realshape.realshape_table(_rows(values)), "stale_share")
-    assert m["feature"]["arm"] == realshape_section.LABELS["+popularity"]
+    assert [f["arm"] for f in m["feature"]] == [realshape_section.LABELS["+popularity"]]
     assert m["assumption"]["arm"] == realshape_section.LABELS["calibrated_independent"]
     text = _real(m, "the day-end share")
-    assert text.index("of the logs' features") < text.index("no edit log measures")
+    assert text.index("of the logs' single features") < text.index("no edit log measures")
     assert "moves it more" in text

@@ -96,31 +96,29 @@ def _move(row: pd.Series) -> dict[str, Any]:
 
 
 def top_real_move(realshape: pd.DataFrame | None, figure: str) -> dict[str, Any] | None:
-    """The real-shape arms that move a figure most against their reference arms, with their
-    CIs: among the arms that change a feature of the edits (a log's measured shape), and
-    apart, among those that change how questions relate to edits (an assumption no edit
-    log measures)."""
+    """The whole real shape's move of a figure on each log, and the arms that move it most
+    against their reference arms, with their CIs: among the arms that switch on one
+    feature of the edits a log measures (the ablation's and the brackets'), the top and the
+    next (to say when the two are within noise); apart, among those that change how
+    questions relate to edits (an assumption no edit log measures)."""
     if realshape is None or "diff_mean" not in realshape:
         return None
+    from sim.report.realshape import ABLATION, BRACKETS
     from sim.report.realshape_seeds import BY_NAME
 
     r = realshape[(realshape["figure"] == figure) & realshape["diff_mean"].notna()]
     if r.empty:
         return None
     assumed = r["arm"].map(lambda a: BY_NAME[a].relation != "same")
-    calibrated = r[r["arm"] == "calibrated"]
-    if "log" in r:  # a panel: the whole shape's move on the shared log, the top on its own
-        from sim.report.realshape import SHARED_LOG
+    features = r[r["arm"].isin(ABLATION + BRACKETS)]
 
-        calibrated = calibrated[calibrated["log"] == SHARED_LOG]
-
-    def top(g: pd.DataFrame) -> dict[str, Any] | None:
-        return None if g.empty else _move(g.loc[g["diff_mean"].abs().idxmax()])
+    def ranked(g: pd.DataFrame) -> list[dict[str, Any]]:
+        return [_move(g.loc[i]) for i in g["diff_mean"].abs().sort_values(ascending=False).index]
 
     return {
-        "feature": top(r[~assumed]),
-        "assumption": top(r[assumed]),
-        "calibrated": None if calibrated.empty else calibrated.iloc[0],
+        "feature": ranked(features)[:2],
+        "assumption": (ranked(r[assumed]) or [None])[0],
+        "calibrated": r[r["arm"] == "calibrated"],
     }
 
 
@@ -143,22 +141,30 @@ def _arm_move(m: dict[str, Any], fmt: Any, unit: str) -> str:
 
 
 def _real(m: dict[str, Any] | None, what: str, fmt: Any = _pt, unit: str = "points") -> str:
-    """The real edit shape's move of a figure, the arm of a measured feature that moves it
-    most, and apart the arm of an assumed question relation that does."""
+    """The whole real shape's move of a figure on each log, the arm of one measured feature
+    that moves it most (and the next, when within noise), and apart the arm of an assumed
+    question relation that does."""
     if m is None:
         return ""
-    c = m["calibrated"]
-    whole = (
-        ""
-        if c is None
-        else f"the whole real shape moves {what} by {fmt(c['diff_mean'])} {unit} "
-        f"({fmt(c['diff_ci_lo'])} – {fmt(c['diff_ci_hi'])}) against the write-up's process"
-        + (f" on {c['log']}'s log; " if "log" in c else "; ")
+    whole = ", ".join(
+        f"{fmt(c['diff_mean'])} ({fmt(c['diff_ci_lo'])} – {fmt(c['diff_ci_hi'])})"
+        + (f" on {c['log']}'s log" if "log" in c else "")
+        for _, c in m["calibrated"].iterrows()
     )
-    feature, assumed = m["feature"], m["assumption"]
     parts = []
+    if whole:
+        parts.append(
+            f"the whole real shape moves {what}, in {unit}, by {whole} against the write-up's"
+            " process"
+        )
+    feature, assumed = (m["feature"] or [None])[0], m["assumption"]
     if feature is not None:
-        parts.append(f"of the logs' features, the largest move is {_arm_move(feature, fmt, unit)}")
+        top = f"of the logs' single features, the largest move is {_arm_move(feature, fmt, unit)}"
+        if len(m["feature"]) > 1:
+            nxt = m["feature"][1]
+            if abs(nxt["diff"]) >= min(abs(feature["lo"]), abs(feature["hi"])):
+                top += f", within noise of {_arm_move(nxt, fmt, unit)}"
+        parts.append(top)
     if assumed is not None:
         than = (
             ""
@@ -169,7 +175,7 @@ def _real(m: dict[str, Any] | None, what: str, fmt: Any = _pt, unit: str = "poin
             "an assumption no edit log measures, how questions relate to edits, moves it"
             f"{than}: {_arm_move(assumed, fmt, unit)}"
         )
-    return f"On the real logs (Appendix C) {whole}{'; '.join(parts)}."
+    return f"On the real logs (Appendix C) {'; '.join(parts)}." if parts else ""
 
 
 def _changed_within(cas_edits: pd.DataFrame) -> dict[float, Interval]:
@@ -303,7 +309,7 @@ def page(
         f"{_pct(r['rejected_share_all_seeds_mean'])} at {_delay(d)}" for d, r in cas.iterrows()
     )
     cas_read = top_reading(sens, "cas_reject_share_3600s") if sens is not None else None
-    cas_real = top_real_move(realshape, "cas_reject_14400s")
+    cas_real = top_real_move(realshape, "cas_reject_3600s")
     fast = min(within)
     ten = 600.0 if 600.0 in within else fast
 
@@ -369,7 +375,7 @@ re-reading.
   open setting of the write-up moves the cost as much): on the break-even grid's day of
   {q} questions (§ 4; this page's day has 120), polling costs as many calls as re-reading
   only at about {saves_even:,.0f} saves per hourly check.
-  {_real(poll_real, "the hourly poll's calls a day", _calls, "calls")}
+  {_real(poll_real, "the hourly poll's cost", _calls, "calls a day")}
 - *What to do:* poll with the cursor kept, or push where the host implements MCP resource
   subscriptions (`resources/subscribe`), at the interval the advisor picks for your rates:
   {pick}.
@@ -384,7 +390,7 @@ other delayed edits of the same article: together, those rejected.
 - *What moves it most:* of the settings the write-up leaves open, reading it as *{
         cas_read["words"] if cas_read else "none"
     }* instead: {_moved(cas_read)} at 1 h{_human_part(sens, cas_read)}.
-  {_real(cas_real, "the rejections at 4 h")}
+  {_real(cas_real, "the rejections at 1 h")}
 - *What to do:* re-read right before an edit and send that version, not the citation's:
   at {_delay(fast)} a rejection is {_pct(cas.iloc[0]["rejected_share_all_seeds_mean"])}.
   Serialise the agent's own edits of one article: {100 * own_of.mean:.0f} %

@@ -171,14 +171,25 @@ def _ordered_by(cells: list[pd.Series], logs: list[str], traits: pd.DataFrame) -
     return " or ".join(hits) if hits else "none of " + ", ".join(TRAITS.values())
 
 
-def _order_chance(logs: int) -> str:
-    """How often a trait's order across the logs matches a difference's by chance alone."""
-    one = 2 / math.factorial(logs)  # the order itself or its inverse, of logs! orders
-    any_of = 1 - math.prod([1 - one] * len(TRAITS))
+def _orders_covered(traits: pd.DataFrame, logs: list[str]) -> int:
+    """How many of the logs' possible orders some trait, or its inverse, already takes."""
+    t = traits.set_index("log").loc[logs]
+    covered = set()
+    for key in TRAITS:
+        up = tuple(int(i) for i in np.argsort(t[key].to_numpy(), kind="stable"))
+        covered |= {up, up[::-1]}
+    return len(covered)
+
+
+def _order_chance(traits: pd.DataFrame, logs: list[str]) -> str:
+    """The share of the logs' orders a difference's would match some trait in by chance."""
+    orders = math.factorial(len(logs))
+    covered = _orders_covered(traits, logs)
     return (
-        f"one trait's order (or its inverse) matches a difference's by chance {100 * one:.0f} % "
-        f"of the time, and one of the {len(TRAITS)} traits ({', '.join(TRAITS.values())}) "
-        f"{100 * any_of:.0f} % of the time."
+        f"of the {orders} orders {len(logs)} logs can take, {covered} match one of the "
+        f"{len(TRAITS)} traits ({', '.join(TRAITS.values())}) or its inverse, so a difference "
+        f"would match one by chance alone {100 * covered / orders:.0f} % of the time"
+        + (", and no order is named above." if covered == orders else ".")
     )
 
 
@@ -324,7 +335,12 @@ def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
         elif v.startswith("undecided"):
             undecided.append(FIGURES[f])  # no order across the logs to read into
         else:
-            depends.append(f"{FIGURES[f]} ({v}; ordered as {_ordered_by(cells, logs, traits)})")
+            hint = (
+                ""
+                if _orders_covered(traits, logs) == math.factorial(len(logs))
+                else f"; ordered as {_ordered_by(cells, logs, traits)}"
+            )
+            depends.append(f"{FIGURES[f]} ({v}{hint})")
     held = "; ".join(holds) if holds else "none"
     return f"""**Across a panel of real help centres.** The same arms run on the shape fitted to
 each of {len(logs)} real help centres' logs (bundled in `sim/calibrate/logs/`); the write-up's
@@ -352,7 +368,7 @@ n_saves, and a busier day has more stale citations. The same differences at equa
 Holds across the panel: {held}. Depends on the log: {"; ".join(depends) if depends else "none"}.
 Undecided on every log (each interval holds 0): {"; ".join(undecided) if undecided else "none"}.
 With {len(logs)} logs an order that matches a trait is a hint, not a test:
-{_order_chance(len(logs))} A conclusion about "a real help centre" is only one that holds
+{_order_chance(traits, logs)} A conclusion about "a real help centre" is only one that holds
 on every log.
 
 ![calibrated minus write-up on each log](realshape_panel.png)"""
