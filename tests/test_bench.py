@@ -4,6 +4,7 @@ probe counts matches through the tools. Timings themselves are never asserted.""
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,7 @@ def test_retiming_some_loops_keeps_the_rest_and_says_so(monkeypatch: pytest.Monk
     monkeypatch.setitem(suite.LOOPS, "make_test", lambda: fresh)
     other = {**committed["machine"], "cpu": "Other CPU", "numpy_top_level": "X86_V3"}
     monkeypatch.setattr(suite, "machine", lambda: other)
-    b = suite.retime(committed, ["make_test"], "abc1234")
+    b = suite.retime(committed, ["make_test"], lambda: "abc1234")
     prior = suite._retimed(committed)  # what the committed file says was retimed already
     machines = committed.get("retimed", {}).get("machines", {})
     assert b["make_test"] == fresh
@@ -113,11 +114,39 @@ def test_retiming_some_loops_keeps_the_rest_and_says_so(monkeypatch: pytest.Monk
     # a later --only adds its loops, each with its own commit and machine
     monkeypatch.setitem(suite.LOOPS, "make_check", lambda: fresh)
     monkeypatch.setattr(suite, "machine", lambda: committed["machine"])
-    again = suite.retime(b, ["make_check"], "def5678")
+    again = suite.retime(b, ["make_check"], lambda: "def5678")
     assert again["retimed"]["loops"] == {**prior, "make_test": "abc1234", "make_check": "def5678"}
     text = suite.readme_table(again)
     assert "`make_test` on abc1234 (Other CPU" in text
     assert "`make_check` on def5678;" in text or "`make_check` on def5678," in text
+
+
+def test_each_retimed_loop_names_the_code_checked_out_as_it_started(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A commit made while one loop runs is the next loop's; a change not committed is said."""
+    from sim.bench import suite
+
+    heads = iter(["aaa1111", "bbb2222+changes"])
+    monkeypatch.setitem(suite.LOOPS, "make_test", lambda: {"wall_s": 1.0})
+    monkeypatch.setitem(suite.LOOPS, "make_check", lambda: {"wall_s": 2.0})
+    b = suite.retime({}, ["make_test", "make_check"], lambda: next(heads))
+    assert b["retimed"]["loops"] == {"make_test": "aaa1111", "make_check": "bbb2222+changes"}
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for args in (["init", "-q"], ["config", "user.email", "a@b"], ["config", "user.name", "a"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    (repo / "f.txt").write_text("one")
+    (repo / "results").mkdir()
+    (repo / "results" / "SPEED.md").write_text("x")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "c"], cwd=repo, check=True)
+    monkeypatch.chdir(repo)
+    assert not suite.checked_out().endswith("+changes")
+    (repo / "results" / "SPEED.md").write_text("y")  # the bench's own output: not a change
+    assert not suite.checked_out().endswith("+changes")
+    (repo / "f.txt").write_text("two")
+    assert suite.checked_out().endswith("+changes")
 
 
 def test_a_loop_timed_several_times_reports_its_median_run(

@@ -8,6 +8,7 @@ import os
 import platform
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -451,17 +452,39 @@ def _retimed(bench: dict[str, Any]) -> dict[str, str]:
     return dict(r.get("loops", {}))
 
 
-def retime(bench: dict[str, Any], names: list[str], commit: str) -> dict[str, Any]:
+def retime(bench: dict[str, Any], names: list[str], commit: Callable[[], str]) -> dict[str, Any]:
     """The bench with the named loops timed again on this code, the rest as they were; which
     loops were retimed since the last full bench, each on what commit and what machine, is
-    kept in the file with them (a later --only adds to the list)."""
-    b = {**bench, **{name: LOOPS[name]() for name in names}}
+    kept in the file with them (a later --only adds to the list). ``commit`` names the code
+    checked out as each loop starts: a loop of many minutes can outlive the commit the run
+    started on."""
+    timed, on = {}, {}
+    for name in names:
+        on[name] = commit()
+        timed[name] = LOOPS[name]()
+    b = {**bench, **timed}
     here = machine()
     b["retimed"] = {
-        "loops": _retimed(bench) | dict.fromkeys(names, commit),
+        "loops": _retimed(bench) | on,
         "machines": bench.get("retimed", {}).get("machines", {}) | dict.fromkeys(names, here),
     }
     return b
+
+
+BENCH_OUTPUTS = ("results/bench.json", "results/SPEED.md")
+"""What the bench writes itself: a change to them alone leaves the code timed as committed."""
+
+
+def checked_out() -> str:
+    """The commit checked out, short, with '+changes' when tracked files other than the
+    bench's own outputs differ from it (the loop then times code no commit holds)."""
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+
+    head = git("rev-parse", "--short", "HEAD").stdout.strip()
+    changed = git("diff", "--quiet", "HEAD", "--", ".", *(f":!{p}" for p in BENCH_OUTPUTS))
+    return head + ("+changes" if changed.returncode == 1 else "")
 
 
 def main(
@@ -477,13 +500,10 @@ def main(
     line into `front_readme` (README.md), each only when given."""
     from sim.report import readme
 
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
     if only:
-        b = retime(json.loads((out / "bench.json").read_text()), only, head)
+        b = retime(json.loads((out / "bench.json").read_text()), only, checked_out)
     else:
-        b = run_all(repeats, factors, loops=loops) | {"commit": head}
+        b = run_all(repeats, factors, loops=loops) | {"commit": checked_out()}
     b["targets"] = targets(b)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(b, indent=2) + "\n")
