@@ -113,6 +113,7 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
     from sim.serve import Interrupts, check_writable, leave, open_store, serve
 
     http = _serve_http(srv, args)
+    interrupts = Interrupts() if http is None else None  # a Ctrl-C while the KB is built too
     try:
         store = open_store(args.seed, args.articles, args.db)
         if args.db is not None and args.write_gate:
@@ -126,12 +127,19 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
         srv.error(f"--call-log {args.call_log}: cannot append to it ({e.strerror})")
     status = 0
     try:
-        if http is None:
-            interrupts = Interrupts()  # before the loop starts: asyncio's runner then keeps it
-            anyio.run(
-                serve,
-                *(store, interrupts, args.human_edits_per_minute, args.seed, log, args.write_gate),
-            )
+        if interrupts is not None:
+            if interrupts.serving():  # installed before the loop: asyncio's runner keeps it
+                anyio.run(
+                    serve,
+                    *(
+                        store,
+                        interrupts,
+                        args.human_edits_per_minute,
+                        args.seed,
+                        log,
+                        args.write_gate,
+                    ),
+                )
         else:
             from sim.server.http import serve_http
 

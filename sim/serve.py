@@ -189,16 +189,31 @@ class Interrupts:
     nothing into the code it interrupts, whichever thread the signal reaches), and ignores
     every later Ctrl-C at once. A server started with SIGINT ignored (a non-interactive
     shell's `&` starts background jobs so, to spare them the foreground's Ctrl-C) keeps
-    ignoring it, as Python did while it started."""
+    ignoring it, as Python did while it started.
+
+    It is installed before the KB is built, too: there a Ctrl-C raises KeyboardInterrupt at
+    once (the start ends quietly), and the flag keeps it even where C code that called the
+    handler drops the exception (on a loaded machine about one Ctrl-C in 25 during the
+    corpus's build was lost so, and the server then served on); ``serving`` stops the
+    raising before the loop starts."""
 
     def __init__(self) -> None:
         self.seen = False
+        self._raising = True
         if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             signal.signal(signal.SIGINT, self._on_interrupt)
+
+    def serving(self) -> bool:
+        """From here on a Ctrl-C only sets the flag; whether to serve at all (no Ctrl-C came
+        while the server started)."""
+        self._raising = False
+        return not self.seen
 
     def _on_interrupt(self, _signum: int, _frame: object) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         self.seen = True
+        if self._raising:
+            raise KeyboardInterrupt
 
 
 async def _stop_on_interrupt(serving: anyio.CancelScope, interrupts: Interrupts) -> None:
