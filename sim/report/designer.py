@@ -73,6 +73,8 @@ def top_reading(sensitivity: pd.DataFrame, figure: str) -> dict[str, Any] | None
     label = f"{r['choice']} = {r['reading']}"
     return {
         "label": label,
+        "choice": r["choice"],
+        "reading": str(r["reading"]),
         "words": CHOICE_LABELS.get(label, f"`{label}`"),
         "shift": r["shift_from_default"],
         "lo": r["shift_ci_lo"],
@@ -248,10 +250,9 @@ def _human_part(sens: pd.DataFrame | None, read: dict[str, Any] | None) -> str:
     """How much of a reading's move at 1 h is in rejections by humans' saves."""
     if sens is None or read is None:
         return ""
-    choice, reading = read["label"].split(" = ", 1)
     r = sens[
-        (sens["choice"] == choice)
-        & (sens["reading"].astype(str) == reading)
+        (sens["choice"] == read["choice"])
+        & (sens["reading"].astype(str) == read["reading"])
         & (sens["figure"] == "cas_human_reject_share_3600s")
     ]
     if r.empty or not bool(r["can_move"].iloc[0]):

@@ -323,6 +323,7 @@ def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
     effects = panel_rows(table)
     equal = panel_rows(table, "eqvol_")
     holds, depends, undecided = [], [], []
+    every_order = _orders_covered(traits, logs) == math.factorial(len(logs))
     for f in HEADLINE:
         cells = _per_log(table, f, logs)
         if any(c is None or "diff_mean" not in c for c in cells):
@@ -335,11 +336,7 @@ def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
         elif v.startswith("undecided"):
             undecided.append(FIGURES[f])  # no order across the logs to read into
         else:
-            hint = (
-                ""
-                if _orders_covered(traits, logs) == math.factorial(len(logs))
-                else f"; ordered as {_ordered_by(cells, logs, traits)}"
-            )
+            hint = "" if every_order else f"; ordered as {_ordered_by(cells, logs, traits)}"
             depends.append(f"{FIGURES[f]} ({v}{hint})")
     held = "; ".join(holds) if holds else "none"
     return f"""**Across a panel of real help centres.** The same arms run on the shape fitted to

@@ -314,7 +314,8 @@ def full_strength(
     from the default on the same seeds, the two 95 % intervals combined; the reading's
     per-seed spread, scaled to the headline's, sets its five-seed range."""
     h = interval(headline)
-    diff = (mine - default).dropna().to_numpy(dtype=float)
+    paired_diff = (mine - default).dropna()
+    diff = paired_diff.to_numpy(dtype=float)
     shift = interval(diff)
     own = interval(mine.dropna().to_numpy(dtype=float))
     paired = interval(default[mine.dropna().index].to_numpy(dtype=float))
@@ -332,8 +333,7 @@ def full_strength(
     # the two means share the reading's seeds, which the combination above ignores: with
     # their covariance (cov(h_i, d_i) / N over the N headline seeds) the half-width would be
     # this, and the verdict that; the report says how far the two differ
-    paired_seeds = (mine - default).dropna().index
-    on_them = default[paired_seeds].to_numpy(dtype=float)
+    on_them = default[paired_diff.index].to_numpy(dtype=float)
     cov = 0.0
     if len(diff) > 1:  # sample covariance, by sim.exactmath (no CPU-dependent kernel)
         a = on_them - math.fsum(on_them.tolist()) / len(on_them)
