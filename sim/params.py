@@ -11,9 +11,9 @@ import ast
 import inspect
 import itertools
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal, cast
 
 from sim.calibrate.shape import EditShape, load_shape
 
@@ -21,6 +21,11 @@ HOUR_S = 3600.0
 LADDER_S = (5.0, 600.0, 3600.0, 4 * 3600.0)
 SHAPE_FEATURES = ("popularity", "bursts", "bulk", "profile")
 """The calibrated edit process's real features (sim.calibrate.generate.FEATURES)."""
+
+ApprovalStrategy = Literal["approve_then_write", "reread_after_approval"]
+ApprovalReviewer = Literal["independent", "queue", "batch"]
+Transport = Literal["direct", "mcp"]
+QuestionRelation = Literal["same", "independent", "clustered"]
 
 
 @lru_cache(maxsize=8)
@@ -66,7 +71,7 @@ class Params:
     """Simulated seconds each tool call takes."""
     title_check_limit: int = 5
     """Hits the title-only check asks for when it searches a kept title."""
-    transport: Literal["direct", "mcp"] = "direct"
+    transport: Transport = "direct"
     """'direct': the agent and checker call the tools in-process; 'mcp': every call crosses
     the MCP protocol (official SDK client and server, JSON-RPC over in-memory streams)."""
     unpublished_save: Literal["draft", "redraw", "republish"] = "draft"
@@ -101,7 +106,7 @@ class Params:
     write_gate: bool = False
     """Every agent edit needs its own recorded approval of exactly its arguments, decided by
     a reviewer (the write-up's closing advice); off in the write-up's study."""
-    approval_strategy: Literal["approve_then_write", "reread_after_approval"] = "approve_then_write"
+    approval_strategy: ApprovalStrategy = "approve_then_write"
     """With the gate: write with the citation's version once approved, or re-read after the
     approval and, if the article changed, re-apply the change and ask a second approval."""
     approval_median_s: float = 120.0
@@ -113,7 +118,7 @@ class Params:
     """Share of approval requests the reviewer declines."""
     approval_ttl_s: float = 900.0
     """Seconds a granted approval stays usable after the decision."""
-    approval_reviewer: Literal["independent", "queue", "batch"] = "independent"
+    approval_reviewer: ApprovalReviewer = "independent"
     """Who decides: 'independent', each request after its own lognormal latency (a reviewer
     free for every request); 'queue', one reviewer deciding requests one at a time in the
     order asked, each taking a lognormal latency; 'batch', one reviewer deciding every
@@ -144,7 +149,7 @@ class Params:
     """The calibrated shape's real features switched on (popularity, bursts, bulk, profile);
     each one off is replaced by the write-up's counterpart (Zipf zipf_s popularity,
     independent saves, one article per publish, uniform time)."""
-    question_relation: Literal["same", "independent", "clustered"] = "same"
+    question_relation: QuestionRelation = "same"
     """How question popularity relates to edit popularity under the calibrated process: the
     same ranking (the write-up); an independent ranking; or the same ranking with a share of
     questions ('cluster_share') arriving shortly after a publish, on an article it touched.
@@ -314,6 +319,23 @@ class Params:
 
     def as_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def with_(self, **overrides: object) -> Params:
+        """A copy with fields named at run time (a sweep's axes, a reading's field) changed.
+
+        Where the names are written out, ``dataclasses.replace`` lets the type checker see
+        each value; here an unknown name is a ValueError naming the fields, and each value
+        is checked by ``__post_init__`` as on construction.
+        """
+        names = [f.name for f in fields(self)]
+        unknown = sorted(set(overrides) - set(names))
+        if unknown:
+            raise ValueError(
+                f"Params: expected field names among {', '.join(names)}; received "
+                f"{', '.join(unknown)}"
+            )
+        # The names are checked above and the values by __post_init__, at run time.
+        return replace(self, **cast(dict[str, Any], overrides))
 
 
 @lru_cache(maxsize=1)

@@ -155,8 +155,8 @@ async def serve(
     gc.freeze()
 
     log = CallLog(sink=call_log, keep=False)
-    server = KBServer(store, wall_clock_us, log, write_gate=write_gate)
-    session = server.connect("mcp-client", [KB_ID], gate=ELICITATION_GATE)
+    kb = KBServer(store, wall_clock_us, log, write_gate=write_gate)
+    session = kb.connect("mcp-client", [KB_ID], gate=ELICITATION_GATE)
     server = build_server(session)
     async with anyio.create_task_group() as outer:
         outer.start_soon(_stop_on_interrupt, outer.cancel_scope, interrupts)

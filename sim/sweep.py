@@ -57,7 +57,7 @@ def grid(base: Params, axes: dict[str, list[Any]]) -> list[Params]:
     """Every combination of the axes' values, each validated as a Params."""
     names = list(axes)
     return [
-        replace(base, **dict(zip(names, values, strict=True)))
+        base.with_(**dict(zip(names, values, strict=True)))
         for values in itertools.product(*(axes[n] for n in names))
     ]
 

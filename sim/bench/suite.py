@@ -23,7 +23,7 @@ from sim.bench.subscriptions import fanout
 from sim.bench.timing import spread, timed
 from sim.experiments import EXPERIMENTS, WRITEUP_SEEDS, run_study
 from sim.model.day import Day
-from sim.params import Params
+from sim.params import Params, Transport
 from sim.reproduce import build_tables
 
 STUDY_TABLES = (
@@ -43,7 +43,7 @@ def reproduction(repeats: int) -> dict[str, Any]:
     per-seed rows) and their tables, no figures, one process."""
 
     def run() -> None:
-        rows = {}
+        rows: seedrows.Rows = {}
         for e in seedrows.EXPERIMENTS[:2]:
             rows |= e.run(Params(), WRITEUP_SEEDS, 1, False)
         build_tables(Params(), rows, STUDY_TABLES)
@@ -53,10 +53,12 @@ def reproduction(repeats: int) -> dict[str, Any]:
 
 def mcp_overhead(repeats: int, seed: int = 1) -> dict[str, Any]:
     """The same staleness day with in-process calls and with every call over MCP."""
-    direct, over_mcp = [], []
+    direct: list[float] = []
+    over_mcp: list[float] = []
+    arms: tuple[tuple[Transport, list[float]], ...] = (("direct", direct), ("mcp", over_mcp))
     calls = 0
     for _ in range(repeats):
-        for transport, out in (("direct", direct), ("mcp", over_mcp)):
+        for transport, out in arms:
             t = time.perf_counter()
             result = Day(replace(Params(), transport=transport), seed).run()
             out.append(time.perf_counter() - t)

@@ -20,14 +20,14 @@ from matplotlib.figure import Figure
 from scipy.stats import binomtest
 
 from sim.experiments import PointRuns, Request, experiment_params, frames_of
-from sim.params import Params
+from sim.params import ApprovalReviewer, ApprovalStrategy, Params
 from sim.theory import p_gated_write_meets
 
-STRATEGIES = ("approve_then_write", "reread_after_approval")
+STRATEGIES: tuple[ApprovalStrategy, ...] = ("approve_then_write", "reread_after_approval")
 MEDIANS_S = (10.0, 60.0, 120.0, 600.0, 1800.0)
 """Median approval latencies swept: a glance, a minute, the default two, ten and thirty."""
 SEEDS = 40
-CONDITIONS: tuple[tuple[float, str], ...] = (
+CONDITIONS: tuple[tuple[float, ApprovalReviewer], ...] = (
     (0.0, "independent"),
     (10.0, "independent"),
     (60.0, "independent"),

@@ -28,7 +28,7 @@ from sim.calibrate.shape import EditShape, match_bulk, stretch_sessions
 from sim.experiments import PointRuns, Request, StudyFrames, frames_of, run_all
 from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.model.calibrated import day_window
-from sim.params import LADDER_S, SHAPE_FEATURES, Params
+from sim.params import LADDER_S, SHAPE_FEATURES, Params, QuestionRelation
 from sim.report.realshape_misses import misses
 from sim.report.stats import Interval
 
@@ -55,7 +55,7 @@ class Arm:
     """The arm this one is compared with, seed by seed ('' for none)."""
     process: str
     features: tuple[str, ...] = SHAPE_FEATURES
-    relation: str = "same"
+    relation: QuestionRelation = "same"
     burst_matched: bool = False
     """Sessions stretched until the process's B is the log's (``burstfit``): the panel only."""
     bulk_matched: bool = False
@@ -133,20 +133,22 @@ def arm_params(base: Params, arm: Arm, shape: EditShape, advised: tuple[str, flo
     """An arm's day: the base day with its process, features and question relation, and
     the advisor's method watching at its interval (reads only: the day is unchanged)."""
     method, interval_s = advised
-    watch: dict[str, object] = {"sweep_intervals_s": (interval_s,)}
+    push, sweep = base.push, base.sweep_intervals_s
     if method == "push":
-        watch = {"push": True}
-    elif base.run_checker and interval_s == base.check_interval_s:
-        watch = {}  # the hourly checker's re-read and poll flag at the same instants
+        push = True
+    elif not (base.run_checker and interval_s == base.check_interval_s):
+        # (at the hourly checker's interval, its re-read and poll flag at the same instants)
+        sweep = (interval_s,)
     if arm.process == "writeup":
-        return replace(base, question_relation=arm.relation, **watch)
+        return replace(base, question_relation=arm.relation, push=push, sweep_intervals_s=sweep)
     return replace(
         base,
         save_process="calibrated",
         edit_shape=shape,
         shape_features=arm.features,
         question_relation=arm.relation,
-        **watch,
+        push=push,
+        sweep_intervals_s=sweep,
     )
 
 

@@ -165,7 +165,7 @@ def sensitivity_points(
 ) -> list[tuple[Choice, object, Params]]:
     """Every reading's day (those named by ``keys`` only, where given), in CHOICES' order."""
     return [
-        (c, r, replace(base, run_checker=False, **{c.field: r}))
+        (c, r, base.with_(run_checker=False, **{c.field: r}))
         for c in CHOICES
         for r in c.readings
         if keys is None or (c.field, str(r)) in keys

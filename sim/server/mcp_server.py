@@ -51,9 +51,9 @@ def mcp_tools() -> tuple[types.Tool, ...]:
         types.Tool(
             name=t["name"],
             description=t["description"],
-            inputSchema=t["inputSchema"],
-            outputSchema=t["outputSchema"],
-            annotations=types.ToolAnnotations(**t["annotations"]),
+            input_schema=t["inputSchema"],
+            output_schema=t["outputSchema"],
+            annotations=types.ToolAnnotations.model_validate(t["annotations"]),
         )
         for t in KBServer.list_tools()
     )
@@ -75,8 +75,8 @@ def to_tool_result(reply: Reply) -> ToolResult:
 def to_call_result(result: ToolResult) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=result.text)],
-        structuredContent=result.structured,
-        isError=result.is_error,
+        structured_content=result.structured,
+        is_error=result.is_error,
     )
 
 
