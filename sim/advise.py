@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from sim.experiments import StudyFrames
+    from sim.report.exposure import ExposureRows
 
 # pandas and the study's runner are imported where the closed forms are tabulated, after
 # the sizes' process has forked, so that the two processes import them in parallel.
@@ -127,8 +128,8 @@ def in_background(work: Callable[..., _T], *args: Any) -> Callable[[], _T]:
     value) and return what waits for it. Where the platform cannot fork, or another thread
     runs (a fork copies no thread, but any lock one held), it runs now instead."""
     if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
-        result = work(*args)
-        return lambda: result
+        value = work(*args)
+        return lambda: value
     fork = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(1, mp_context=fork, initializer=gc.freeze)  # as run_requests
     future = pool.submit(work, *args)
@@ -231,7 +232,10 @@ def closed_form(
 
 
 def simulated(
-    params: Params, seeds: int, workers: int | None = None, frames: StudyFrames | None = None
+    params: Params,
+    seeds: int,
+    workers: int | None = None,
+    frames: StudyFrames | ExposureRows | None = None,
 ) -> pd.DataFrame:
     """The same rows from N seeded days: the exposure runs of the report (given, or run), with
     the 95 % interval's upper end of the minutes a change goes unnoticed (over seeds)."""
@@ -241,9 +245,8 @@ def simulated(
 
     if frames is None:
         frames = run_study(params, list(range(1, seeds + 1)), ("exposure",), workers, False)
-    data = frames.seeds(list(range(1, seeds + 1)))
-    if not isinstance(data, ExposureRows):
-        data = exposure_rows(params, data)
+    taken = frames.seeds(list(range(1, seeds + 1)))
+    data = taken if isinstance(taken, ExposureRows) else exposure_rows(params, taken)
     t = exposure_table(params, data)
     t = t[t["method"].isin(METHODS)]
     hi = {
@@ -283,7 +286,7 @@ def advise(
     max_unnoticed_min: float,
     simulate: int = 0,
     workers: int | None = None,
-    frames: StudyFrames | None = None,
+    frames: StudyFrames | ExposureRows | None = None,
     sizes: Sizes | None = None,
 ) -> dict[str, Any]:
     """Every method's cheapest interval under the target, and the overall choice; with

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -264,7 +265,7 @@ def run(
     want: Precision,
     workers: int = 2,
     fixed_days: int = 0,
-    say=print,
+    say: Callable[[str], object] = print,
 ) -> tuple[dict[str, Sample], str]:
     """Days in batches on seeds 1, 2, ... for every process until precise (or `fixed_days`
     exactly); the samples and why it stopped. Every process's days of a batch run in one

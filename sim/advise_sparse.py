@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
@@ -74,7 +75,7 @@ def run_sparse(
     want: sampled.Precision,
     workers: int = 2,
     fixed_days: int = 0,
-    say=print,
+    say: Callable[[str], object] = print,
 ) -> tuple[dict[str, sampled.Sample], str]:
     """Seeds 1, 2, ... for every process, in batches, until every process's unnoticed times
     and its chosen option's cost are precise (or `fixed_days` seeds exactly, all in full);

@@ -68,6 +68,11 @@ class Table:
     make: Callable[[Params, Rows, Tables], pd.DataFrame]
 
 
+def _committed(part: str) -> Callable[[Params, Rows, Tables], pd.DataFrame]:
+    """A part's per-seed rows as its table, unchanged."""
+    return lambda base, rows, t: rows[part]
+
+
 def _headline(rows: Rows) -> pd.DataFrame:
     return joined([rows["staleness_headline"], rows["cas_headline"]])
 
@@ -138,7 +143,7 @@ TABLES: tuple[Table, ...] = (
     Table("realshape", lambda base, rows, t: realshape.realshape_table(rows["realshape"])),
     Table("realshape_moves", lambda base, rows, t: realshape.moves_table(t["realshape"])),
     *(
-        Table(part, lambda base, rows, t, part=part: rows[part])
+        Table(part, _committed(part))
         for part in seedrows.CALIBRATION_PARTS
         if part != "calibration_shape"
     ),

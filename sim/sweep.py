@@ -8,7 +8,7 @@ function of (params, seed), so the table is the same wherever it ran.
 from __future__ import annotations
 
 import itertools
-from dataclasses import fields, replace
+from dataclasses import fields
 from typing import Any
 
 import pandas as pd

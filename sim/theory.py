@@ -414,23 +414,26 @@ def _held_at_checks(
     """Σₖ₌₀ᴷ⁻¹ Mᵏ (1, 0) per chain, M = Πⱼ (I + sⱼB)^nⱼ over the cut steps {sⱼ: nⱼ} and
     B = [[−r − uλ, (1 − u)λ], [r, −λ]] (state: unwatched, watched)."""
     b = ((-r - u * lam, (1 - u) * lam), (r, -lam))
-    eye = ((np.ones_like(r), np.zeros_like(r)), (np.zeros_like(r), np.ones_like(r)))
+    eye: _Matrix = ((np.ones_like(r), np.zeros_like(r)), (np.zeros_like(r), np.ones_like(r)))
     m = eye
     for s, count in cut.items():
         m = _product(m, _power(_added(eye, _scaled(b, s)), count))
     (_, total) = _chain_power((m, eye), checks)
-    return total[0][0], total[1][0]
+    return np.asarray(total[0][0]), np.asarray(total[1][0])
 
 
 def _power(m: _Matrix, k: int) -> _Matrix:
     """mᵏ (k ≥ 1) by repeated squaring."""
     result = None
-    while k:
-        if k & 1:
+    left = k
+    while left:
+        if left & 1:
             result = m if result is None else _product(result, m)
-        k >>= 1
-        if k:
+        left >>= 1
+        if left:
             m = _product(m, m)
+    if result is None:
+        raise ValueError(f"_power: expected k of 1 or more; received {k}")
     return result
 
 
@@ -448,7 +451,7 @@ def _day_counts(
     (unsubscribed, subscribed | subscribes, notifications), A = [[B, 0], [G, 0]], so
     M = [[P, 0], [Q, I]]: P = Σₖ (hB)ᵏ/k!, Q = G·Σₖ₌₁⁴ hᵏBᵏ⁻¹/k!, G = diag(r, λ)."""
     b = ((-r - u * lam, (1 - u) * lam), (r, -lam))
-    eye = ((1.0, 0.0), (0.0, 1.0))
+    eye: _Matrix = ((1.0, 0.0), (0.0, 1.0))
     power, p, series = eye, eye, _scaled(eye, 0.0)
     for k in range(1, 5):
         series = _added(series, _scaled(power, h**k / math.factorial(k)))  # Σ hᵏBᵏ⁻¹/k!
@@ -456,23 +459,28 @@ def _day_counts(
         p = _added(p, _scaled(power, h**k / math.factorial(k)))
     q = ((r * series[0][0], r * series[0][1]), (lam * series[1][0], lam * series[1][1]))
     (_, q_day) = _chain_power((p, q), steps)
-    return q_day[0][0], q_day[1][0]
+    return np.asarray(q_day[0][0]), np.asarray(q_day[1][0])
 
 
-_Matrix = tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+_Entry = np.ndarray | float
+"""A matrix entry: one value per map and article, or a constant (the identity's)."""
+_Matrix = tuple[tuple[_Entry, _Entry], tuple[_Entry, _Entry]]
 
 
 def _product(x: _Matrix, y: _Matrix) -> _Matrix:
     """2 × 2 matrix product, each entry an array (one matrix per map and article)."""
-    return tuple(tuple(x[i][0] * y[0][j] + x[i][1] * y[1][j] for j in range(2)) for i in range(2))  # type: ignore[return-value]
+    return (
+        (x[0][0] * y[0][0] + x[0][1] * y[1][0], x[0][0] * y[0][1] + x[0][1] * y[1][1]),
+        (x[1][0] * y[0][0] + x[1][1] * y[1][0], x[1][0] * y[0][1] + x[1][1] * y[1][1]),
+    )
 
 
 def _added(x: _Matrix, y: _Matrix) -> _Matrix:
-    return tuple(tuple(x[i][j] + y[i][j] for j in range(2)) for i in range(2))  # type: ignore[return-value]
+    return ((x[0][0] + y[0][0], x[0][1] + y[0][1]), (x[1][0] + y[1][0], x[1][1] + y[1][1]))
 
 
 def _scaled(x: _Matrix, s: float) -> _Matrix:
-    return tuple(tuple(x[i][j] * s for j in range(2)) for i in range(2))  # type: ignore[return-value]
+    return ((x[0][0] * s, x[0][1] * s), (x[1][0] * s, x[1][1] * s))
 
 
 def _chain_power(m: tuple[_Matrix, _Matrix], k: int) -> tuple[_Matrix, _Matrix]:
@@ -483,10 +491,13 @@ def _chain_power(m: tuple[_Matrix, _Matrix], k: int) -> tuple[_Matrix, _Matrix]:
         return _product(x[0], y[0]), _added(_product(x[1], y[0]), y[1])
 
     result = None
-    while k:
-        if k & 1:
+    left = k
+    while left:
+        if left & 1:
             result = m if result is None else times(result, m)
-        k >>= 1
-        if k:
+        left >>= 1
+        if left:
             m = times(m, m)
+    if result is None:
+        raise ValueError(f"_chain_power: expected k of 1 or more; received {k}")
     return result

@@ -9,6 +9,7 @@ commit a process would take minutes); the same `n` and seed give the same reposi
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +65,12 @@ def build(root: Path, n: int, commits: int | None = None, seed: int = 1) -> Path
     stream: list[bytes] = []
     mark = 0
 
-    def commit(at: int, files: dict[str, str], renames=(), deletes=()) -> None:
+    def commit(
+        at: int,
+        files: dict[str, str],
+        renames: Sequence[tuple[str, str]] = (),
+        deletes: Sequence[str] = (),
+    ) -> None:
         nonlocal mark
         mark += 1
         msg = b"edit"
@@ -91,6 +97,7 @@ def build(root: Path, n: int, commits: int | None = None, seed: int = 1) -> Path
         if (at - START_S) % 86_400 > 10 * 3600:  # evenings and nights: next morning
             at += 86_400 - (at - START_S) % 86_400
         kind = rng.random()
+        picked: np.ndarray | list[int]
         if kind < 0.03:  # a bulk publish
             picked = rng.choice(n, min(n, 50), replace=False, p=weights)
         else:
@@ -99,7 +106,8 @@ def build(root: Path, n: int, commits: int | None = None, seed: int = 1) -> Path
         for i in picked:
             rev[i] += 1
             files[paths[i]] = _article(rng, int(i), rev[i])
-        renames, deletes = [], []
+        renames: list[tuple[str, str]] = []
+        deletes: list[str] = []
         if kind > 0.98:
             i = int(rng.integers(n))
             new = paths[i].replace(".md", "-renamed.md")

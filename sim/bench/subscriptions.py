@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from functools import partial
 from typing import Any
 
 from sim.bench.timing import spread
@@ -18,6 +19,10 @@ from sim.kb.store import KBStore
 from sim.model.opening import DAY_START_US, KB_ID, open_kb
 from sim.server import resources
 from sim.server.tools import KBServer
+
+
+def _hear(heard: list[int], _uri: str) -> None:
+    heard[0] += 1
 
 
 def fanout(
@@ -44,9 +49,7 @@ def fanout(
             uris = [resources.uri(KB_ID, s.article_id) for s in specs[:per_session]]
             for i in range(k):
                 session = server.connect(f"agent-{i}", [KB_ID])
-                session.on_notification(
-                    lambda _uri, heard=heard: heard.__setitem__(0, heard[0] + 1)
-                )
+                session.on_notification(partial(_hear, heard))
                 for uri in uris:
                     session.subscribe(uri)
             times = []

@@ -11,6 +11,7 @@ import json
 import resource
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
-def _every_tenth(stage, boot: int):
+def _every_tenth(stage: Callable[[str], None], boot: int) -> Callable[[str], None]:
     """Pass on the fit's stages, and a tenth of its bootstrap steps."""
     step = max(1, boot // 10)
 

@@ -28,6 +28,7 @@ import pandas as pd
 from sim.calibrate import popfit, sessions
 from sim.calibrate.generate import DAY_S, HOUR_S, KINDS
 from sim.calibrate.logs import EditLog, Import, initial_imports, week_offset
+from sim.calibrate.sessions import PerArticle
 from sim.calibrate.shape import EditShape
 
 GOF_LEVEL = 0.05
@@ -65,7 +66,7 @@ class _Articles:
     short: np.ndarray
     """Positive gaps inside sessions within 10 min, and all positive ones, per article."""
     positive: np.ndarray
-    coef: sessions.PerArticle
+    coef: PerArticle
 
 
 def _articles(log: EditLog, session_gap_s: float) -> _Articles:
@@ -125,8 +126,18 @@ def _article_values(t: _Articles, w: np.ndarray) -> dict[str, float]:
     }
 
 
+_PerPublish = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""Per publish: instant, rows, session-starting rows, rows of each kind, sitting weight."""
+
+
 def _publish_values(
-    epoch, n_rows, n_starts, kind_counts, sitting_weight, window_s, w=None
+    epoch: np.ndarray,
+    n_rows: np.ndarray,
+    n_starts: np.ndarray,
+    kind_counts: np.ndarray,
+    sitting_weight: np.ndarray,
+    window_s: float,
+    w: np.ndarray | None = None,
 ) -> dict[str, float]:
     """From per-publish arrays: instant, rows, session-starting rows, rows of each kind, and
     for a sitting's first publish the sessions its sitting starts (else 0); each publish
@@ -140,7 +151,14 @@ def _publish_values(
 class _PublishTable:
     """The per-publish arrays with their masks and profile bins made once, for resamples."""
 
-    def __init__(self, epoch, n_rows, n_starts, kind_counts, sitting_weight) -> None:
+    def __init__(
+        self,
+        epoch: np.ndarray,
+        n_rows: np.ndarray,
+        n_starts: np.ndarray,
+        kind_counts: np.ndarray,
+        sitting_weight: np.ndarray,
+    ) -> None:
         first = np.flatnonzero(sitting_weight > 0)  # the profile is of sitting starts,
         t = epoch[first]  # weighted by their sessions
         self.first, self.sitting_weight = first, sitting_weight[first]
@@ -176,7 +194,9 @@ class _PublishTable:
         return out
 
 
-def _per_publish(log: EditLog, starts: np.ndarray, sitting_gap_s: float, imports=()):
+def _per_publish(
+    log: EditLog, starts: np.ndarray, sitting_gap_s: float, imports: tuple[Import, ...] = ()
+) -> tuple[_PerPublish, np.ndarray, np.ndarray]:
     """Per-publish arrays (see _publish_values), and the sittings' sizes and inner gaps;
     the ``imports``' publishes hold no kinds (the mix) and weigh nothing in their sitting
     (the profile)."""
@@ -264,6 +284,7 @@ def fit(
     table = pd.DataFrame(rows, columns=["quantity", "estimate", "ci_low", "ci_high", "resampled"])
     names = list(point)
     bulk = np.bincount(per_pub[2][per_pub[2] > 1])[2:]
+    body, title, unpublish, new = (point[f"mix {k}"] for k in KINDS)
     shape = EditShape(
         popularity_family=family,
         popularity_params=tuple(float(p) for p in params),
@@ -273,7 +294,7 @@ def fit(
         gap_quantiles_s=sessions.gap_quantiles(gaps, session_gap_s),
         bulk_share=float(point["bulk share of session starts"]),
         bulk_size_pmf=tuple(float(b) for b in bulk / bulk.sum()) if bulk.sum() else (),
-        mix=tuple(point[f"mix {k}"] for k in KINDS),
+        mix=(body, title, unpublish, new),
         hour_weights=tuple(point[n] for n in names if n.startswith("hour ")),
         weekday_weights=tuple(point[n] for n in names if n.startswith("weekday ")),
         log_saves_per_day=float(point["saves per day"]),
@@ -296,11 +317,15 @@ def fit_shape(log: EditLog, gof_sims: int = 200, seed: int = 1) -> EditShape:
 
 
 def _boot_articles(
-    t: _Articles, boot: int, rng, zm: tuple[float, ...], progress=None
-) -> dict[str, list]:
+    t: _Articles,
+    boot: int,
+    rng: np.random.Generator,
+    zm: tuple[float, ...],
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, list[float]]:
     """Refits on logs made of articles drawn with replacement, each a new article."""
     n = len(t.rows)
-    out: dict[str, list] = {}
+    out: dict[str, list[float]] = {}
     for i in range(boot):
         pick = rng.integers(0, n, n)
         w = np.bincount(pick, minlength=n)
@@ -324,14 +349,16 @@ def _sitting_values(sizes: np.ndarray, gaps: np.ndarray) -> dict[str, float]:
     }
 
 
-def _boot_sittings(sizes: np.ndarray, gaps: np.ndarray, boot: int, rng) -> dict[str, list]:
+def _boot_sittings(
+    sizes: np.ndarray, gaps: np.ndarray, boot: int, rng: np.random.Generator
+) -> dict[str, list[float]]:
     """Sittings resampled whole: a sitting's publishes depend on each other (each sitting's
     gaps counted as often as it is drawn, without copying them)."""
     sitting_of = np.repeat(np.arange(len(sizes)), sizes - 1)
     positive = gaps > 0
     by_gap = np.argsort(gaps[positive], kind="stable")
     sorted_gaps, owner = gaps[positive][by_gap], sitting_of[positive][by_gap]
-    out: dict[str, list] = {}
+    out: dict[str, list[float]] = {}
     for _ in range(boot):
         w = np.bincount(rng.integers(0, len(sizes), len(sizes)), minlength=len(sizes))
         values = {
@@ -343,8 +370,10 @@ def _boot_sittings(sizes: np.ndarray, gaps: np.ndarray, boot: int, rng) -> dict[
     return out
 
 
-def _boot_publishes(per_pub, window_s: float, boot: int, rng) -> dict[str, list]:
-    out: dict[str, list] = {}
+def _boot_publishes(
+    per_pub: _PerPublish, window_s: float, boot: int, rng: np.random.Generator
+) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
     n = len(per_pub[0])
     table = _PublishTable(*per_pub)
     for _ in range(boot):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,7 +82,7 @@ def fit_zipf(c: np.ndarray) -> tuple[float]:
 
 
 def fit_zipf_mandelbrot(
-    c: np.ndarray, start: tuple[float, float] | None = None
+    c: np.ndarray, start: tuple[float, ...] | None = None
 ) -> tuple[float, float]:
     """(s, q) with q > -1, searched as log(q + 1): from three starts about the Zipf fit, or
     from ``start`` alone (a refit of a resample near a known fit)."""
@@ -108,7 +109,10 @@ def fit_zipf_mandelbrot(
     return float(best.x[0]), math.exp(best.x[1]) - 1
 
 
-FITTERS = {"zipf": fit_zipf, "zipf_mandelbrot": fit_zipf_mandelbrot}
+FITTERS: dict[str, Callable[[np.ndarray], tuple[float, ...]]] = {
+    "zipf": fit_zipf,
+    "zipf_mandelbrot": fit_zipf_mandelbrot,
+}
 
 
 def ks_distance(c: np.ndarray, params: tuple[float, ...]) -> float:

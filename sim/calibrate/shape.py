@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections.abc import Callable
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
 
@@ -204,7 +205,9 @@ def _finite(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _check_pmf(shape: EditShape, name: str, length: int | None, bad) -> None:
+def _check_pmf(
+    shape: EditShape, name: str, length: int | None, bad: Callable[[str, str], ValueError]
+) -> None:
     value = getattr(shape, name)
     if not isinstance(value, tuple) or (length is not None and len(value) != length):
         raise bad(name, f"a tuple of {length or 'one or more'} shares")

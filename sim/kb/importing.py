@@ -9,6 +9,7 @@ differ, FTS kept equal to the published set as every other write does.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
 from sim.kb.core import StoreCore, serialised
@@ -77,7 +78,7 @@ class Importing(StoreCore):
                     )
         return by
 
-    def _write_rows(self, db, kb_id: str, rows: Sequence[ImportedRow]) -> None:
+    def _write_rows(self, db: sqlite3.Connection, kb_id: str, rows: Sequence[ImportedRow]) -> None:
         first, last = self._rowid_range(kb_id)
         (rowid,) = db.execute(
             "SELECT coalesce(max(rowid), ?) FROM articles WHERE rowid BETWEEN ? AND ?",

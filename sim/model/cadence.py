@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import simpy
 
@@ -100,7 +101,7 @@ class CadenceChecker:
         if self.stop_known_stale:
             for t in intervals:
                 for method in self.methods:
-                    self._round(method, [t], lambda m=method, t=t: self._unsure(m, t, held))
+                    self._round(method, [t], partial(self._unsure, method, t, held))
             return
         if "reread" in self.methods:
             self._round("reread", intervals, lambda: reread(self.reread_session, self.kb_id, held))
@@ -108,7 +109,7 @@ class CadenceChecker:
             self._round("poll_from_oldest", intervals, lambda: self.oldest.status(held))
         if "poll" in self.methods:
             for t in intervals:
-                self._round("poll", [t], lambda t=t: self.pollers[t].status(held))
+                self._round("poll", [t], partial(self.pollers[t].status, held))
 
     def _unsure(self, method: str, interval: float, held: list[HeldCitation]) -> list[str]:
         """One check under the stopping rule: only citations not yet known stale are

@@ -15,7 +15,7 @@ counted as a rejection, judged against the write-up's own counts read the same w
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
