@@ -146,10 +146,9 @@ def blobs(root: Path, shas: list[str], max_bytes: int) -> dict[str, bytes | int]
     at = 0
     for sha in shas:
         end = data.index(b"\n", at)
-        header = data[at:end].split()
-        size = int(header[2])
-        out[sha] = data[end + 1 : end + 1 + size]
-        at = end + 1 + size + 1
+        length = int(data[at:end].split()[2])
+        out[sha] = data[end + 1 : end + 1 + length]
+        at = end + 1 + length + 1
     return out
 
 

@@ -108,9 +108,9 @@ def from_git(root: Path, notes: Notes) -> Plan:
                 aid = ids.live.pop(c.old_path)
                 ids.live[c.path] = aid
             elif c.status == "D" or (c.status == "R" and was and not now):
-                aid = ids.live.pop(c.old_path, None)
-                if aid is None:
+                if c.old_path not in ids.live:
                     continue
+                aid = ids.live.pop(c.old_path)
                 ids.gone[c.old_path] = aid
             elif now:
                 aid = ids.live.get(c.path) or ids.new(c.path)
@@ -156,7 +156,7 @@ def _head_notes(
     root: Path,
     head: dict[str, tuple[str, str]],
     texts: dict[str, str | None],
-    data: dict[str, bytes],
+    data: dict[str, bytes | int],
     ids: _Ids,
     notes: Notes,
 ) -> None:

@@ -161,7 +161,7 @@ def _checked(row: dict[str, Any], number: int) -> ToolCall:
     for name, (kind, allowed) in _FIELDS.items():
         value = row.get(name)
         ok = isinstance(value, kind) and (kind is not int or not isinstance(value, bool))
-        if ok and kind is int:
+        if ok and kind is int and isinstance(value, int):
             ok = value >= 0
         if ok and isinstance(value, str):
             ok = is_unicode_text(value)

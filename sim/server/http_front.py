@@ -29,7 +29,7 @@ from mcp_types.version import (
     MODERN_PROTOCOL_VERSIONS,
 )
 from starlette.requests import Request
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from sim.server.grants import Grant, Verifier
 from sim.server.http_sessions import GRANT
@@ -139,7 +139,7 @@ class Front:
         scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=grant.label, scopes=[]))
         sent = False
 
-        async def replay() -> dict[str, Any]:
+        async def replay() -> Message:
             nonlocal sent
             if not sent:
                 sent = True
@@ -161,7 +161,7 @@ class Front:
         refusal, which says what the cap is and what to do."""
         refused = False
 
-        async def sending(message: dict[str, Any]) -> None:
+        async def sending(message: Message) -> None:
             nonlocal refused
             if message["type"] == "http.response.start" and message["status"] == 503:
                 refused = True

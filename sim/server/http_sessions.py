@@ -90,7 +90,7 @@ class SessionRouter(KBMcpServer):
         handlers = {name: self._delegate(method) for name, method in _METHODS.items()}
         super().__init__(SERVER_NAME, version=package_version(), **handlers)
 
-    @property  # type: ignore[override]
+    @property
     def instructions(self) -> str | None:
         """The initialize result's instructions name the KBs of the token that asks."""
         grant = GRANT.get(None)

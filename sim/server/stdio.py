@@ -250,7 +250,9 @@ class Screen:
         id_ok = _valid_id(rid)
         reply_id = rid if id_ok else None
 
-        def invalid(why: str, code: int = INVALID_REQUEST, data: Any = None) -> Answer | Drop:
+        def invalid(
+            why: str, code: int = INVALID_REQUEST, data: Any = None
+        ) -> Forward | Answer | Drop:
             if "method" in msg and not has_id:
                 return Drop(f"notification dropped: {why}")
             if "method" not in msg and ("result" in msg or "error" in msg):
@@ -359,7 +361,7 @@ def _malformed_answer(request_id: Any, why: str) -> SessionMessage:
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
-def _screen_retry(params: dict[str, Any]) -> str | None:
+def _screen_retry(params: Mapping[str, Any]) -> str | None:
     """A tools/call retry (2026-07-28 era) whose requestState is no string or whose
     inputResponses is no object is refused in this server's words; an input response that
     is no valid elicitation result is left out, so the tool's gate refuses the call for
@@ -453,10 +455,10 @@ async def screened_stdio(
         stdout = os.fdopen(wire, "wb", buffering=0, closefd=False)
 
     source = stdin if stdin is not None else sys.stdin.buffer
-    waitable = wire is not None and _waitable(wire)
-    if waitable:
-        os.set_blocking(wire, False)  # the dup shares the flag with fd 1: restored below
-    sink: Any = _PipeSink(wire) if waitable else anyio.wrap_file(stdout)
+    pipe = wire if wire is not None and _waitable(wire) else None
+    if pipe is not None:
+        os.set_blocking(pipe, False)  # the dup shares the flag with fd 1: restored below
+    sink: Any = _PipeSink(pipe) if pipe is not None else anyio.wrap_file(stdout)
     lock = anyio.Lock()
     screen = Screen(check_tool_call)
     to_server, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -554,7 +556,7 @@ async def screened_stdio(
                 yield read_stream, write_stream
     finally:
         if wire is not None:
-            if waitable:
-                os.set_blocking(wire, True)
+            if pipe is not None:
+                os.set_blocking(pipe, True)
             os.dup2(wire, 1)
             os.close(wire)
