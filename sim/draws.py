@@ -71,6 +71,8 @@ def _bulk(
 ) -> Draws:
     """Up to m items from one block of outputs, stopping before the first that redraws."""
     bits = rng.bit_generator
+    if not isinstance(bits, np.random.PCG64):  # its state's layout is read below
+        raise TypeError(f"_bulk: expected a PCG64 generator; received {type(bits).__name__}")
     start = bits.state
     buffered = int(start["has_uint32"])
     step = 1 + per_pick  # outputs an item of k picks consumes, per pick
@@ -135,8 +137,8 @@ def _floyd_shuffled(v: np.ndarray, population: int, k: int) -> np.ndarray:
         picks[:, c] = np.where(taken, j, v[:, c])
     rows = np.arange(len(v))
     for c, i in enumerate(range(k - 1, 0, -1)):
-        j = v[:, k + c]
-        swapped = picks[rows, j]
-        picks[rows, j] = picks[:, i].copy()
+        drawn = v[:, k + c]
+        swapped = picks[rows, drawn]
+        picks[rows, drawn] = picks[:, i].copy()
         picks[:, i] = swapped
     return picks

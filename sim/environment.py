@@ -9,6 +9,7 @@ compared.
 
 from __future__ import annotations
 
+import importlib
 import json
 import platform
 import re
@@ -34,7 +35,8 @@ def direct_dependencies() -> list[str]:
 
 def cpu_features() -> dict[str, list[str]]:
     """numpy's baseline and the dispatched CPU features it found on this machine."""
-    from numpy._core import _multiarray_umath as umath
+    # private and untyped: imported by name, so its attributes are read as untyped
+    umath = importlib.import_module("numpy._core._multiarray_umath")
 
     found = umath.__cpu_features__
     return {
@@ -44,7 +46,7 @@ def cpu_features() -> dict[str, list[str]]:
 
 
 def describe() -> dict[str, Any]:
-    packages = {}
+    packages: dict[str, str | None] = {}
     for name in direct_dependencies():
         try:
             packages[name] = metadata.version(name)

@@ -341,16 +341,18 @@ class Params:
 @lru_cache(maxsize=1)
 def _field_docs() -> tuple[tuple[str, str], ...]:
     """Parsed once a process: the data dictionary asks for every column it describes."""
-    tree = ast.parse(inspect.getsource(Params))
-    body = tree.body[0].body  # type: ignore[attr-defined]
+    [cls] = ast.parse(inspect.getsource(Params)).body
+    assert isinstance(cls, ast.ClassDef)
     docs = {}
-    for node, after in itertools.pairwise(body):
+    for node, after in itertools.pairwise(cls.body):
         if (
             isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
             and isinstance(after, ast.Expr)
             and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
         ):
-            docs[node.target.id] = " ".join(after.value.value.split())  # type: ignore[union-attr]
+            docs[node.target.id] = " ".join(after.value.value.split())
     return tuple(docs.items())
 
 

@@ -65,7 +65,7 @@ def cycle_of(mix: dict[str, float], n: int = CYCLE) -> list[str]:
     by_remainder = sorted(mix, key=lambda t: mix[t] * n - int(mix[t] * n), reverse=True)
     for t in itertools.islice(itertools.cycle(by_remainder), max(0, n - sum(counts.values()))):
         counts[t] += 1
-    order = sorted(mix, key=mix.get, reverse=True)  # type: ignore[arg-type]
+    order = sorted(mix, key=mix.__getitem__, reverse=True)
     return [t for t in order for _ in range(counts[t])]
 
 
@@ -181,7 +181,10 @@ async def level(url: str, clients: int, tools: list[str], seconds: float) -> dic
     }
 
 
-MODES = (("kb", "floor", "SSE", []), ("kb_json", "floor_json", "JSON", ["--http-json"]))
+MODES: tuple[tuple[str, str, str, list[str]], ...] = (
+    ("kb", "floor", "SSE", []),
+    ("kb_json", "floor_json", "JSON", ["--http-json"]),
+)
 """(this server's key, the floor's key, how each POST is answered, serve's flag): the SDK's
 default SSE stream, and one JSON body (`serve --http-json`, the floor's --json)."""
 
@@ -234,7 +237,7 @@ if __name__ == "__main__":
 
     result = measure()
     print(table(result))
-    for kb_key, floor_key, _, _ in MODES:
+    for kb_key, floor_key, _answered, _flags in MODES:
         for name in (kb_key, floor_key):
             for row in result[name]:
                 if row["first_error"]:

@@ -5,7 +5,8 @@ back to the response that carries the request's id."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import httpx2
 
@@ -39,7 +40,19 @@ def initialize(request_id: Any = 1, version: str = VERSION) -> dict[str, Any]:
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
-def answer(response: httpx2.Response) -> dict[str, Any] | None:
+class Answered(Protocol):
+    """What ``answer`` reads of a response: httpx2's, or the load generator's own."""
+
+    @property
+    def content(self) -> bytes: ...
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    @property
+    def text(self) -> str: ...
+    def json(self) -> Any: ...
+
+
+def answer(response: Answered) -> dict[str, Any] | None:
     """The JSON-RPC response in a JSON body or the last response event of an SSE body."""
     if not response.content:
         return None

@@ -303,12 +303,14 @@ class BM25Index:
                 for t, i in zip(terms, idfs, strict=True)
             ]
             top = max(range(len(terms)), key=bounds.__getitem__)
-            first_scores = -self._score(terms[top][0], terms, idfs, avgdl)
+            top_term = terms[top]
+            assert top_term is not None  # a found word's bound is above 0, a missing one's 0
+            first_scores = -self._score(top_term[0], terms, idfs, avgdl)
             if len(first_scores) >= limit:
                 threshold = np.partition(first_scores, len(first_scores) - limit)[-limit]
-                order = sorted(range(len(terms)), key=bounds.__getitem__)
-                below = np.cumsum([bounds[i] for i in order]) < threshold * (1 - 1e-9)
-                essential = [terms[i] for i, cut in zip(order, below, strict=True) if not cut]
+                by_bound = sorted(range(len(terms)), key=bounds.__getitem__)
+                below = np.cumsum([bounds[i] for i in by_bound]) < threshold * (1 - 1e-9)
+                essential = [terms[i] for i, cut in zip(by_bound, below, strict=True) if not cut]
                 candidates = np.unique(np.concatenate([t[0] for t in essential if t is not None]))
         if candidates is None:
             candidates = np.flatnonzero(seen) + first
@@ -344,11 +346,11 @@ class BM25Index:
         terms: list[Term | None] = []
         idfs = []
         for w in words:
-            p = self.postings.get(w)
-            p = p.merged() if p is not None else None
+            posting = self.postings.get(w)
+            p = posting.merged() if posting is not None else None
             n_hit = 0 if p is None else len(p.rowids)
             idfs.append(idf(n_rows, n_hit))
-            if not n_hit:
+            if p is None or not n_hit:
                 terms.append(None)
                 continue
             lo, hi = np.searchsorted(p.rowids, [first_rowid, last_rowid + 1])

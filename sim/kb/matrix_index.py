@@ -28,10 +28,10 @@ class MatrixIndex:
         """Rowid -> its matrix row, all zeros while the row is out (a save takes it back)."""
         self.indexed: set[int] = set()
         self.non_ascii: set[int] = set()
-        self.counts = np.zeros((64, 64), np.int32)
-        self.rowid = np.zeros(64, np.int64)
-        self.length = np.zeros(64)
-        self.df = np.zeros(64, np.int64)
+        self.counts: np.ndarray = np.zeros((64, 64), np.int32)
+        self.rowid: np.ndarray = np.zeros(64, np.int64)
+        self.length: np.ndarray = np.zeros(64)
+        self.df: np.ndarray = np.zeros(64, np.int64)
         """Rows holding each term, over the whole table (FTS5's idf counts them all)."""
         self.total_tokens = 0
         self._range_key: tuple[int, int, int] | None = None

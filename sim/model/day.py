@@ -8,6 +8,7 @@ files: reporting turns the records into files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import simpy
 
@@ -34,7 +35,10 @@ from sim.model.reviewer import Reviewer
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
 from sim.server.calllog import ToolCall
-from sim.server.tools import KBServer, ToolCaller
+from sim.server.tools import KBServer, Session
+
+if TYPE_CHECKING:
+    from sim.server.mcp_server import McpSession
 
 
 @dataclass
@@ -102,7 +106,7 @@ class Day:
         self.edited_articles: set[str] = set()
         self.index = {a.article_id: i for i, a in enumerate(self.specs)}
 
-    def connect(self, client_id: str) -> ToolCaller:
+    def connect(self, client_id: str) -> Session | McpSession:
         """A session granted the day's KB: in-process, or across MCP if params say so."""
         session = self.server.connect(client_id, [KB_ID])
         return self.bridge.wrap(session) if self.bridge is not None else session

@@ -17,11 +17,12 @@ import simpy
 from sim.model.agent import HeldCitation, Proc
 from sim.model.checker import read_versions
 from sim.server import resources
-from sim.server.tools import ToolResult
+from sim.server.tools import ToolCaller, ToolResult
 
 
-class PushSession(Protocol):
-    def call(self, name: str, arguments: Any) -> ToolResult: ...
+class PushSession(ToolCaller, Protocol):
+    """A client that also subscribes: a session in-process, or one across MCP."""
+
     def subscribe(self, uri: Any) -> ToolResult: ...
     def unsubscribe(self, uri: Any) -> ToolResult: ...
     def on_notification(self, listener: resources.Listener) -> None: ...

@@ -52,7 +52,9 @@ a fifth of the day's density is spread flat beneath them."""
 def _profile_times(u: np.ndarray, day_s: float) -> np.ndarray:
     """Uniforms to times of day under the two-peak profile (inverse of its CDF)."""
     grid = np.linspace(0.0, 1.0, 4001)
-    bumps = sum(exactmath.exp(-0.5 * ((grid - c) / w) ** 2) for c, w in PEAKS)
+    bumps = np.zeros_like(grid)
+    for c, w in PEAKS:
+        bumps = bumps + exactmath.exp(-0.5 * ((grid - c) / w) ** 2)
     density = 0.2 + 0.8 * bumps / len(PEAKS)
     cdf = np.concatenate([[0.0], np.cumsum((density[1:] + density[:-1]) / 2)])
     return day_s * np.interp(u, cdf / cdf[-1], grid)

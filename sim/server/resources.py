@@ -50,7 +50,7 @@ def bad_uri(value: Any) -> Reply:
     )
 
 
-Listener = Callable[[str], None]
+Listener = Callable[[str], object]
 
 
 class Subscriptions:
