@@ -13,7 +13,7 @@ import functools
 import gc
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, fields, replace
 
@@ -103,7 +103,7 @@ def _rows(
 ) -> dict[str, list[dict]]:
     """The day's rows of each of `records` (the others are not made)."""
     tag = {"experiment": experiment}
-    listed = {
+    listed: dict[str, Sequence[object]] = {
         "citations": result.citations,
         "checks": result.checks,
         "edits": result.edits,
@@ -123,8 +123,8 @@ def _rows(
 
 
 def _call_rows(result: DayResult, tag: dict[str, str]) -> list[dict]:
-    calls = Counter()
-    chars = Counter()
+    calls: Counter[tuple[str, str, str]] = Counter()
+    chars: Counter[tuple[str, str, str]] = Counter()
     for c in result.calls:
         key = (c.client_id, c.tool, c.outcome)
         calls[key] += 1
@@ -233,7 +233,10 @@ def run_requests(
     done_at: dict[int, list[int]] = {}
     for i, r in enumerate(requests):
         done_at.setdefault(max(r.seeds, default=0), []).append(i)
-    yield from ((i, [[] for _ in requests[i].points]) for i in done_at.pop(0, []))
+    no_seeds: Iterator[tuple[int, PointRuns]] = (
+        (i, [[] for _ in requests[i].points]) for i in done_at.pop(0, [])
+    )
+    yield from no_seeds
     workers = workers or os.cpu_count() or 1
     pool = None
     if scheduler is not None:

@@ -13,11 +13,15 @@ import contextlib
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import anyio
 
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
-def _app(json_response: bool = False) -> object:
+
+def _app(json_response: bool = False) -> Starlette:
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("echo-floor")

@@ -40,7 +40,10 @@ class HttpServer:
 
     def rss_kb(self) -> int:
         status = Path(f"/proc/{self.pid}/status").read_text()
-        return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+        found = re.search(r"VmRSS:\s+(\d+)", status)
+        if found is None:
+            raise RuntimeError(f"/proc/{self.pid}/status: no VmRSS line (the server has ended)")
+        return int(found.group(1))
 
     def cpu_s(self) -> float:
         """CPU seconds (user + system) the server has used so far."""

@@ -52,8 +52,18 @@ def edit_log_wall() -> dict[str, Any]:
     if done.returncode != 0:
         return timed | {"passed": False, "failure": done.stderr[-2_000:]}
     out = json.loads(done.stdout)
-    keep = ("method", "interval_min", "days", "changed", "unnoticed_min", "unnoticed_lo")
-    keep += ("unnoticed_hi", "cost", "cost_lo", "cost_hi")
+    keep = (
+        "method",
+        "interval_min",
+        "days",
+        "changed",
+        "unnoticed_min",
+        "unnoticed_lo",
+        "unnoticed_hi",
+        "cost",
+        "cost_lo",
+        "cost_hi",
+    )
     choices = {
         n: None if c is None else {k: c.get(k) for k in keep} for n, c in out["choices"].items()
     }

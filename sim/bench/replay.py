@@ -11,6 +11,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from sim.bench.timing import spread
@@ -19,7 +20,8 @@ from sim.kb.store import KBStore
 from sim.model.day import KB_ID, Day
 from sim.model.opening import Opening
 from sim.params import Params
-from sim.server.tools import KBServer, Session, ToolResult
+from sim.server.edit import Gate
+from sim.server.tools import HOST_APPROVAL, KBServer, Session, ToolResult
 
 Op = tuple[int, str, str, tuple, dict]
 """(clock µs, kind, name, positional args, keyword args) of one KB operation."""
@@ -28,16 +30,28 @@ Op = tuple[int, str, str, tuple, dict]
 class _RecordingSession(Session):
     server: _RecordingServer
 
-    def call(self, name: str, arguments: Any) -> ToolResult:
+    def call(self, name: str, arguments: Any, why_not_approved: str = "") -> ToolResult:
         self.server.ops.append((self.server.clock(), "tool", name, (self.client_id,), arguments))
-        return super().call(name, arguments)
+        return super().call(name, arguments, why_not_approved)
 
 
 class _RecordingServer(KBServer):
     ops: list[Op]
 
-    def connect(self, client_id: str, grants: Any) -> Session:
-        return _RecordingSession(self, client_id, frozenset(grants))
+    def connect(
+        self,
+        client_id: str,
+        grants: Iterable[str],
+        gate: Gate = HOST_APPROVAL,
+        edit_grants: Iterable[str] | None = None,
+    ) -> Session:
+        """As KBServer.connect, with a session that records its calls."""
+        session = _RecordingSession(
+            self, client_id, frozenset(grants), gate if self.write_gate else None
+        )
+        if edit_grants is not None:
+            session.edit_grants = frozenset(edit_grants)
+        return session
 
 
 class _RecordingStore(KBStore):
@@ -134,8 +148,8 @@ def reproduction_floor(repeats: int) -> dict[str, Any]:
         for opening, ops in days:
             elapsed, per_op, _ = replay(opening, ops)
             total += elapsed
-            for k, v in per_op.items():
-                kinds[k] += sum(v)
+            for k, seconds in per_op.items():
+                kinds[k] += sum(seconds)
         totals.append(total)
         for k, v in kinds.items():
             by_kind[k].append(v)

@@ -119,7 +119,7 @@ def top_real_move(realshape: pd.DataFrame | None, figure: str) -> dict[str, Any]
 
     return {
         "feature": ranked(features)[:2],
-        "assumption": (ranked(r[assumed]) or [None])[0],
+        "assumption": next(iter(ranked(r[assumed])), None),
         "calibrated": r[r["arm"] == "calibrated"],
     }
 

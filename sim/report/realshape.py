@@ -14,6 +14,7 @@ import functools
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -155,9 +156,27 @@ def arm_params(base: Params, arm: Arm, shape: EditShape, advised: tuple[str, flo
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
+class Setting(TypedDict):
+    """What the real-shape section says was run (``setting``)."""
+
+    source: str
+    zipf_s: float
+    window: str
+    n_saves: int
+    log_volume: float
+    target: float
+    advice: str
+    mix: tuple[float, ...]
+    writeup_mix: tuple[float, float, float]
+    cluster_share: float
+    cluster_delay_min: float
+    traits: NotRequired[pd.DataFrame]
+    """The panel's traits; without them the section has no panel subsection."""
+
+
 def setting(
     base: Params, shape: EditShape, advised: tuple[str, float], traits: pd.DataFrame
-) -> dict[str, object]:
+) -> Setting:
     """What the section says was run: the shape's source, the day's window, the volumes, and
     the panel's traits (``panel_traits``, as committed)."""
     start = day_window(replace(base, save_process="calibrated", edit_shape=shape))

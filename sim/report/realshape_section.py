@@ -10,7 +10,15 @@ from matplotlib.figure import Figure
 
 from sim.params import SHAPE_FEATURES
 from sim.report.markdown import md, pct
-from sim.report.realshape import ABLATION, ARMS, BRACKETS, FIGURES, SHARED_LOG, SHARES
+from sim.report.realshape import (
+    ABLATION,
+    ARMS,
+    BRACKETS,
+    FIGURES,
+    SHARED_LOG,
+    SHARES,
+    Setting,
+)
 from sim.report.realshape_seeds import seeds_text
 
 HEADLINE = (
@@ -58,6 +66,14 @@ def _ci(r: pd.Series, figure: str, prefix: str = "") -> str:
 def _cell(table: pd.DataFrame, figure: str, arm: str) -> pd.Series | None:
     hit = table[(table["figure"] == figure) & (table["arm"] == arm)]
     return None if hit.empty else hit.iloc[0]
+
+
+def _row(table: pd.DataFrame, figure: str, arm: str) -> pd.Series:
+    """A figure's row of an arm the section needs: the table of a full run holds it."""
+    row = _cell(table, figure, arm)
+    if row is None:
+        raise ValueError(f"realshape table: expected a row for {figure} of arm {arm}; none")
+    return row
 
 
 def _per_log(table: pd.DataFrame, figure: str, logs: list[str]) -> list[pd.Series | None]:
@@ -375,7 +391,7 @@ def section_text(
     table: pd.DataFrame,
     moves: pd.DataFrame,
     seeds: int,
-    setting: dict[str, object],
+    setting: Setting,
 ) -> str:
     """The section; `setting` says what was run: shape source, window, volumes, advice. A
     panel table (with a log column) adds the panel's subsection; the ablation and the
@@ -399,9 +415,9 @@ def section_text(
             "calibrated, clustered",
         ),
     )
-    saves = _cell(table, "saves", "calibrated")
-    top = _cell(table, "top10_save_share", "calibrated")
-    top_w = _cell(table, "top10_save_share", "writeup")
+    saves = _row(table, "saves", "calibrated")
+    top = _row(table, "top10_save_share", "calibrated")
+    top_w = _row(table, "top10_save_share", "writeup")
     mix = " / ".join(pct(x) for x in setting["mix"])
     writeup_mix = " / ".join(pct(x) for x in setting["writeup_mix"])
     return f"""The write-up's saves are independent Poisson events on Zipf({setting["zipf_s"]:g})
@@ -532,7 +548,7 @@ def panel_figure(table: pd.DataFrame) -> Figure:
     logs = list(dict.fromkeys(table["log"]))
     width = 0.8 / len(logs)
     for i, log in enumerate(logs):
-        cells = [_cell(table[table["log"] == log], f, "calibrated") for f in shares]
+        cells = [_row(table[table["log"] == log], f, "calibrated") for f in shares]
         mean = np.array([c["diff_mean"] for c in cells]) * 100
         lo = np.array([c["diff_ci_lo"] for c in cells]) * 100
         hi = np.array([c["diff_ci_hi"] for c in cells]) * 100

@@ -34,7 +34,7 @@ from sim.report.comparison import (
 )
 from sim.report.ladders import ladder_family, ladder_label
 from sim.report.stats import Z95, interval
-from sim.report.verdicts import judge, judge_estimate
+from sim.report.verdicts import judge_estimate
 
 FIGURES = tuple(
     r
@@ -72,7 +72,9 @@ class Choice:
     """What the write-up's text says, and so why the default is the default."""
 
     def label(self, reading: object) -> str:
-        return ladder_label(reading) if self.field == "edit_delays_s" else str(reading)  # type: ignore[arg-type]
+        if self.field == "edit_delays_s" and isinstance(reading, tuple):
+            return ladder_label(reading)
+        return str(reading)
 
 
 LADDER = Choice(
@@ -372,16 +374,16 @@ def sensitivity_table(runs: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFram
             figure = reported_for(choice, fig)
             values = headline[fig.key].dropna().to_numpy(dtype=float)
             if choice == "default":
+                i = interval(values)  # judged as ``judge`` does, its interval kept
+                judged = judge_estimate(figure.bounds, i.mean, i.sd, (i.lo, i.hi))
                 verdict = {
-                    **judge(figure.bounds, values),
+                    **judged,
                     "shift_from_default": 0.0,
                     "shift_ci_lo": 0.0,
                     "shift_ci_hi": 0.0,
                     "mean_on_own_seeds": float(mine[fig.key].astype(float).mean()),
-                }
-                verdict |= {
-                    "ci_half_shared": (verdict["ci_hi"] - verdict["ci_lo"]) / 2,
-                    "verdict_shared": verdict["verdict"],
+                    "ci_half_shared": (i.hi - i.lo) / 2,
+                    "verdict_shared": judged["verdict"],
                 }
             else:
                 verdict = full_strength(

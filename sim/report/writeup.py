@@ -19,6 +19,7 @@ from sim.report.openchoices import (
     multiple_testing_text,
     open_choices_text,
 )
+from sim.report.realshape import Setting
 from sim.report.stats import seeds_for_half_width
 
 FIXED_ASSUMPTIONS = (
@@ -82,7 +83,8 @@ def _readings_cell(text: str) -> str:
 def audit_table(comparison: pd.DataFrame) -> tuple[str, str]:
     """The audit table (each cell a value or a verdict) and its numbered notes (the reasons,
     the readings that differ, the verdict on other seeds)."""
-    rows, notes = [], []
+    rows: list[dict[str, object]] = []
+    notes: list[str] = []
     for _, r in comparison.iterrows():
         ci = "" if r["seeds"] == 0 else f" ({_value(r, 'ci_lo')} – {_value(r, 'ci_hi')})"
         z = "" if pd.isna(r["z"]) or r["seeds"] == 0 else f"{r['z']:+.2f}"
@@ -333,7 +335,7 @@ def exposure_section(
 
 
 def realshape_text(
-    t: dict[str, pd.DataFrame], seeds: dict[str, int], setting: dict[str, object] | None
+    t: dict[str, pd.DataFrame], seeds: dict[str, int], setting: Setting | None
 ) -> str:
     if "realshape" not in t or setting is None:
         return ""
@@ -352,7 +354,7 @@ def render(
     seeds: dict[str, int],
     t: dict[str, pd.DataFrame],
     advice: str = "",
-    realshape_setting: dict[str, object] | None = None,
+    realshape_setting: Setting | None = None,
     first_page: str = "",
 ) -> str:
     """REPORT.md: the designer's page, the six chapters, then the appendices (the audit

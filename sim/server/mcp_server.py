@@ -347,8 +347,10 @@ def build_server(session: Session) -> Server[Any]:
 
 
 def from_call_result(result: types.CallToolResult) -> ToolResult:
-    text = result.content[0].text  # type: ignore[union-attr]
-    return ToolResult(result.structured_content or {}, text, bool(result.is_error))
+    first = result.content[0]
+    if not isinstance(first, types.TextContent):  # this server's results lead with their text
+        raise TypeError(f"tool result: expected text content first; received {first.type}")
+    return ToolResult(result.structured_content or {}, first.text, bool(result.is_error))
 
 
 class McpSession:

@@ -43,6 +43,7 @@ def _import_jsonschema_without_unused_formats() -> None:
         return
     hidden = [m for m in UNCHECKED_FORMAT_LIBRARIES if m not in sys.modules]
     for name in hidden:
+        # None in sys.modules blocks an import (documented); typeshed types the values as modules
         sys.modules[name] = None  # type: ignore[assignment]
     try:
         import jsonschema  # noqa: F401
