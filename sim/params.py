@@ -1,8 +1,8 @@
 """Every knob of the simulated day, in one frozen, validated dataclass.
 
-Defaults are the write-up's day. Vary it with ``dataclasses.replace``; a bad
-value raises ``ValueError`` on construction, naming the field, what it accepts
-and what it got.
+Defaults are the write-up's day. Vary it with ``dataclasses.replace`` (``Params.with_``
+where the fields are named at run time); a bad value raises ``ValueError`` on
+construction, naming the field, what it accepts and what it got.
 """
 
 from __future__ import annotations

@@ -61,6 +61,20 @@ def test_bad_values_are_refused_naming_field_allowed_and_received(
     assert f"Params.{field}" in message and says in message and repr(value) in message
 
 
+def test_with_changes_fields_named_at_run_time_and_refuses_unknown_names() -> None:
+    p = Params()
+    axes: dict[str, object] = {"n_saves": 10, "zipf_s": 1.2}
+    q = p.with_(**axes)
+    assert q == dataclasses.replace(p, n_saves=10, zipf_s=1.2)
+    assert p.n_saves == 300
+    with pytest.raises(ValueError) as e:
+        p.with_(n_save=10)
+    message = str(e.value)
+    assert "received n_save" in message and "n_saves" in message
+    with pytest.raises(ValueError, match=r"Params\.n_saves"):
+        p.with_(n_saves=-1)
+
+
 def test_every_field_is_documented() -> None:
     docs = param_docs()
     assert set(docs) == {f.name for f in dataclasses.fields(Params)}
