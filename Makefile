@@ -14,7 +14,10 @@ export PYTHONDONTWRITEBYTECODE :=
 
 # The exact versions, with their hashes, come from requirements.lock (pip's own hash-checking
 # format, so a fresh machine needs nothing but pip); the project itself goes on top of them
-# with no dependency of its own resolved again.
+# with no dependency of its own resolved again. The lock is universal: one file for Linux
+# (x86_64, aarch64), macOS (arm64, x86_64) and Windows on Python 3.11-3.13, each line that
+# only one of them needs marked for it (appnope on macOS, colorama and pywin32 on Windows),
+# so pip takes exactly that platform's set.
 $(VENV)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --require-hashes -r requirements.lock
@@ -24,12 +27,17 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 # The environment alone (what the host configuration's .venv/bin/python needs).
 install: $(VENV)/.installed
 
-# After editing pyproject.toml's dependencies: write the lock again (uv resolves it; `pip
-# install uv` once), then `make reproduce` and `make check`, and commit results/ with it.
+# After editing pyproject.toml's dependencies: resolve again (uv; `pip install uv` once), then
+# `make reproduce` and `make check`, and commit results/ with both files. uv.lock is the lock:
+# uv's own universal resolution, chosen over `uv pip compile --universal` because it records
+# every package's dependencies with their markers, so tests/test_lock.py can prove that each
+# platform's and Python's selection is complete without a network; requirements.lock is its
+# export for pip (hashes and markers), which is all `make install` reads. uv keeps every
+# version already in uv.lock; `uv lock --upgrade` moves them.
 lock:
-	uv pip compile pyproject.toml --extra dev --extra dask --python-version 3.11 \
-	  --python-platform x86_64-manylinux_2_28 --generate-hashes \
-	  --custom-compile-command 'make lock' -o requirements.lock
+	uv lock
+	uv export --frozen --all-extras --no-emit-project --format requirements.txt \
+	  -o requirements.lock
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check sim tests notebooks
