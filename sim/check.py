@@ -88,8 +88,11 @@ def notebook_differences(executed: Path) -> list[str]:
     a, b = (text_outputs(nbformat.read(p, as_version=4)) for p in (committed, executed))
     if a == b:
         return []
-    first = next((x for x, y in zip(a, b, strict=False) if x != y), "its number of outputs")
-    return [f"notebooks/explore.ipynb: text outputs differ from a fresh run's, from {first[:80]!r}"]
+    at = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    x, y = (v[at][:80] if at < len(v) else "(none)" for v in (a, b))
+    return [f"notebooks/explore.ipynb: text output {at} is {x!r}; a fresh run's is {y!r}"]
 
 
 def main() -> int:
