@@ -69,15 +69,24 @@ def _marker(text: str) -> Marker:
 
 
 @functools.cache
-def _metadata_requires(name: str) -> list[str]:
-    return metadata.requires(name) or []
+def _metadata_requires(name: str) -> list[tuple[str, str | None, frozenset[str], str]]:
+    """A package's installed Requires-Dist: name, marker, extras, specifier."""
+    out = []
+    for text in metadata.requires(name) or []:
+        r = Requirement(text)
+        marker = str(r.marker) if r.marker else None
+        out.append((canonicalize_name(r.name), marker, frozenset(r.extras), str(r.specifier)))
+    return out
 
 
 def _holds(marker: str | None, env: dict[str, str], extras: Set[str] = frozenset()) -> bool:
-    if not marker:
-        return True
+    return not marker or _evaluate(marker, tuple(env.items()), frozenset(extras))
+
+
+@functools.cache
+def _evaluate(marker: str, env: tuple[tuple[str, str], ...], extras: frozenset[str]) -> bool:
     m = _marker(marker)
-    return any(m.evaluate({**env, "extra": e}) for e in {"", *extras})
+    return any(m.evaluate({**dict(env), "extra": e}) for e in {"", *extras})
 
 
 def selected(lock_text: str, env: dict[str, str]) -> dict[str, str]:
@@ -104,10 +113,8 @@ def _requirements(
     """Each requirement of a package (with these extras): name, marker, extras, specifier.
     From its installed metadata where it is installed in the lock's version, else uv.lock."""
     if installed:
-        for text in _metadata_requires(name):
-            r = Requirement(text)
-            marker = str(r.marker) if r.marker else None
-            yield canonicalize_name(r.name), marker, set(r.extras), str(r.specifier)
+        for dep, marker, extras_of_dep, spec in _metadata_requires(name):
+            yield dep, marker, set(extras_of_dep), spec
         return
     package = uv[name]
     edges = list(package.get("dependencies", []))
@@ -117,6 +124,7 @@ def _requirements(
         yield canonicalize_name(edge["name"]), edge.get("marker"), set(edge.get("extra", [])), ""
 
 
+@functools.cache
 def _is_installed(name: str, version: str) -> bool:
     try:
         return metadata.version(name) == version
