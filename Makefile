@@ -36,7 +36,7 @@ install: $(VENV)/.installed
 # version already in uv.lock; `uv lock --upgrade` moves them.
 lock:
 	uv lock
-	uv export --frozen --all-extras --no-emit-project --format requirements.txt \
+	uv export --quiet --frozen --all-extras --no-emit-project --format requirements.txt \
 	  -o requirements.lock
 
 lint: $(VENV)/.installed
