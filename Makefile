@@ -19,6 +19,7 @@ export PYTHONDONTWRITEBYTECODE :=
 # only one of them needs marked for it (appnope on macOS, colorama and pywin32 on Windows),
 # so pip takes exactly that platform's set.
 $(VENV)/.installed: pyproject.toml requirements.lock
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "make: $(PYTHON) is Python %d.%d; this project needs 3.11 or later: make install PYTHON=python3.12 (or another)" % sys.version_info[:2])'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --require-hashes -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .
