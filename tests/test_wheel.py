@@ -77,6 +77,12 @@ def test_every_third_party_import_is_declared_where_it_is_used() -> None:
             dists = {canonicalize_name(d) for d in distributions.get(top, [top])}
             if not dists & allowed:
                 undeclared.append(f"{rel}: {top} ({', '.join(sorted(dists))})")
+    every = runtime.union(*(_names(reqs) for reqs in extras.values()))
+    for path in sorted((ROOT / "tests").rglob("*.py")):  # the dev extra's, with all extras
+        for top in sorted(_third_party_imports(path) - {"tests"}):
+            dists = {canonicalize_name(d) for d in distributions.get(top, [top])}
+            if not dists & every:
+                undeclared.append(f"{path.relative_to(ROOT).as_posix()}: {top}")
     assert not undeclared, undeclared
     assert "httpx2" not in runtime and "httpx2" in _names(extras["bench"])
 
