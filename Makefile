@@ -10,12 +10,16 @@ PY     := $(VENV)/bin/python
 # test module's asserts again, on every run.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: install test lint reproduce check bench clean lock
+.PHONY: install test lint typecheck reproduce check bench clean lock
 
 # The exact versions, with their hashes, come from requirements.lock (pip's own hash-checking
 # format, so a fresh machine needs nothing but pip); the project itself goes on top of them
-# with no dependency of its own resolved again.
+# with no dependency of its own resolved again. The lock is universal: one file for Linux
+# (x86_64, aarch64), macOS (arm64, x86_64) and Windows on Python 3.11-3.13, each line that
+# only one of them needs marked for it (appnope on macOS, colorama and pywin32 on Windows),
+# so pip takes exactly that platform's set.
 $(VENV)/.installed: pyproject.toml requirements.lock
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "make: $(PYTHON) is Python %d.%d; this project needs 3.11 or later: make install PYTHON=python3.12 (or another)" % sys.version_info[:2])'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --require-hashes -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .
@@ -24,20 +28,30 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 # The environment alone (what the host configuration's .venv/bin/python needs).
 install: $(VENV)/.installed
 
-# After editing pyproject.toml's dependencies: write the lock again (uv resolves it; `pip
-# install uv` once), then `make reproduce` and `make check`, and commit results/ with it.
+# After editing pyproject.toml's dependencies: resolve again (uv; `pip install uv` once), then
+# `make reproduce` and `make check`, and commit results/ with both files. uv.lock is the lock:
+# uv's own universal resolution, chosen over `uv pip compile --universal` because it records
+# every package's dependencies with their markers, so tests/test_lock.py can prove that each
+# platform's and Python's selection is complete without a network; requirements.lock is its
+# export for pip (hashes and markers), which is all `make install` reads. uv keeps every
+# version already in uv.lock; `uv lock --upgrade` moves them.
 lock:
-	uv pip compile pyproject.toml --extra dev --extra dask --python-version 3.11 \
-	  --python-platform x86_64-manylinux_2_28 --generate-hashes \
-	  --custom-compile-command 'make lock' -o requirements.lock
+	uv lock
+	uv export --quiet --frozen --all-extras --no-emit-project --format requirements.txt \
+	  -o requirements.lock
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check sim tests notebooks
 	$(VENV)/bin/ruff format --check sim tests notebooks
 
+# Every function in sim/ typed and checked ([tool.mypy] in pyproject.toml); the cache in
+# .mypy_cache makes a second run take seconds.
+typecheck: $(VENV)/.installed
+	$(VENV)/bin/mypy
+
 # pytest runs on every core (up to four) under pytest-xdist: addopts in pyproject.toml;
 # `-n 0` runs it in one process.
-test: lint
+test: lint typecheck
 	$(PY) -m pytest -q
 
 reproduce: $(VENV)/.installed
@@ -55,4 +69,4 @@ bench: $(VENV)/.installed
 	$(PY) -m sim bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache

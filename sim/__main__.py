@@ -4,6 +4,8 @@ advise | calibrate | import`."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -227,6 +229,7 @@ def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
             if getattr(args, flag):
                 srv.error(f"--{flag.replace('_', '-')} needs --http [HOST:]PORT")
         return None
+    _needs(srv, "http", "uvicorn", "starlette")
     from sim.server.grants import GrantsError, load_grants
     from sim.server.http import AddressError, HttpOptions, check_options, listen, parse_address
 
@@ -249,6 +252,60 @@ def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     except GrantsError as e:
         srv.error(str(e))
     return options
+
+
+def _extra(parser: argparse.ArgumentParser, extra: str, e: ModuleNotFoundError) -> NoReturn:
+    """A command whose optional dependencies are not installed: one line saying which."""
+    parser.error(
+        f"needs the {extra!r} extra ({e.name} is not installed):"
+        f" pip install 'stale-citations-sim[{extra}]'"
+    )
+
+
+def _needs(parser: argparse.ArgumentParser, extra: str, *modules: str) -> None:
+    """Before a command that imports an extra's packages: each found, or one line."""
+    for name in modules:
+        if importlib.util.find_spec(name) is None:
+            _extra(parser, extra, ModuleNotFoundError(name=name))
+
+
+def _notebook(nbp: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """notebook: run it with its parameters overridden, save its outputs and the executed
+    .ipynb; on its own parameters, into results/notebook and the committed .ipynb."""
+    try:
+        from nbclient.exceptions import CellExecutionError
+
+        from sim import notebook
+    except ModuleNotFoundError as e:
+        _extra(nbp, "notebook", e)
+    if not args.path.is_file():
+        nbp.error(f"--path: {args.path} is not a file (a notebook's .py: notebooks/explore.py)")
+    if args.db is not None and not args.db.is_file():
+        nbp.error(f"--db: {args.db} is not a file (python -m sim import writes one)")
+    try:
+        values = notebook.overrides(args.parameter, notebook.defaults(args.path))
+    except notebook.ParameterError as e:
+        nbp.error(str(e))
+    own = not values and args.db is None
+    out = args.out or Path("results/notebook" if own else "notebook-out")
+    ipynb = args.ipynb or (args.path.with_suffix(".ipynb") if own else out / "explore.ipynb")
+    out.mkdir(parents=True, exist_ok=True)
+    here = args.path.resolve().parent
+    # relative to the notebook when under this checkout, so the saved .ipynb names no machine
+    shown = Path(os.path.relpath(out.resolve(), here))
+    inside = out.resolve().is_relative_to(here.parent)
+    values = {**values, "OUT_DIR": str(shown if inside else out.resolve())}
+    if args.db is not None:
+        values["KB_DB"] = str(args.db.resolve())
+    try:
+        nb = notebook.execute(args.path.resolve(), values, progress=True)
+    except CellExecutionError as e:
+        last = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        print(f"python -m sim notebook: error: a cell failed: {last}", file=sys.stderr)
+        return 1
+    notebook.save(nb, ipynb)
+    print(f"ran {args.path} into {ipynb}; its tables and figures are in {out}", file=sys.stderr)
+    return 0
 
 
 def entry(argv: list[str] | None = None) -> int:
@@ -341,9 +398,34 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="address of a running Dask scheduler, e.g. tcp://host:8786",
     )
-    nbp = sub.add_parser("notebook", help="run a notebook on its own parameters, saving outputs")
+    nbp = sub.add_parser(
+        "notebook",
+        help="run notebooks/explore.ipynb (on its own parameters, or -p NAME=VALUE), saving it"
+        " with its outputs",
+    )
     nbp.add_argument("--path", type=Path, default=Path("notebooks/explore.py"))
-    nbp.add_argument("--out", type=Path, default=Path("results/notebook"))
+    nbp.add_argument(
+        "-p",
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a value of the parameters cell, e.g. -p SEEDS=5 -p ZIPF_S=1.2 (repeatable)",
+    )
+    nbp.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder of its tables and figures (default: results/notebook on its own"
+        " parameters, notebook-out with -p or --db)",
+    )
+    nbp.add_argument(
+        "--ipynb",
+        type=Path,
+        default=None,
+        help="where the executed notebook goes (default: the .ipynb paired with --path on its"
+        " own parameters, OUT/explore.ipynb with -p or --db)",
+    )
     nbp.add_argument(
         "--db",
         type=Path,
@@ -495,6 +577,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "reproduce":
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
 
+        if args.scheduler is not None:
+            _needs(rep, "dask", "distributed")
         readme = Path("README.md")
         args.out = args.out or Path("quick-results" if args.quick else "results")
         in_place = args.out == Path("results") and readme.exists()
@@ -540,6 +624,8 @@ def main(argv: list[str] | None = None) -> int:
             experiments = experiments_for(points, args.experiments and tuple(args.experiments))
         except ValueError as e:
             sw.error(str(e))
+        if args.scheduler is not None:
+            _needs(sw, "dask", "distributed")
         if args.experiments is None:
             print(f"runs per seed: {' '.join(experiments)}", file=sys.stderr)
         table = sweep(
@@ -552,16 +638,7 @@ def main(argv: list[str] | None = None) -> int:
         table.to_csv(args.out, index=False)
         print(f"wrote {len(table)} runs to {args.out}", file=sys.stderr)
     elif args.command == "notebook":
-        from sim.notebook import execute
-
-        if args.db is not None and not args.db.is_file():
-            nbp.error(f"--db: {args.db} is not a file (python -m sim import writes one)")
-        args.out.mkdir(parents=True, exist_ok=True)
-        values = {"OUT_DIR": str(args.out.resolve())}
-        if args.db is not None:
-            values["KB_DB"] = str(args.db.resolve())
-        execute(args.path.resolve(), values, progress=True)
-        print(f"ran {args.path}; its tables and figures are in {args.out}", file=sys.stderr)
+        return _notebook(nbp, args)
     elif args.command == "advise":
         import json
 

@@ -198,9 +198,12 @@ def db_advice(
 
 def _share_ci(r: Interval, scale: float, fmt: str, cap: float | None = None) -> str:
     """A share (or rate) and its interval, scaled, the bounds kept within 0 and the cap
-    (a share's 100 %); NaN bounds (too few days) stay NaN."""
+    (a share's 100 %). Fewer days than the advisor's MIN_DAYS_CHANGED give no interval
+    ("not enough days"): two days that happen to agree would show one of zero width."""
     top = scale if cap is None else cap
     lo, hi = scale * r.lo, scale * r.hi
+    if r.n < sampled.MIN_DAYS_CHANGED:
+        return text.ci(scale * r.mean, math.nan, math.nan, fmt, r.n)
     if not math.isnan(lo):
         lo, hi = max(0.0, lo), min(top, hi)
     return text.ci(scale * r.mean, lo, hi, fmt)

@@ -86,9 +86,12 @@ def _brief(mean: float, lo: float, hi: float) -> str:
     return f"{mean:.1f}" if math.isnan(lo) else f"{mean:.1f} ({max(0.0, lo):.1f}–{hi:.1f})"
 
 
-def ci(mean: float, lo: float, hi: float, fmt: str) -> str:
+def ci(mean: float, lo: float, hi: float, fmt: str, days: int | None = None) -> str:
+    """A mean and its 95 % interval; NaN bounds: not enough days for one (`days` of them)."""
+    if math.isnan(lo) and days is not None:
+        return f"{mean:{fmt}} (not enough days for an interval: {days} of {MIN_DAYS_CHANGED})"
     if math.isnan(lo):
-        return f"{mean:{fmt}} (no interval yet: too few days with a change)"
+        return f"{mean:{fmt}} (no interval yet: not enough days with a change)"
     return f"{mean:{fmt}} (95 % CI {lo:{fmt}} to {hi:{fmt}})"
 
 

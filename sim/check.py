@@ -3,7 +3,8 @@
 Every table, text and per-seed rows file must be equal byte for byte; a figure (PNG) must
 exist in both and be a PNG (matplotlib's output is not byte-stable across versions). The
 README's generated blocks must be those of the fresh run, and environment.json must name the
-same package versions (the machine's Python and CPU may differ). Then the quick run
+same package versions (the machine's Python and CPU may differ); notebooks/explore.ipynb's
+text outputs must be those of the fresh notebook run. Then the quick run
 (`reproduce --quick`) on the local pool and on a Dask LocalCluster must agree byte for byte.
 Run it before committing anything that touches sim/ or results/; CI runs it after `make test`.
 """
@@ -77,13 +78,32 @@ def quick_on_a_cluster(tmp: Path) -> list[str]:
     return found
 
 
+def notebook_differences(executed: Path) -> list[str]:
+    """The committed notebooks/explore.ipynb's text outputs against a fresh run's."""
+    import nbformat
+
+    from sim.notebook import text_outputs
+
+    committed = ROOT / "notebooks" / "explore.ipynb"
+    a, b = (text_outputs(nbformat.read(p, as_version=4)) for p in (committed, executed))
+    if a == b:
+        return []
+    at = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    x, y = (v[at][:80] if at < len(v) else "(none)" for v in (a, b))
+    return [f"notebooks/explore.ipynb: text output {at} is {x!r}; a fresh run's is {y!r}"]
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "results"
         t = reproduce(fresh, progress=False)
+        executed = Path(tmp) / "explore.ipynb"
         notebook = [sys.executable, "-m", "sim", "notebook", "--out", str(fresh / "notebook")]
+        notebook += ["--ipynb", str(executed)]
         subprocess.run(notebook, cwd=ROOT, check=True, capture_output=True)
-        found = differences(ROOT / "results", fresh)
+        found = differences(ROOT / "results", fresh) + notebook_differences(executed)
         text = (ROOT / "README.md").read_text()
         for name, block in readme_blocks(fresh, t).items():
             if readme.replace_block(text, name, block) != text:

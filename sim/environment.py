@@ -1,10 +1,10 @@
 """What made a results folder: Python, every direct dependency's version, numpy's CPU
 features. `make reproduce` writes it beside the figures (results/environment.json).
 
-The package versions come from the lock file (requirements.lock), so `make check` holds a
-fresh run's to the committed ones; the Python patch release and the CPU may differ between
-machines without moving a figure (``sim.exactmath`` says why), so they are recorded, not
-compared.
+The package versions come from the lock (uv.lock, exported to requirements.lock), so
+`make check` holds a fresh run's to the committed ones; the Python patch release and the CPU
+may differ between machines without moving a figure (``sim.exactmath`` says why), so they
+are recorded, not compared.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ def _name(requirement: str) -> str:
 
 
 def direct_dependencies() -> list[str]:
-    """This project's direct dependencies, the optional ones (extras) included."""
+    """This project's direct dependencies, the optional ones (extras) included (an extra
+    that names others, as `dev` does, is the project itself: left out)."""
     names = {_name(r) for r in metadata.requires(DISTRIBUTION) or []}
-    return sorted(names)
+    return sorted(names - {DISTRIBUTION})
 
 
 def cpu_features() -> dict[str, list[str]]:

@@ -1,12 +1,16 @@
-"""Run a notebook source (jupytext percent format) headless with injected parameters.
+"""Run a notebook source (jupytext percent format) headless with injected parameters, and
+save it executed, its outputs kept, as the same bytes on every run.
 
 The injection follows papermill's convention: a cell tagged ``injected-parameters``
 goes right after the cell tagged ``parameters``, so the notebook's own defaults stay
-visible and are overridden.
+visible and are overridden. `python -m sim notebook -p NAME=VALUE` takes them from the
+command line, each checked against the parameters cell's names and default types.
 """
 
 from __future__ import annotations
 
+import ast
+import math
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +19,101 @@ import nbformat
 from nbclient import NotebookClient
 from tqdm import tqdm
 
+FORMATS = "ipynb,py:percent"
+"""The pairing: explore.ipynb (outputs, what GitHub and JupyterLab show) and explore.py."""
+SET_BY_FLAGS = {"OUT_DIR": "--out", "KB_DB": "--db"}
+
+
+class ParameterError(ValueError):
+    """A -p that names no parameter of the notebook, or a value its default's type refuses."""
+
+
+def _parameters_index(nb: nbformat.NotebookNode) -> int:
+    return next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+
 
 def with_parameters(nb: nbformat.NotebookNode, values: dict[str, Any]) -> nbformat.NotebookNode:
-    index = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    index = _parameters_index(nb)
     source = "\n".join(f"{k} = {v!r}" for k, v in values.items())
     cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["injected-parameters"]})
     nb.cells.insert(index + 1, cell)
     return nb
+
+
+def defaults(path: Path) -> dict[str, Any]:
+    """The parameters cell's names and default values."""
+    nb = jupytext.read(path)
+    out = {}
+    for node in ast.parse(nb.cells[_parameters_index(nb)].source).body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            out[node.targets[0].id] = ast.literal_eval(node.value)
+    return out
+
+
+def overrides(pairs: list[str], known: dict[str, Any]) -> dict[str, Any]:
+    """-p NAME=VALUE pairs as values, each of its default's type (papermill's -p)."""
+    out = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ParameterError(f"-p {pair!r}: expected NAME=VALUE, e.g. -p SEEDS=5")
+        if name in SET_BY_FLAGS:
+            raise ParameterError(f"-p {name}: set it with {SET_BY_FLAGS[name]}")
+        if name not in known:
+            raise ParameterError(
+                f"-p {pair}: the notebook has no parameter {name}; its parameters: "
+                + ", ".join(n for n in known if n not in SET_BY_FLAGS)
+            )
+        out[name] = _value(name, text.strip(), known[name])
+    return out
+
+
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text  # a bare word or path: a string
+
+
+def _number(v: Any, whole: bool) -> bool:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return False
+    return (isinstance(v, int) if whole else math.isfinite(v)) and v >= 0
+
+
+def _value(name: str, text: str, default: Any) -> Any:
+    v = _literal(text)
+    if isinstance(default, str):
+        return v if isinstance(v, str) else text
+    if isinstance(default, tuple):
+        items = v if isinstance(v, tuple | list) else (v,)
+        if isinstance(v, str) and "," in v:
+            items = tuple(s.strip() for s in v.split(","))
+        kinds = {type(d) for d in default}
+        whole = kinds == {int}
+        if all(isinstance(i, str) for i in items) and (not default or kinds == {str}):
+            return tuple(items)
+        if items and all(_number(i, whole) for i in items) and str not in kinds:
+            return tuple(items if whole else (float(i) for i in items))
+        kind = "a tuple of " + ("names" if kinds == {str} else "numbers ≥ 0, e.g. (1, 2)")
+    elif default is None:
+        if v is None or (_number(v, True) and v > 0):
+            return v
+        kind = "a whole number above 0 or None"
+    elif isinstance(default, int):
+        if _number(v, True):
+            return v
+        kind = "a whole number ≥ 0"
+    elif isinstance(default, float):
+        if _number(v, False):
+            return float(v)
+        kind = "a number ≥ 0"
+    else:
+        kind = type(default).__name__
+    raise ParameterError(
+        f"-p {name}={text}: {name} takes {kind} (default {default!r}); got {text!r}"
+    )
 
 
 def execute(
@@ -35,7 +127,49 @@ def execute(
             nb,
             timeout=timeout_s,
             kernel_name="python3",
+            record_timing=False,
             resources={"metadata": {"path": str(path.parent)}},
             on_cell_executed=lambda **_: bar.update(),
         ).execute()
     return nb
+
+
+def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """What differs between two runs of the same notebook goes: execution counts and times,
+    kernel and widget state, the Python patch release, the random cell ids, and stderr
+    (progress bars with their rates); the figures and every text output stay."""
+    nb.metadata.pop("widgets", None)
+    nb.metadata.pop("papermill", None)
+    nb.metadata.get("language_info", {}).pop("version", None)
+    nb.metadata["jupytext"] = {"formats": FORMATS}
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i:02d}"
+        cell.metadata.pop("execution", None)
+        if cell.cell_type != "code":
+            continue
+        cell.execution_count = None
+        cell.outputs = [o for o in cell.outputs if o.get("name") != "stderr"]
+        for o in cell.outputs:
+            if "execution_count" in o:
+                o.execution_count = None
+    return nb
+
+
+def save(nb: nbformat.NotebookNode, target: Path) -> None:
+    """The executed notebook as .ipynb, cleaned (the same bytes for the same outputs)."""
+    nbformat.validate(clean(nb))
+    target.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+
+
+def text_outputs(nb: nbformat.NotebookNode) -> list[str]:
+    """Each code cell's text outputs (streams, plain-text results and errors), as
+    `make check` compares them; images are left to the PNG files beside results/."""
+    out = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or "injected-parameters" in cell.metadata.get("tags", []):
+            continue
+        for o in cell.outputs:
+            text = o.get("text") or o.get("data", {}).get("text/plain") or o.get("evalue", "")
+            if text:
+                out.append(f"cell {i}: {text}")
+    return out

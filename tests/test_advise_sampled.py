@@ -176,3 +176,18 @@ def test_a_wide_choice_says_the_days_it_needs_and_every_poll_interval_is_shown()
     assert needed_lines({"calibrated": sample}, Precision(half_width_min=10.0), 30.0, Costs()) == []
     shown = periodic_line(options(sample, Costs()))
     assert "30 min: 17.3 (8.7–25.9) min, cost 40; 60 min: 46.2 (36.7–55.8) min, cost 20." in shown
+
+
+def test_no_interval_is_shown_from_fewer_days_than_it_needs() -> None:
+    """Two days that agree (1 of 9 CAS edits rejected on each) once printed "11.11 to 11.11":
+    below MIN_DAYS_CHANGED days the share is shown with "not enough days", from them on with
+    its interval."""
+    from sim.advise_db import _share_ci
+    from sim.advise_sampled import MIN_DAYS_CHANGED, ratio_interval
+
+    for days in range(2, MIN_DAYS_CHANGED):
+        r = ratio_interval(np.ones(days), np.full(days, 9.0))
+        shown = _share_ci(r, 100.0, ".2f")
+        assert shown == f"11.11 (not enough days for an interval: {days} of {MIN_DAYS_CHANGED})"
+    r = ratio_interval(np.array([1.0, 2, 1, 0, 1]), np.full(5, 9.0))
+    assert "95 % CI" in _share_ci(r, 100.0, ".2f")

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from sim.notebook import execute
+from sim.notebook import (
+    ParameterError,
+    clean,
+    defaults,
+    execute,
+    overrides,
+    save,
+    text_outputs,
+)
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 SMALL = {
@@ -37,7 +47,17 @@ def test_notebook_runs_on_small_parameters(
     as an inline image (a quarter of this test's time); the full runs of `make reproduce`
     and `make check` draw them inline too."""
     monkeypatch.setenv("MPLBACKEND", "agg")  # the kernel takes it from its environment
-    nb = execute(NOTEBOOKS / name, {**SMALL[name], "OUT_DIR": str(tmp_path)})
+    committed = (NOTEBOOKS / name).with_suffix(".ipynb").read_bytes()
+    (tmp_path / "out").mkdir()
+    nb = execute(NOTEBOOKS / name, {**SMALL[name], "OUT_DIR": str(tmp_path / "out")})
+    save(nb, tmp_path / "once.ipynb")
+    save(nbformat.read(tmp_path / "once.ipynb", as_version=4), tmp_path / "twice.ipynb")
+    saved_text = (tmp_path / "once.ipynb").read_text()
+    assert saved_text == (tmp_path / "twice.ipynb").read_text()
+    assert '"execution_count": null' in saved_text and '"execution_count": 1' not in saved_text
+    assert '"iopub.execute_input"' not in saved_text and '"stderr"' not in saved_text
+    assert (NOTEBOOKS / name).with_suffix(".ipynb").read_bytes() == committed  # untouched
+    tmp_path = tmp_path / "out"
     errors = [
         o
         for c in nb.cells
@@ -57,6 +77,91 @@ def test_notebook_runs_on_small_parameters(
 
 def test_every_notebook_has_small_parameters() -> None:
     assert sorted(p.name for p in NOTEBOOKS.glob("*.py")) == sorted(SMALL)
+
+
+def test_the_committed_notebook_is_the_scripts_with_its_figures() -> None:
+    """explore.ipynb is paired with explore.py (the same cells), executed, its figures in
+    it as PNGs, with nothing that differs between runs (saving it again changes no byte)."""
+    import jupytext
+
+    path = NOTEBOOKS / "explore.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    script = jupytext.read(NOTEBOOKS / "explore.py")
+    for n in (nb, script):
+        assert n.metadata["jupytext"]["formats"] == "ipynb,py:percent"
+    ours = [c for c in nb.cells if "injected-parameters" not in c.metadata.get("tags", [])]
+    assert [c.source for c in ours] == [c.source for c in script.cells]
+    shown = [c for c in ours if c.cell_type == "code" and "show(fig)" in c.source]
+    assert shown and all(any("image/png" in o.get("data", {}) for o in c.outputs) for c in shown), (
+        "each figure is in the notebook as a PNG"
+    )
+    assert text_outputs(nb) and all(c.execution_count is None for c in ours if "outputs" in c)
+    before = path.read_text()
+    assert nbformat.writes(clean(nb)) + "\n" == before
+
+
+def test_parameters_from_the_command_line_take_their_defaults_types() -> None:
+    known = defaults(NOTEBOOKS / "explore.py")
+    got = overrides(
+        ["SEEDS=5", "ZIPF_S=1.2", "SENSITIVITY_S=0.5,1", "REAL_ARMS=writeup", "WORKERS=None",
+         "EDIT_LOG=logs/my edits.csv", "N_SAVES=600", "CHECK_INTERVAL_S=900"],
+        known,
+    )  # fmt: skip
+    assert got == {
+        "SEEDS": 5,
+        "ZIPF_S": 1.2,
+        "SENSITIVITY_S": (0.5, 1.0),
+        "REAL_ARMS": ("writeup",),
+        "WORKERS": None,
+        "EDIT_LOG": "logs/my edits.csv",
+        "N_SAVES": 600,
+        "CHECK_INTERVAL_S": 900.0,
+    }
+    for bad, words in (
+        ("SEED=5", "no parameter SEED; its parameters: SEEDS, ZIPF_S"),
+        ("SEEDS=five", "SEEDS takes a whole number ≥ 0 (default 20); got 'five'"),
+        ("ZIPF_S=-1", "ZIPF_S takes a number ≥ 0"),
+        ("ZIPF_S=nan", "ZIPF_S takes a number ≥ 0"),
+        ("SENSITIVITY_SAVES=1.5,3", "takes a tuple of numbers"),
+        ("SEEDS", "expected NAME=VALUE"),
+        ("KB_DB=x.sqlite", "set it with --db"),
+    ):
+        with pytest.raises(ParameterError, match=re.escape(words)):
+            overrides([bad], known)
+
+
+def test_a_bad_parameter_is_one_line_exit_2_and_nothing_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sim.__main__ import main
+
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as stop:
+        main(["notebook", "-p", "SEEDS=5", "-p", "ZIPF=1.2", "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1
+    assert "-p ZIPF=1.2: the notebook has no parameter ZIPF; its parameters: SEEDS" in err[0]
+    assert not out.exists()
+
+
+def test_without_the_notebook_extra_it_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As in an environment of `pip install stale-citations-sim`: jupytext not importable."""
+    import sys
+
+    import sim
+    from sim.__main__ import main
+
+    monkeypatch.setitem(sys.modules, "jupytext", None)
+    monkeypatch.delitem(sys.modules, "sim.notebook", raising=False)
+    monkeypatch.delattr(sim, "notebook", raising=False)
+    with pytest.raises(SystemExit) as stop:  # a bad -p too: were the extra found, no run
+        main(["notebook", "-p", "SEED=1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1
+    assert "needs the 'notebook' extra (jupytext is not installed)" in err[0]
+    assert "pip install 'stale-citations-sim[notebook]'" in err[0]
 
 
 @pytest.mark.deep

@@ -11,7 +11,6 @@ the repository's own suite, its regression test included.
 from __future__ import annotations
 
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -27,6 +26,8 @@ MAKE_ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": ""}
 
 
 def _children_cpu_s() -> float:
+    import resource  # Unix only: imported here, so `python -m sim` starts on Windows too
+
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import sys
 import time
 from collections.abc import Callable
@@ -119,8 +118,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             " --experiments staleness cas"
         )
     if long:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-        stage(f"done; peak memory {peak:,.0f} MB")
+        try:
+            import resource  # Unix only
+        except ModuleNotFoundError:  # Windows: no peak to say
+            stage("done")
+        else:
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+            stage(f"done; peak memory {peak:,.0f} MB")
     return 0
 
 
