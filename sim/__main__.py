@@ -138,6 +138,7 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
                         args.seed,
                         log,
                         args.write_gate,
+                        args.db is not None,  # another process may commit to the file
                     ),
                 )
         else:

@@ -37,6 +37,7 @@ import anyio
 
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID, collector_paused
+from sim.server.follow import DEFAULT_FOLLOW_S
 from sim.server.grants import Grant, Verifier, loopback_grant
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
@@ -44,7 +45,6 @@ ENDPOINT = "/mcp"
 METADATA_PATH = "/.well-known/oauth-protected-resource" + ENDPOINT
 DEFAULT_IDLE_S = 600.0
 DEFAULT_MAX_SESSIONS = 1000
-DEFAULT_FOLLOW_S = 0.25
 MAX_BODY_BYTES = 4 * 2**20
 KEEP_ALIVE_S = 30
 
