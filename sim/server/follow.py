@@ -33,22 +33,26 @@ _log = logging.getLogger(__name__)
 
 
 async def follow_log(store: KBStore, kb: KBServer, kb_ids: list[str], every_s: float) -> None:
-    """Runs until cancelled; a busy or failing file skips a round (said once on stderr)."""
+    """Runs until cancelled; a busy or failing file skips a round (said once on stderr),
+    the first one too (an import holding the file as the server starts)."""
     local: set[tuple[str, int]] = set()
     store.add_listener(lambda change: local.add((change.kb_id, change.sequence)))
-    cursors = {k: store.events_after(k, 0, 1).head_sequence for k in kb_ids}
+    cursors: dict[str, int] = {}
     failing = False
     while True:
-        await anyio.sleep(every_s)
         try:
             for kb_id in kb_ids:
-                cursors[kb_id] = _catch_up(store, kb, kb_id, cursors[kb_id], local)
+                if kb_id not in cursors:  # followed from the head found first
+                    cursors[kb_id] = store.events_after(kb_id, 0, 1).head_sequence
+                else:
+                    cursors[kb_id] = _catch_up(store, kb, kb_id, cursors[kb_id], local)
         except sqlite3.Error as e:
             if not failing:
                 _log.warning("following the event log paused: %s", e)
             failing = True
-            continue
-        failing = False
+        else:
+            failing = False
+        await anyio.sleep(every_s)
 
 
 def _catch_up(
