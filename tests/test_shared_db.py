@@ -59,8 +59,14 @@ def test_a_store_searches_what_another_connection_committed_and_stays_exact(
     other.create_articles(KB_ID, [("a9", "Exports", f"Export the {NEW_WORD} report.")])
     assert "a1" not in _ids(mine, "calendar")  # made draft elsewhere: gone at the next call
     assert sorted(_ids(mine, NEW_WORD)) == ["a2", "a9"]  # a new word: found
-    mine.save(KB_ID, "a3", "Calendar three.")  # a write here keeps the index exact
+    mine.save(KB_ID, "a3", "Calendar three.")
+    other.save(KB_ID, "a5", "Calendar gamma.")
+    other.create_articles(KB_ID, [("a8", "Fresh", "A fresh calendar.")])
+    # no search between: each write takes in the other's commits first
+    mine.save(KB_ID, "a5", "Calendar delta.")
+    mine.save(KB_ID, "a8", "A fresh calendar, saved here.")
     other.set_published(KB_ID, "a1", True)
+    assert _ids(mine, "gamma") == [] and _ids(mine, "delta") == ["a5"]
     for words in (["calendar"], [NEW_WORD], ["sync", "export"], ["three"]):
         assert mine.search(KB_ID, words, 50) == mine.search_fts5(KB_ID, words, 50)
         assert mine.search(KB_ID, words, 50) == other.search(KB_ID, words, 50)
