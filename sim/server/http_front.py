@@ -1,12 +1,14 @@
 """What every HTTP request to the KB's MCP endpoint passes before the SDK sees it.
 
 In order: the Host header (421) and Origin header (403) against the allowlist, against DNS
-rebinding; the bearer token (401, with ``WWW-Authenticate`` naming the RFC 9728 metadata);
+rebinding (``Guard`` asks it of every path, before routing: the metadata and unknown paths
+too); the bearer token (401, with ``WWW-Authenticate`` naming the RFC 9728 metadata);
 the method (405); a GET or DELETE without ``Mcp-Session-Id`` (400: no session is allocated
 for it); a POST's content type (415), ``Accept`` (406) and size (413); then its body, one
 JSON-RPC message screened as stdio screens a line (``stdio.Screen``: parse errors, batches,
 bad ids, depth, a tools/call's shape), and, without a session, anything but ``initialize``
-in the 2025 era (400). An ``initialize`` past the session cap is refused by the SDK (its
+in the 2025 era (400). An ``initialize`` of a token that holds its share of sessions is
+refused here (429, ``--max-sessions-per-token``); one past the server's cap by the SDK (its
 ``max_sessions``), with this server's message in place of the SDK's bare 503. Each refusal
 is a JSON-RPC error body with a status, and nothing reaches the KB.
 """
