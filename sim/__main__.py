@@ -140,6 +140,7 @@ def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:
                         args.seed,
                         log,
                         args.write_gate,
+                        args.db is not None,  # another process may commit to the file
                     ),
                 )
         else:
@@ -214,6 +215,14 @@ def _http_arguments(srv: argparse.ArgumentParser) -> None:
         help="open sessions at most; past it initialize is refused with 503 (default 1000)",
     )
     http.add_argument(
+        "--max-sessions-per-token",
+        type=_bounded(int, 1, 100_000),
+        default=None,
+        metavar="N",
+        help="open sessions one token may hold; past it its initialize is refused with 429 "
+        "(default: --max-sessions shared evenly among the tokens, so none can lock out the rest)",
+    )
+    http.add_argument(
         "--http-json",
         action="store_true",
         help="answer each POST with one JSON body instead of an SSE stream (the 2025-era "
@@ -225,7 +234,7 @@ def _http_arguments(srv: argparse.ArgumentParser) -> None:
 def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     """The HTTP options of serve, or None for stdio; a bad one ends with a usage error."""
     if args.http is None:
-        for flag in ("tokens", "allow_origin", "allow_host", "http_json"):
+        for flag in ("tokens", "allow_origin", "allow_host", "http_json", "max_sessions_per_token"):
             if getattr(args, flag):
                 srv.error(f"--{flag.replace('_', '-')} needs --http [HOST:]PORT")
         return None
@@ -243,6 +252,7 @@ def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
             tuple(args.allow_host),
             args.session_idle_s,
             args.max_sessions,
+            args.max_sessions_per_token,
             json_response=args.http_json,
         )
         check_options(options)

@@ -139,9 +139,12 @@ async def serve(
     seed: int,
     call_log: TextIO | None,
     write_gate: bool,
+    follow: bool = False,
 ) -> None:
     """Serve the KB over stdio until stdin closes or Ctrl-C (``interrupts``: made before the
-    event loop starts, which only its caller can do)."""
+    event loop starts, which only its caller can do). With `follow` (a --db file, which
+    other processes may write) the file's event log is followed, so their commits notify
+    this client's subscriptions as this process's own do (``follow.py``)."""
     # Imported here, not above: the MCP SDK takes about a second to load, and a bad flag or
     # --db file is refused (by open_store and check_writable) before anything needs it. The
     # SDK builds some 2,000 pydantic classes as it loads; the cyclic collector, run again and
@@ -149,6 +152,7 @@ async def serve(
     # and what they leave is frozen out of every later collection.
     with collector_paused():
         from sim.server.calllog import CallLog
+        from sim.server.follow import DEFAULT_FOLLOW_S, follow_log
         from sim.server.mcp_server import ELICITATION_GATE, build_server, tools_call_refusal
         from sim.server.stdio import screened_stdio
         from sim.server.tools import KBServer
@@ -166,6 +170,8 @@ async def serve(
         ):
             if edits_per_minute > 0:
                 tg.start_soon(human_editor, store, edits_per_minute, seed)
+            if follow:
+                tg.start_soon(follow_log, store, kb, [KB_ID], DEFAULT_FOLLOW_S)
             await server.run(read, write, server.create_initialization_options())
             tg.cancel_scope.cancel()
         outer.cancel_scope.cancel()

@@ -98,6 +98,23 @@ class StoreCore:
                 f"{SCHEMA_VERSION}. Open another file, or remove this one to start afresh."
             )
         self._search = Search(self._db, index_min_rows)
+        self._seen_version = self._data_version()
+
+    def _data_version(self) -> int:
+        (version,) = self._db.execute("PRAGMA data_version").fetchone()
+        return int(version)
+
+    def _sync(self) -> None:
+        """Take in what other connections to the file committed since this one last looked:
+        the in-memory search index is rebuilt from the committed rows when SQLite's
+        ``data_version`` moved (it moves on another connection's commit, never on this
+        one's). Asked before every search and at the start of every write transaction, so
+        search ranks exactly the published rows as of the call, whoever wrote them; on a
+        file only this store writes (the simulation's) it costs one PRAGMA."""
+        version = self._data_version()
+        if version != self._seen_version:
+            self._seen_version = version
+            self._search.reload()
 
     def _refuse_foreign(self, path: str) -> None:
         """A file with tables but no KB is someone else's database: never written to."""
@@ -136,6 +153,7 @@ class StoreCore:
     def _tx(self) -> Iterator[sqlite3.Connection]:
         self._db.execute("BEGIN IMMEDIATE")
         try:
+            self._sync()  # the index must hold what this write changes, as committed
             yield self._db
             self._db.execute("COMMIT")  # inside: a commit the file refuses rolls back too
         except BaseException:

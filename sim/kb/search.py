@@ -92,6 +92,13 @@ class Search:
             matrix.add(rowid, title, content)
         self.index = matrix
 
+    def reload(self) -> None:
+        """Index the published rows afresh: another connection changed them, and this index
+        knows nothing of what it indexed then."""
+        self.index = None
+        self._ops = []
+        self.rebuild()
+
     def before_bulk_load(self) -> None:
         """A matrix is dropped (and rebuilt after the load, from what committed): a bulk
         load may take the KB past min_rows, and the matrix must not grow that large."""

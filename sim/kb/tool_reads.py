@@ -35,7 +35,9 @@ class ToolReads(StoreCore):
     @serialised
     def search(self, kb_id: str, words: list[str], limit: int) -> tuple[int, list[SearchHit]]:
         """(published articles containing any of the words, the best `limit` of them by
-        FTS5's bm25): from the in-memory index where it is exact, else from FTS5."""
+        FTS5's bm25): from the in-memory index where it is exact, else from FTS5; the index
+        first takes in any commit another connection made (``_sync``)."""
+        self._sync()
         return self._search.search(*self._rowid_range(kb_id), words, limit)
 
     @serialised

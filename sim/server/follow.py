@@ -5,7 +5,9 @@ process on the same SQLite file (another ``serve``, an editor, a script) reaches
 process's subscribers only through the file. ``follow_log`` reads the event log from the
 head it found at start, every ``every_s`` seconds, and hands each event this process did
 not commit itself to the server's subscriptions, so every subscribed session hears of it
-as of a local save. The log is the durable change feed: a client whose stream dropped
+as of a local save; `serve --db` runs it on stdio and over HTTP alike. (Search and read need
+no follower: the store takes in another connection's commits by itself at the next call,
+``StoreCore._sync``.) The log is the durable change feed: a client whose stream dropped
 polls from its own cursor (poll_resource_events), since nothing is replayed to it.
 """
 
@@ -13,34 +15,44 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from typing import TYPE_CHECKING
 
 import anyio
 
 from sim.kb.rows import Change
 from sim.kb.store import KBStore
-from sim.server.tools import KBServer
+
+if TYPE_CHECKING:  # the server's modules load after its flags are checked (serve.py)
+    from sim.server.tools import KBServer
 
 PAGE = 500
+DEFAULT_FOLLOW_S = 0.25
+"""How often a server on a --db file reads the event log: the most a subscriber waits,
+past the commit, to hear of another process's save (stdio and HTTP alike)."""
 _log = logging.getLogger(__name__)
 
 
 async def follow_log(store: KBStore, kb: KBServer, kb_ids: list[str], every_s: float) -> None:
-    """Runs until cancelled; a busy or failing file skips a round (said once on stderr)."""
+    """Runs until cancelled; a busy or failing file skips a round (said once on stderr),
+    the first one too (an import holding the file as the server starts)."""
     local: set[tuple[str, int]] = set()
     store.add_listener(lambda change: local.add((change.kb_id, change.sequence)))
-    cursors = {k: store.events_after(k, 0, 1).head_sequence for k in kb_ids}
+    cursors: dict[str, int] = {}
     failing = False
     while True:
-        await anyio.sleep(every_s)
         try:
             for kb_id in kb_ids:
-                cursors[kb_id] = _catch_up(store, kb, kb_id, cursors[kb_id], local)
+                if kb_id not in cursors:  # followed from the head found first
+                    cursors[kb_id] = store.events_after(kb_id, 0, 1).head_sequence
+                else:
+                    cursors[kb_id] = _catch_up(store, kb, kb_id, cursors[kb_id], local)
         except sqlite3.Error as e:
             if not failing:
                 _log.warning("following the event log paused: %s", e)
             failing = True
-            continue
-        failing = False
+        else:
+            failing = False
+        await anyio.sleep(every_s)
 
 
 def _catch_up(

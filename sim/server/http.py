@@ -4,8 +4,11 @@ The endpoint is ``/mcp`` on one uvicorn worker (one process, one core), served b
 ``StreamableHTTPSessionManager``: 2025-era sessions (``Mcp-Session-Id``; DELETE ends one,
 its id then answers 404; one idle for ``--session-idle-s`` is reaped; ``--max-sessions``
 caps them) and 2026-07-28 requests (no session; listen streams, approvals by retry). Before
-the SDK sees a request, ``http_front.Front`` checks its Host, Origin, token and shape; each
-connection gets a KB session of its own with its token's grants (``http_sessions.py``).
+the SDK sees a request, ``http_front.Front`` checks its token and shape, and, on every path
+(the metadata and unknown paths too), ``http_front.Guard`` its Host and Origin; each
+connection gets a KB session of its own with its token's grants (``http_sessions.py``), and
+one token holds at most ``--max-sessions-per-token`` sessions (by default an even share of
+``--max-sessions``), so it cannot lock the other tokens out.
 Without ``--tokens`` only a loopback address is served. With ``--db`` the file's event log
 is followed (``follow.py``), so a save by another process on the file notifies this
 process's subscribers. RFC 9728 protected-resource metadata is served at
@@ -34,6 +37,7 @@ import anyio
 
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID, collector_paused
+from sim.server.follow import DEFAULT_FOLLOW_S
 from sim.server.grants import Grant, Verifier, loopback_grant
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
@@ -41,7 +45,6 @@ ENDPOINT = "/mcp"
 METADATA_PATH = "/.well-known/oauth-protected-resource" + ENDPOINT
 DEFAULT_IDLE_S = 600.0
 DEFAULT_MAX_SESSIONS = 1000
-DEFAULT_FOLLOW_S = 0.25
 MAX_BODY_BYTES = 4 * 2**20
 KEEP_ALIVE_S = 30
 
@@ -92,6 +95,8 @@ class HttpOptions:
     allow_hosts: tuple[str, ...] = ()
     session_idle_s: float = DEFAULT_IDLE_S
     max_sessions: int = DEFAULT_MAX_SESSIONS
+    max_sessions_per_token: int | None = None
+    """None: a fair share, --max-sessions over the number of tokens (at least 1)."""
     follow_s: float = DEFAULT_FOLLOW_S
     json_response: bool = False
     """--http-json: one JSON body per POST (the SDK's json_response), else an SSE stream."""
@@ -126,6 +131,15 @@ def check_options(options: HttpOptions) -> None:
         )
 
 
+def per_token_cap(options: HttpOptions) -> int:
+    """Sessions one token may hold: the flag, else an even share of the cap, so every token
+    of the file can always open one however many another holds."""
+    if options.max_sessions_per_token is not None:
+        return options.max_sessions_per_token
+    tokens = 1 if options.grants is None else len(options.grants)
+    return max(1, options.max_sessions // tokens)
+
+
 def _bracketed(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
@@ -138,7 +152,7 @@ def build_app(kb: Any, options: HttpOptions) -> Any:
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    from sim.server.http_front import Front, FrontRules
+    from sim.server.http_front import Front, FrontRules, Guard
     from sim.server.http_sessions import SessionRouter
 
     router = SessionRouter(kb)
@@ -163,11 +177,12 @@ def build_app(kb: Any, options: HttpOptions) -> Any:
         metadata_path=METADATA_PATH,
         max_body_bytes=MAX_BODY_BYTES,
         max_sessions=options.max_sessions,
+        max_sessions_per_token=per_token_cap(options),
     )
     front = Front(manager, rules)
 
     async def metadata(request: Any) -> Any:
-        base = f"http://{request.headers.get('host', host)}"
+        base = f"http://{request.headers.get('host', host)}"  # checked by the Guard
         return JSONResponse(
             {
                 "resource": base + ENDPOINT,
@@ -183,7 +198,9 @@ def build_app(kb: Any, options: HttpOptions) -> Any:
             yield
 
     routes = [Route(ENDPOINT, endpoint=front), Route(METADATA_PATH, endpoint=metadata)]
-    return Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.router.redirect_slashes = False  # `/mcp/` is not the endpoint: 404, never a redirect
+    return Guard(app, rules)
 
 
 async def serve_http(

@@ -1,12 +1,14 @@
 """What every HTTP request to the KB's MCP endpoint passes before the SDK sees it.
 
 In order: the Host header (421) and Origin header (403) against the allowlist, against DNS
-rebinding; the bearer token (401, with ``WWW-Authenticate`` naming the RFC 9728 metadata);
+rebinding (``Guard`` asks it of every path, before routing: the metadata and unknown paths
+too); the bearer token (401, with ``WWW-Authenticate`` naming the RFC 9728 metadata);
 the method (405); a GET or DELETE without ``Mcp-Session-Id`` (400: no session is allocated
 for it); a POST's content type (415), ``Accept`` (406) and size (413); then its body, one
 JSON-RPC message screened as stdio screens a line (``stdio.Screen``: parse errors, batches,
 bad ids, depth, a tools/call's shape), and, without a session, anything but ``initialize``
-in the 2025 era (400). An ``initialize`` past the session cap is refused by the SDK (its
+in the 2025 era (400). An ``initialize`` of a token that holds its share of sessions is
+refused here (429, ``--max-sessions-per-token``); one past the server's cap by the SDK (its
 ``max_sessions``), with this server's message in place of the SDK's bare 503. Each refusal
 is a JSON-RPC error body with a status, and nothing reaches the KB.
 """
@@ -32,7 +34,7 @@ from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
 from sim.server.grants import Grant, Verifier
-from sim.server.http_sessions import GRANT
+from sim.server.http_sessions import GRANT, TokenSessions
 from sim.server.mcp_server import tools_call_refusal
 from sim.server.stdio import (
     INVALID_REQUEST,
@@ -63,6 +65,9 @@ class FrontRules:
     metadata_path: str
     max_body_bytes: int
     max_sessions: int
+    max_sessions_per_token: int
+    """Sessions one token may hold open at once (``--max-sessions-per-token``, by default a
+    fair share of --max-sessions): one token cannot take every session and lock out the rest."""
 
 
 def _host_allowed(value: str, allowed: frozenset[str]) -> bool:
@@ -117,6 +122,7 @@ class Front:
     def __init__(self, manager: Any, rules: FrontRules) -> None:
         self._manager = manager
         self._rules = rules
+        self._sessions = TokenSessions(manager)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
@@ -147,6 +153,18 @@ class Front:
             return await receive()  # the client going away, seen by a streaming response
 
         opening = scope["method"] == "POST" and MCP_SESSION_ID_HEADER not in request.headers
+        over = None
+        if opening and request.headers.get(MCP_PROTOCOL_VERSION_HEADER) in (
+            None,
+            *HANDSHAKE_PROTOCOL_VERSIONS,
+        ):  # a 2025-era initialize: the SDK opens a session for it
+            cap = self._rules.max_sessions_per_token
+            held = self._sessions.count(grant.label)
+            # a cap as large as the server's is the server's: its own 503 says so
+            if cap < self._rules.max_sessions and held >= cap:
+                await respond(send, *self._token_cap_refusal(held))
+                return
+            send, over = self._sessions.opening(grant.label, send)
         response = _Response(self._cap_said(send) if opening else send)
         reset = GRANT.set(grant)
         try:
@@ -154,6 +172,20 @@ class Front:
         finally:
             GRANT.reset(reset)
             await response.end()
+            if over is not None:
+                over()
+
+    def _token_cap_refusal(self, held: int) -> tuple[Any, ...]:
+        cap = self._rules.max_sessions_per_token
+        return _refusal(
+            429,
+            f"This token holds {held} open sessions, its cap of {cap} (serve "
+            "--max-sessions-per-token; by default --max-sessions shared evenly among the "
+            "tokens, so no token can lock out the others); end one with DELETE, or retry once "
+            "idle ones are reaped (--session-idle-s).",
+            {"Retry-After": "5"},
+            code=SERVER_ERROR,
+        )
 
     def _cap_said(self, send: Send) -> Send:
         """`send` with the SDK's bare 503 for a session past its cap (``max_sessions``, the
@@ -184,27 +216,10 @@ class Front:
 
     def _check_headers(self, request: Request) -> tuple[tuple[Any, ...] | None, Grant | None]:
         rules, headers = self._rules, request.headers
+        refusal = host_origin_refusal(headers, rules)
+        if refusal is not None:
+            return refusal, None
         host = headers.get("host", "")
-        if not _host_allowed(host, rules.allowed_hosts):
-            return _refusal(
-                421,
-                f"Host {host!r} is not one this server answers to (a guard against DNS "
-                f"rebinding); allowed: {', '.join(sorted(rules.allowed_hosts))}.",
-            ), None
-        origin = headers.get("origin")
-        if origin is not None and not _origin_allowed(origin, rules):
-            return _refusal(
-                403,
-                f"Origin {origin!r} is not allowed; allowed: "
-                + (
-                    ", ".join(
-                        [f"http(s)://{h} on any port" for h in sorted(rules.origin_hosts)]
-                        + sorted(rules.allowed_origins)
-                    )
-                    or "none"
-                )
-                + " (add one with serve --allow-origin).",
-            ), None
         grant = rules.open_grant
         metadata_url = f"http://{host}{rules.metadata_path}"
         if rules.verifier is not None:
@@ -308,6 +323,51 @@ class Front:
         if screened is None:
             screened = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
         return json.dumps(screened, ensure_ascii=False).encode()
+
+
+def host_origin_refusal(headers: Any, rules: FrontRules) -> tuple[Any, ...] | None:
+    """421 for a Host not served, 403 for an Origin not allowed (DNS rebinding), else None:
+    asked of every request on every path (``Guard``), not of the MCP endpoint alone."""
+    host = headers.get("host", "")
+    if not _host_allowed(host, rules.allowed_hosts):
+        return _refusal(
+            421,
+            f"Host {host!r} is not one this server answers to (a guard against DNS "
+            f"rebinding); allowed: {', '.join(sorted(rules.allowed_hosts))}.",
+        )
+    origin = headers.get("origin")
+    if origin is not None and not _origin_allowed(origin, rules):
+        return _refusal(
+            403,
+            f"Origin {origin!r} is not allowed; allowed: "
+            + (
+                ", ".join(
+                    [f"http(s)://{h} on any port" for h in sorted(rules.origin_hosts)]
+                    + sorted(rules.allowed_origins)
+                )
+                or "none"
+            )
+            + " (add one with serve --allow-origin).",
+        )
+    return None
+
+
+class Guard:
+    """The ASGI app around every route (the endpoint, the metadata, a path that is none):
+    Host and Origin are checked before routing, so no answer (a redirect, the metadata's
+    resource URL) is ever built from a Host this server does not serve."""
+
+    def __init__(self, app: Asgi, rules: FrontRules) -> None:
+        self._app = app
+        self._rules = rules
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            refusal = host_origin_refusal(Request(scope).headers, self._rules)
+            if refusal is not None:
+                await respond(send, *refusal)
+                return
+        await self._app(scope, receive, send)
 
 
 def _refusal(

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
 from mcp.server import Server
 from mcp.server.connection import Connection
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from starlette.types import Send
 
 from sim.server.grants import Grant
 from sim.server.listing import instructions
@@ -70,6 +73,63 @@ def connection_of(ctx: Any) -> Connection:
             "(sim/server/http_sessions.py connection_of)"
         )
     return connection
+
+
+def session_owners(manager: Any) -> dict[str, Any]:
+    """Session id -> who opened it (the ``client_id`` of the request's ``AuthenticatedUser``,
+    here a token's label), as the SDK's session manager records it to refuse a session's
+    requests made with another token. The SDK keeps it as ``_session_owners`` (mcp 2.3.0)
+    and offers no public count per owner, so it is read there; an SDK that moved it stops
+    the first initialize with this message, not a bare AttributeError
+    (tests/test_http_sessions.py checks it on the installed SDK)."""
+    owners = getattr(manager, "_session_owners", None)
+    if not isinstance(owners, dict):
+        raise RuntimeError(
+            "the MCP SDK's StreamableHTTPSessionManager keeps no _session_owners dict, which "
+            "serve --http counts each token's sessions from (--max-sessions-per-token); use an "
+            "mcp version that has it, or count them where this one keeps them "
+            "(sim/server/http_front.py session_owners)"
+        )
+    return owners
+
+
+class TokenSessions:
+    """The sessions each token holds or is opening, counted exactly: an opening request is
+    counted in flight until its answer begins; then, if the answer opened a session (its
+    ``Mcp-Session-Id``), that session is counted until the SDK no longer has it. Each step
+    happens between two awaits, so no session is counted twice or not at all."""
+
+    def __init__(self, manager: Any) -> None:
+        self._manager = manager
+        self._opening: dict[str, int] = {}
+        self._held: dict[str, set[str]] = {}
+
+    def count(self, label: str) -> int:
+        live = session_owners(self._manager)
+        held = self._held.get(label, set())
+        held.intersection_update(live)  # ended ones (DELETE, reaped) drop out
+        return len(held) + self._opening.get(label, 0)
+
+    def opening(self, label: str, send: Send) -> tuple[Send, Callable[[], None]]:
+        """`send` for an opening request of this token, and what to call when it is over."""
+        self._opening[label] = self._opening.get(label, 0) + 1
+        pending = [True]
+
+        def over(session_id: str | None = None) -> None:
+            if pending[0]:
+                pending[0] = False
+                self._opening[label] -= 1
+                if session_id:
+                    self._held.setdefault(label, set()).add(session_id)
+
+        async def sending(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                opened = message["status"] < 400
+                sid = dict(message.get("headers", [])).get(MCP_SESSION_ID_HEADER.encode())
+                over(sid.decode() if opened and sid else None)
+            await send(message)
+
+        return sending, over
 
 
 def sdk_version() -> str:

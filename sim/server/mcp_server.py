@@ -168,6 +168,13 @@ class Cursors:
         return offset if hmac.compare_digest(tag, self._tag(offset)) else None
 
 
+def _article_id(uri: str) -> str:
+    """A listed resource's name: its article id as stored (the URI's, decoded)."""
+    parsed = resources.parse(uri)
+    assert parsed is not None  # listed URIs are built by resources.uri
+    return parsed[1]
+
+
 def resource_handlers(session: Session) -> dict[str, Any]:
     """Each published article as a resource; subscriptions in both protocol eras."""
     notifier = Notifier()
@@ -193,7 +200,7 @@ def resource_handlers(session: Session) -> dict[str, Any]:
         more = start + RESOURCES_PAGE < len(uris)
         return types.ListResourcesResult(
             resources=[
-                types.Resource(uri=u, name=u.rsplit("/", 1)[1], mime_type=resources.MIME_TYPE)
+                types.Resource(uri=u, name=_article_id(u), mime_type=resources.MIME_TYPE)
                 for u in page
             ],
             next_cursor=cursors.issue(start + RESOURCES_PAGE) if more else None,
@@ -208,7 +215,10 @@ def resource_handlers(session: Session) -> dict[str, Any]:
                     mime_type=resources.MIME_TYPE,
                     description=(
                         "A published article: the citation fields read_knowledge_article "
-                        "gives. Subscribe to hear when it is saved or unpublished."
+                        "gives. Subscribe to hear when it is saved or unpublished. Each id is "
+                        "percent-encoded as RFC 6570's {var} expands it (RFC 3986: all but "
+                        "A-Z a-z 0-9 - . _ ~ as %XX of its UTF-8 bytes, '/' as %2F), e.g. "
+                        "kb://kb-support/articles/guide%2Fcalendar."
                     ),
                 )
             ]

@@ -1,51 +1,101 @@
 """Each published article as an MCP resource, and who is subscribed to it.
 
-A resource's URI is ``kb://{knowledge_base_id}/articles/{article_id}``; reading it gives
-the citation fields ``read_knowledge_article`` gives. A session subscribed to a URI hears
-of every committed change of that article (save, retitle, unpublish) as one
-``notifications/resources/updated`` — push, where the poll tool is pull. The registry
-knows nothing of transports: a session's listeners decide how a notification travels.
+A resource's URI is ``kb://{knowledge_base_id}/articles/{article_id}`` with each id
+percent-encoded as one RFC 3986 path segment: every character but the unreserved ones
+(``A-Z a-z 0-9 - . _ ~``) as ``%XX`` of its UTF-8 bytes, ``/`` included, with upper-case hex
+(what RFC 6570's ``{var}`` expansion of the template gives). So ``guide/calendar`` is
+``kb://kb-support/articles/guide%2Fcalendar`` and ``a b?#%`` is ``a%20b%3F%23%25``; an id of
+unreserved characters alone (the simulation's ``art-00001``) is its URI as it stands.
+resources/list, read, subscribe, unsubscribe and every notification use this one form; any
+other spelling is refused, saying the form to send. Reading it gives the citation fields
+``read_knowledge_article`` gives. A session subscribed to a URI hears of every committed
+change of that article (save, retitle, unpublish) as one ``notifications/resources/updated``
+— push, where the poll tool is pull. The registry knows nothing of transports: a session's
+listeners decide how a notification travels.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote, unquote
 
 from sim.server.results import Reply, error
 from sim.server.validation import describe_value
 
 SCHEME = "kb://"
+ARTICLES = "/articles/"
 URI_TEMPLATE = "kb://{knowledge_base_id}/articles/{article_id}"
+URI_FORM = (
+    "kb://{knowledge_base_id}/articles/{article_id}, each id percent-encoded (RFC 3986: all "
+    "but A-Z a-z 0-9 - . _ ~ as %XX of its UTF-8 bytes, '/' as %2F)"
+)
 UPDATED = "notifications/resources/updated"
 SUBSCRIBE = "resources/subscribe"
 UNSUBSCRIBE = "resources/unsubscribe"
 READ = "resources/read"
 MIME_TYPE = "application/json"
+MAX_SUGGESTED_CHARS = 300
+"""A refusal suggests the URI to send only up to this length (a refusal is bounded)."""
+
+_UNRESERVED = re.compile(r"[A-Za-z0-9._~-]+")
+_SEGMENT = re.compile(r"(?:[A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})+")
+
+
+def _encoded(part: str) -> str:
+    return part if _UNRESERVED.fullmatch(part) else quote(part, safe="")
 
 
 def uri(kb_id: str, article_id: str) -> str:
-    return f"{SCHEME}{kb_id}/articles/{article_id}"
+    """The one URI of an article (the ids as they are stored, encoded here)."""
+    return f"{SCHEME}{_encoded(kb_id)}{ARTICLES}{_encoded(article_id)}"
 
 
 def parse(value: Any) -> tuple[str, str] | None:
-    """(knowledge_base_id, article_id) of a resource URI, or None if it is not one."""
+    """(knowledge_base_id, article_id) of a resource URI in its one form, or None."""
+    parsed = _parsed(value)
+    return parsed if isinstance(parsed, tuple) else None
+
+
+def _parsed(value: Any) -> tuple[str, str] | str:
+    """(knowledge_base_id, article_id), or why `value` is not a resource URI."""
     if not isinstance(value, str) or not value.startswith(SCHEME):
-        return None
-    kb_id, sep, article_id = value[len(SCHEME) :].partition("/articles/")
-    if not sep or not kb_id or not article_id or "/" in kb_id or "/" in article_id:
-        return None
+        return "it does not start with kb://"
+    kb_part, sep, id_part = value[len(SCHEME) :].partition(ARTICLES)
+    if not sep or not kb_part or not id_part:
+        return "it has no knowledge base id, /articles/ and article id"
+    if not (_SEGMENT.fullmatch(kb_part) and _SEGMENT.fullmatch(id_part)):
+        suggested = uri(kb_part, id_part)
+        send = f"; send {suggested}" if len(suggested) <= MAX_SUGGESTED_CHARS else ""
+        return (
+            "an id holds a character RFC 3986 allows only percent-encoded there ('/', a "
+            f"space, '?', '#', a '%' not followed by two hex digits, non-ASCII){send}"
+        )
+    try:
+        kb_id, article_id = (unquote(p, errors="strict") for p in (kb_part, id_part))
+    except UnicodeDecodeError:
+        return "its percent-encoded bytes are not UTF-8"
+    canonical = uri(kb_id, article_id)
+    if canonical != value:
+        send = f"; send {canonical}" if len(canonical) <= MAX_SUGGESTED_CHARS else ""
+        return (
+            "it is not in the one form this server uses (upper-case hex, only what must be "
+            f"encoded){send}"
+        )
     return kb_id, article_id
 
 
 def bad_uri(value: Any) -> Reply:
+    why = _parsed(value)
+    because = why if isinstance(why, str) else "it is not a resource URI"
     return error(
         "invalid_argument",
-        f"uri: expected {URI_TEMPLATE}; received {describe_value(value)}.",
-        "Send the uri of a published article: resources/list lists them, and a search hit's "
-        "knowledge_base_id and article_id fill the template.",
+        f"uri: expected {URI_FORM}; received {describe_value(value)}: {because}.",
+        "Send the uri of a published article as resources/list lists it; from a search hit, "
+        "percent-encode its knowledge_base_id and article_id into the template.",
         argument="uri",
-        allowed=URI_TEMPLATE,
+        allowed=URI_FORM,
         received=describe_value(value),
     )
 
