@@ -173,7 +173,7 @@ class Front:
             GRANT.reset(reset)
             await response.end()
             if over is not None:
-                over()
+                over(None)
 
     def _token_cap_refusal(self, held: int) -> tuple[Any, ...]:
         cap = self._rules.max_sessions_per_token

@@ -26,7 +26,7 @@ from typing import Any
 from mcp.server import Server
 from mcp.server.connection import Connection
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
-from starlette.types import Send
+from starlette.types import Message, Send
 
 from sim.server.grants import Grant
 from sim.server.listing import instructions
@@ -110,7 +110,7 @@ class TokenSessions:
         held.intersection_update(live)  # ended ones (DELETE, reaped) drop out
         return len(held) + self._opening.get(label, 0)
 
-    def opening(self, label: str, send: Send) -> tuple[Send, Callable[[], None]]:
+    def opening(self, label: str, send: Send) -> tuple[Send, Callable[[str | None], None]]:
         """`send` for an opening request of this token, and what to call when it is over."""
         self._opening[label] = self._opening.get(label, 0) + 1
         pending = [True]
@@ -122,7 +122,7 @@ class TokenSessions:
                 if session_id:
                     self._held.setdefault(label, set()).add(session_id)
 
-        async def sending(message: dict[str, Any]) -> None:
+        async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
                 opened = message["status"] < 400
                 sid = dict(message.get("headers", [])).get(MCP_SESSION_ID_HEADER.encode())
