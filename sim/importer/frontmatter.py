@@ -1,0 +1,116 @@
+"""Front matter as the docs generators read it: YAML between ``---`` lines (Docusaurus,
+Jekyll, MkDocs, Hugo) or TOML between ``+++`` lines (Hugo).
+
+YAML is read by PyYAML's ``safe_load`` (its C loader where built): the reference YAML 1.1
+parser of the Python world, which builds only plain data (no object tags), so a page's
+front matter cannot run code; folded and literal blocks, quoting rules and trailing
+comments are read as the generators' own parsers read them. TOML is the standard
+library's ``tomllib``. A block neither can read is *malformed*: the caller is told why in
+one line, and skips the file, since a draft flag may be what it fails to say.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FENCES = {"---": ("---", "..."), "+++": ("+++",)}
+
+
+class Malformed(ValueError):
+    """The front matter cannot be read; the message is one line, without the file's name."""
+
+
+@dataclass(frozen=True, slots=True)
+class FrontMatter:
+    keys: dict[str, Any]
+    """Top-level keys, lower-cased, to their values as the parser built them."""
+    raw: str
+    """The block as written, fences included and ending in a newline ("" if none): what an
+    export writes back above the article's text."""
+    body: str
+
+
+def normalised(text: str) -> str:
+    """The text without a byte-order mark and with LF line ends, as the generators see it."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def split(text: str) -> FrontMatter:
+    """The front matter of a normalised text and the body after it; Malformed when the block
+    is there but cannot be read. An unclosed block is text, as Markdown renders it."""
+    first, sep, rest = text.partition("\n")
+    closers = _FENCES.get(first.rstrip())
+    if closers is None or not sep:
+        return FrontMatter({}, "", text)
+    at = 0
+    while True:
+        end = rest.find("\n", at)
+        line = rest[at:] if end < 0 else rest[at:end]
+        if line.rstrip() in closers:
+            break
+        if end < 0:
+            return FrontMatter({}, "", text)
+        at = end + 1
+    block = rest[:at]
+    after = "" if end < 0 else rest[end + 1 :]
+    raw = text[: len(text) - len(after)]
+    keys = _toml(block) if first.rstrip() == "+++" else _yaml(block)
+    return FrontMatter(keys, raw if raw.endswith("\n") else raw + "\n", after)
+
+
+@functools.lru_cache(maxsize=4096)
+def _yaml_cached(block: str) -> tuple[tuple[str, Any], ...] | str:
+    """The block's keys (or why it is malformed), once per distinct block: a history
+    repeats most blocks from version to version."""
+    try:
+        data = yaml.load(block, Loader=_LOADER)  # a safe loader: plain data only
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        return f"its YAML front matter cannot be read ({problem}{where})"
+    if data is None:
+        return ()
+    if not isinstance(data, dict):
+        return f"its YAML front matter is a {type(data).__name__}, not key: value pairs"
+    return tuple((str(k).lower(), v) for k, v in data.items())
+
+
+def _yaml(block: str) -> dict[str, Any]:
+    got = _yaml_cached(block)
+    if isinstance(got, str):
+        raise Malformed(got)
+    return dict(got)
+
+
+def _toml(block: str) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(block)
+    except tomllib.TOMLDecodeError as e:
+        raise Malformed(f"its TOML front matter cannot be read ({e})") from None
+    return {k.lower(): v for k, v in data.items()}
+
+
+def flag(keys: dict[str, Any], key: str) -> bool | None:
+    """A yes/no key as the generators take it (a YAML or TOML boolean, or the words true
+    and false quoted); None when absent or not a yes/no."""
+    value = keys.get(key)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return None
+
+
+def text(keys: dict[str, Any], key: str) -> str:
+    """A key's value as one line of text ("" when absent, a list or a table)."""
+    value = keys.get(key)
+    if value is None or isinstance(value, (dict, list, bool)):
+        return ""
+    return " ".join(str(value).split())
