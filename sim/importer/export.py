@@ -64,25 +64,37 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if not changed:
         print(f"No article of {db} changed since its import: nothing written.")
         return 0
-    out.mkdir(exist_ok=True)
+    written = []
     for path, text, note in changed:
         target = out.joinpath(*PurePosixPath(path).parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "x", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "x", encoding="utf-8", newline="\n") as f:  # never overwrites
+                f.write(text)
+        except FileExistsError:
+            _say(f"{path}: another changed article was written at this path: not written")
+            continue
+        except OSError as e:
+            _say(f"OUT_DIR {out}: cannot write {path} ({e.strerror}); the files above are written")
+            return 1
+        written.append(path)
         if note:
             _say(f"{path}: {note}")
-    print(f"Exported {len(changed):,} articles of {db} changed since its import into {out}:")
-    for path, _, _ in changed:
+    print(f"Exported {len(written):,} articles of {db} changed since its import into {out}:")
+    for path in written:
         print(f"  {path}")
     return 0
 
 
 def _changed(db: Path) -> list[tuple[str, str, str]]:
     """(path, file text, a note or "") of each article changed since its import."""
-    with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True) as probe:
+    probe = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    try:
         is_kb = probe.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone()
-    probe.close()
+    except sqlite3.DatabaseError as e:
+        raise ValueError(f"not a KB file ({e}); name one `python -m sim import` wrote") from None
+    finally:
+        probe.close()
     if not is_kb:
         raise ValueError("not a KB file; name one `python -m sim import` wrote")
     store = KBStore(lambda: 0, path=str(db))
