@@ -191,7 +191,7 @@ def test_titles_as_the_generators_read_them(text: str, title: str) -> None:
 )
 def test_drafts_as_the_generators_mark_them(front: str) -> None:
     parsed = parse("a.md", front + "Text.\n")
-    assert not parsed.published and parsed.hidden
+    assert not parsed.published
 
 
 @pytest.mark.parametrize(
