@@ -8,8 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sim.importer.corpus import _own
+from sim.importer.frontmatter import _plain
 from sim.importer.markdown import headings, parse
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID
@@ -211,3 +215,28 @@ def test_published_pages_stay_published(front: str) -> None:
 def test_headings_skip_fences_and_keep_setext() -> None:
     body = "Intro\n=====\n\n```\n# code\n```\n\nPart two\n--------\n\n- item\n---\n\n## Three\n"
     assert list(headings(body)) == ["Intro", "Part two", "Three"]
+
+
+_LINE = st.tuples(
+    st.from_regex(r"[^\W\d_][\w-]{0,8}", fullmatch=True),
+    st.sampled_from([" ", "  "]),
+    st.one_of(
+        st.from_regex(r"[^\W\d_][\w .,()/!?&+-]{0,24}", fullmatch=True),
+        st.sampled_from(["true", "No", "OFF", "null", "yes please", "Q&A: how", "It's", "a #b"]),
+    ),
+    st.sampled_from(["", " ", "\n"]),
+)
+
+
+@given(st.lists(_LINE, max_size=8))
+def test_the_plain_block_shortcut_reads_what_yaml_reads(lines: list) -> None:
+    """Blocks of `key: Plain words` lines skip building a YAML document: where the shortcut
+    takes a block, its keys are safe_load's, lower-cased as every block's are."""
+    block = "".join(f"{k}:{gap}{v}{tail}\n" for k, gap, v, tail in lines)
+    fast = _plain(block)
+    if fast is not None:
+        data = yaml.safe_load(block) or {}
+        assert fast == tuple((str(k).lower(), v) for k, v in data.items())
+    assert _plain("title: Install the app\nid: install\n") == (
+        ("title", "Install the app"), ("id", "install"),
+    )  # fmt: skip
