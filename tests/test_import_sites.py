@@ -13,11 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sim.importer.corpus import _own
-from sim.importer.frontmatter import _plain
+from sim.importer.frontmatter import Malformed, _plain
 from sim.importer.markdown import headings, parse
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID
-from tests.test_import import _import
+from tests.test_import import T0, Repo, _import
 
 SITES = Path(__file__).parent / "fixtures" / "sites"
 
@@ -240,3 +240,48 @@ def test_the_plain_block_shortcut_reads_what_yaml_reads(lines: list) -> None:
     assert _plain("title: Install the app\nid: install\n") == (
         ("title", "Install the app"), ("id", "install"),
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "---\nx: " + "[" * 100_000 + "]" * 100_000 + "\n---\n",
+        "+++\nx = " + "[" * 100_000 + "]" * 100_000 + "\n+++\n",
+        "---\n- a list\n---\n",
+        "+++\ntitle = \n+++\n",
+    ],
+)
+def test_hostile_front_matter_is_malformed_not_a_crash(front: str) -> None:
+    with pytest.raises(Malformed, match="front matter"):
+        parse("a.md", front + "Body.\n")
+
+
+def test_aliases_do_not_blow_up_a_title() -> None:
+    front = "---\na: &a [x, x]\nb: &b [*a, *a, *a, *a]\nc: &c [*b, *b, *b, *b]\ntitle: *c\n---\n"
+    assert parse("docs/a.md", front + "# Heading\n").title == "Heading"
+
+
+def test_in_git_a_draft_comment_unpublishes_and_malformed_keeps_the_last(tmp_path, capsys) -> None:
+    repo = Repo(tmp_path / "docs")
+    repo.write("a.md", "---\ntitle: Alpha\n---\nAlpha text.\n")
+    repo.write("b.md", '+++\ntitle = "Beta"\n+++\nBeta text.\n')
+    repo.commit(T0)
+    repo.write("a.md", "---\ntitle: Alpha\ndraft: true # still being written\n---\nAlpha text.\n")
+    repo.write("b.md", '+++\ntitle = "Beta"\ndraft = true\n+++\nBeta text.\n')
+    repo.write("empty.md", "")
+    repo.commit(T0 + 60)
+    repo.write("a.md", "---\ntitle: [Alpha\ndraft: false\n---\nAlpha text, public.\n")
+    repo.commit(T0 + 120)
+    db = tmp_path / "kb.sqlite"
+    status, _, err = _import(capsys, str(repo.root), "--db", str(db))
+    assert status == 0, err
+    store = KBStore(lambda: 0, path=str(db))
+    events = [(e.type, e.article_id) for e in store.all_events(KB_ID)]
+    assert ("unpublished", "a") in events and ("unpublished", "b") in events
+    a = store.article_state(KB_ID, "a")
+    assert (a.published, a.content) == (False, "Alpha text.")  # its last readable version
+    assert not store.article_state(KB_ID, "empty").published
+    assert "import: a.md: its YAML front matter cannot be read" in err
+    assert "the KB keeps its last readable version" in err
+    assert "import: empty.md: empty (no text after its front matter): imported, not" in err
+    assert store.search(KB_ID, ["alpha"], 5) == (0, []) == store.search(KB_ID, ["beta"], 5)

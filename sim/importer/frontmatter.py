@@ -88,6 +88,8 @@ def _yaml_cached(block: str) -> tuple[tuple[str, Any], ...] | str:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         data = yaml.load(block, Loader=loader)  # a safe loader: plain data only
+    except RecursionError:
+        return "its YAML front matter nests too deeply to be read"
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -127,6 +129,8 @@ def _toml(block: str) -> dict[str, Any]:
         data = tomllib.loads(block)
     except tomllib.TOMLDecodeError as e:
         raise Malformed(f"its TOML front matter cannot be read ({e})") from None
+    except RecursionError:
+        raise Malformed("its TOML front matter nests too deeply to be read") from None
     return {k.lower(): v for k, v in data.items()}
 
 
