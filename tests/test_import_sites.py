@@ -116,8 +116,9 @@ def test_a_jekyll_site_bom_and_crlf(tmp_path, capsys) -> None:
 def test_a_mkdocs_site_fences_empty_pages_and_malformed_front_matter(tmp_path, capsys) -> None:
     store, err = _imported(tmp_path, capsys, "mkdocs")
     view = _view(store)
-    assert view["docs/index"] == ("Installation", True, None)  # not the fence's comment
-    assert view["docs/user-guide/writing"] == ("Writing your docs", True, None)
+    assert view["docs/index"] == ("Home", True, None)  # mkdocs.yml's nav names it
+    assert view["docs/user-guide/writing"] == ("Writing the docs", True, None)
+    assert view["docs/empty"][0] == "empty"
     assert view["docs/empty"][1] is False and view["docs/blank"][1] is False
     assert "docs/broken" not in view  # skipped: its draft flag cannot be read
     lines = [line for line in err.splitlines() if "docs/" in line]
@@ -130,6 +131,18 @@ def test_a_mkdocs_site_fences_empty_pages_and_malformed_front_matter(tmp_path, c
     assert "YAML front matter cannot be read" in broken and "at line 3" in broken
     assert "skipped" in broken
     assert store.search(KB_ID, ["readers"], 5) == (0, [])
+
+
+def test_mkdocs_docs_dir_imported_itself_finds_the_nav_above_it(tmp_path, capsys) -> None:
+    site = _site(tmp_path, "mkdocs")
+    db = tmp_path / "kb.sqlite"
+    assert _import(capsys, str(site / "docs"), "--db", str(db))[0] == 0
+    store = KBStore(lambda: 0, path=str(db))
+    assert store.article_state(KB_ID, "user-guide/writing").title == "Writing the docs"
+    (site / "mkdocs.yml").unlink()  # without the nav: the first heading, never the fence's
+    assert _import(capsys, str(site / "docs"), "--db", str(tmp_path / "b.sqlite"))[0] == 0
+    store = KBStore(lambda: 0, path=str(tmp_path / "b.sqlite"))
+    assert store.article_state(KB_ID, "index").title == "Installation"
 
 
 def test_prettier_docs_a_real_docusaurus_site(tmp_path, capsys) -> None:

@@ -22,7 +22,7 @@ from sim.model.opening import KB_ID  # the KB serve serves
 HELP = """\
 Import a folder of Markdown (.md, .markdown, .mdx) articles into a KB file that `serve --db`
 serves and `advise --db` studies. Front matter is YAML (---) or Hugo's TOML (+++). Title:
-its `title`, else the first heading outside code fences, else the file's name. Not
+an mkdocs.yml nav's, else its `title`, else the first heading outside code fences. Not
 published: `draft: true`, `published: false`, `unlisted: true`, `status: draft`, or no text.
 Article id: the file's path in the folder without its suffix (a Docusaurus `id` for the
 name, a Hugo _index.md its folder's), kept across renames git records; with --base-url each

@@ -1,15 +1,16 @@
 """An article's title, body, visibility, id and address, from a Markdown or MDX file.
 
-Front matter is read by ``frontmatter.py`` (YAML or Hugo's TOML). The title is its
-``title``, else the first heading (ATX ``# Title`` or setext ``Title`` over ``===``/``---``)
-outside fenced code, else the file's name (a Hugo ``_index.md``: its folder's). An article
-is not published when front matter says ``draft: true`` (every generator), ``published:
-false`` (Jekyll), ``unlisted: true`` (Docusaurus: out of the site's search, so out of the
-agent's) or ``status: draft``, or when it has no text. Its id is its path without the suffix,
-a Docusaurus ``id`` in place of the file's name, a Hugo ``_index.md`` its folder's path. Its
-route (the address under the site's base URL) is Jekyll's ``permalink`` or Hugo's ``url``,
-else a ``slug`` (absolute, or in the file's folder), else the id's path, an ``index``,
-``README`` or ``_index`` file standing for its folder.
+Front matter is read by ``frontmatter.py`` (YAML or Hugo's TOML). The title is the MkDocs
+nav's for the page (``mkdocs.py``), else front matter's ``title``, else the first heading
+(ATX ``# Title`` or setext ``Title`` over ``===``/``---``) outside fenced code, else the
+file's name (a Hugo ``_index.md``: its folder's). An article is not published when front
+matter says ``draft: true`` (every generator), ``published: false`` (Jekyll), ``unlisted:
+true`` (Docusaurus: out of the site's search, so out of the agent's) or ``status: draft``,
+or when it has no text. Its id is its path without the suffix, a Docusaurus ``id`` in
+place of the file's name, a Hugo ``_index.md`` its folder's path. Its route (the address
+under the site's base URL) is Jekyll's ``permalink`` or Hugo's ``url``, else a ``slug``
+(absolute, or in the file's folder), else the id's path, an ``index``, ``README`` or
+``_index`` file standing for its folder.
 """
 
 from __future__ import annotations
@@ -61,14 +62,15 @@ def _parts(path: str) -> tuple[str, str]:
     return (f"{folder}/" if folder else ""), (stem if dot and stem else name)
 
 
-def parse(path: str, raw: str) -> Parsed:
-    """The article a file's text is; frontmatter.Malformed when its front matter is."""
+def parse(path: str, raw: str, nav_title: str = "") -> Parsed:
+    """The article a file's text is (titled `nav_title` if its site's nav names it so);
+    frontmatter.Malformed when its front matter is malformed."""
     fm = split(normalised(raw))
     body = fm.body.strip("\n")
     keys = fm.keys
     folder, stem = _parts(path)
     name = folder.rstrip("/").rpartition("/")[2] if stem == "_index" and folder else stem
-    title = text(keys, "title") or next(headings(body), "") or name
+    title = nav_title or text(keys, "title") or next(headings(body), "") or name
     hidden = _hidden(keys) or ("" if body.strip() else EMPTY)
     wanted, route = _wanted_id(path, folder, stem, keys), _route(folder, stem, keys)
     return Parsed(title, body, not hidden, hidden, wanted, route, fm.raw)

@@ -20,6 +20,7 @@ from sim.importer import git
 from sim.importer.files import MAX_ARTICLE_BYTES, NOT_NAMED, Notes, decoded, named, on_disk, shown
 from sim.importer.frontmatter import Malformed
 from sim.importer.markdown import EMPTY, Parsed, article_id, parse
+from sim.importer.mkdocs import nav_titles
 from sim.importer.select import Taken
 from sim.kb.importing import ImportedEvent, ImportedPage, ImportedRow, digest
 
@@ -86,12 +87,12 @@ def _event(prev: _State | None, now: Parsed) -> str | None:
     return None
 
 
-def _parsed(path: str, text: str | None) -> tuple[Parsed | None, str]:
+def _parsed(path: str, text: str | None, titles: dict[str, str]) -> tuple[Parsed | None, str]:
     """(the article, "") or (None, why the file is skipped)."""
     if text is None:
         return None, ""
     try:
-        return parse(path, text), ""
+        return parse(path, text, titles.get(path, "")), ""
     except Malformed as e:
         return None, f"{e}: skipped (a draft flag may be in it); fix it and import again"
 
@@ -118,6 +119,7 @@ def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
     data = git.blobs(root, list(dict.fromkeys(wanted)), MAX_ARTICLE_BYTES)
     texts: dict[str, str | None] = {sha: decoded(b)[0] for sha, b in data.items()}
     ids = _Ids(notes)
+    titles = nav_titles(root, notes)
     state: dict[str, _State] = {}
     unread: dict[str, str] = {}  # path -> why its latest version is not imported
     plan = Plan()
@@ -131,9 +133,8 @@ def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
             if c.mode == git.SYMLINK_MODE or not (named(c.path) and named(c.old_path)):
                 continue
             was, now = select(c.old_path), select(c.path)
-            parsed, why = (
-                _parsed(c.path, texts.get(c.sha)) if now and c.status != "D" else (None, "")
-            )
+            reading = now and c.status != "D"
+            parsed, why = _parsed(c.path, texts.get(c.sha), titles) if reading else (None, "")
             if why:
                 unread[c.path] = why
             else:
@@ -232,13 +233,14 @@ def from_disk(
 ) -> Plan:
     """Without git: the files against the KB's rows (`rows`) and events (`held`)."""
     files = on_disk(root, notes, select)
+    titles = nav_titles(root, notes)
     ids = _Ids(notes)
     plan = Plan(history=list(held))
     new: list[ImportedEvent] = []
     seen = set()
     state: dict[str, _State] = {}
     for path, (text, mtime_us) in files.items():
-        parsed, why = _parsed(path, text)
+        parsed, why = _parsed(path, text, titles)
         if parsed is None:
             aid = article_id(path)
             kept = "; the KB keeps its last version" if aid in rows else ""
