@@ -63,6 +63,18 @@ def test_an_output_that_is_an_article_is_refused(tmp_path, capsys) -> None:
     assert not (tmp_path / "kb").exists()
 
 
+def test_an_edit_log_that_is_someone_elses_file_is_not_replaced(tmp_path, capsys) -> None:
+    repo = _docs(tmp_path)
+    notes = tmp_path / "notes.csv"
+    notes.write_text("name,phone\nAda,123\n")
+    db = tmp_path / "kb.sqlite"
+    status, _, err = _import(capsys, str(repo.root), "--db", str(db), "--edit-log", str(notes))
+    assert status == 2 and "--edit-log" in err and "is not an edit log" in err
+    assert notes.read_text() == "name,phone\nAda,123\n" and not db.exists()
+    assert _import(capsys, str(repo.root), "--db", str(db))[0] == 0  # its own log: replaced
+    assert _import(capsys, str(repo.root), "--db", str(db))[0] == 0
+
+
 def _socket(path: Path) -> socket.socket:
     s = socket.socket(socket.AF_UNIX)
     s.bind(str(path))

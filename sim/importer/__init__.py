@@ -3,7 +3,8 @@
 
 Each ``.md``/``.markdown``/``.mdx`` file becomes one article: ``frontmatter.py`` reads its
 YAML or TOML front matter, ``markdown.py`` its title, visibility, id and page address, and
-``select.py`` says which paths are articles (``--exclude``). In a git work tree the history
+``mkdocs.py`` the titles a site's nav gives, ``select.py`` which paths are articles
+(``--exclude``). In a git work tree the history
 comes from git (``git.py``): every commit that changes an article is a version at its
 commit time, in the event log in commit order, and the edit log ``calibrate`` reads is
 written in the same pass. Without git the files' modification times are the versions.

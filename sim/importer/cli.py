@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from sim.calibrate.logs import COLUMNS, write_atomic
 from sim.importer import git
 from sim.importer.files import Notes
 from sim.importer.paths import Clash, built_whole, check_outputs
@@ -108,6 +109,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ValueError as e:  # an empty glob, or a Clash
         parser.error(str(e) if isinstance(e, Clash) else f"--exclude: {e}; give a path glob")
     base_url = _base_url(args.base_url, parser)
+    if not _an_edit_log(log_path):
+        parser.error(
+            f"--edit-log {log_path}: exists and is not an edit log (its first line is not "
+            f"{','.join(COLUMNS)}); name a new file, nothing was written"
+        )
     notes = Notes()
     with built_whole(db) as draft:
         try:
@@ -137,8 +143,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         f"{appended:,} new events (the KB's event log now ends at {head:,})."
     )
     if plan.log_rows:
-        from sim.calibrate.logs import COLUMNS, write_atomic
-
         try:
             write_atomic(log_path.resolve(), _csv([COLUMNS, *plan.log_rows]))
         except OSError as e:
@@ -150,6 +154,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
     print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
     return 0
+
+
+def _an_edit_log(path: Path) -> bool:
+    """Whether an import may replace the file: missing, empty, or an edit log (its own)."""
+    try:
+        with open(path, "rb") as f:  # a regular file: check_outputs said so
+            first = f.readline(200)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return not first or first.decode("utf-8", "replace").strip() == ",".join(COLUMNS)
 
 
 class _Refusal(Exception):
