@@ -12,12 +12,13 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sim.bench.stdio import RawClient
 from sim.importer.corpus import _own
 from sim.importer.frontmatter import Malformed, _plain
 from sim.importer.markdown import headings, parse
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID
-from tests.test_import import T0, Repo, _import
+from tests.test_import import T0, Repo, _answer, _import
 
 SITES = Path(__file__).parent / "fixtures" / "sites"
 
@@ -298,3 +299,25 @@ def test_in_git_a_draft_comment_unpublishes_and_malformed_keeps_the_last(tmp_pat
     assert "the KB keeps its last readable version" in err
     assert "import: empty.md: empty (no text after its front matter): imported, not" in err
     assert store.search(KB_ID, ["alpha"], 5) == (0, []) == store.search(KB_ID, ["beta"], 5)
+
+
+def test_prettier_docs_are_served_over_stdio(tmp_path, capsys, serve_command) -> None:
+    store, _ = _imported(
+        tmp_path, capsys, "prettier", "--exclude", "website/**", "--base-url", "https://prettier.io"
+    )
+    store.close()
+    client = RawClient("--db", str(tmp_path / "prettier.sqlite"), serve=serve_command)
+    try:
+        client.handshake()
+        found = _answer(
+            client, 1, "search_knowledge_base", {"knowledge_base_id": KB_ID, "query": "vim"}
+        )
+        assert found["hits"][0]["article_id"] == "docs/vim"
+        read = _answer(
+            client, 2, "read_knowledge_article",
+            {"knowledge_base_id": KB_ID, "article_id": "docs/install"},
+        )  # fmt: skip
+        assert read["title"] == "Install" and "npm install" in read["content"]
+    finally:
+        stderr = client.close()
+    assert "Traceback" not in stderr, stderr
