@@ -23,8 +23,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-_FENCES = {"---": ("---", "..."), "+++": ("+++",)}
-_PLAIN = re.compile(r"([^\W\d_][\w-]*): +([^\W\d_][\w .,()/!?&+-]*)")
+_YAML_BLOCK = re.compile(r"---[ \t]*\n((?:.*\n)*?)(?:---|\.\.\.)[ \t]*(?:\n|\Z)")
+_TOML_BLOCK = re.compile(r"\+\+\+[ \t]*\n((?:.*\n)*?)\+\+\+[ \t]*(?:\n|\Z)")
+"""A block: its fence alone on the first line, its text, the closing fence on a line."""
+_PLAIN_LINE = re.compile(r"^([^\W\d_][\w-]*): +([^\W\d_][\w .,()/!?&+-]*)$", re.M)
+_PLAIN_BLOCK = re.compile(r"(?:[^\W\d_][\w-]*: +[^\W\d_][\w .,()/!?&+-]*\n|[ \t]*\n)*")
 _KEYWORDS: dict[str, bool | None] = {
     f(word): value
     for word, value in {"yes": True, "no": False, "true": True, "false": False}.items()
@@ -50,30 +53,19 @@ class FrontMatter:
 
 def normalised(text: str) -> str:
     """The text without a byte-order mark and with LF line ends, as the generators see it."""
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = text.removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def split(text: str) -> FrontMatter:
     """The front matter of a normalised text and the body after it; Malformed when the block
     is there but cannot be read. An unclosed block is text, as Markdown renders it."""
-    first, sep, rest = text.partition("\n")
-    closers = _FENCES.get(first.rstrip())
-    if closers is None or not sep:
+    block = _YAML_BLOCK.match(text) or _TOML_BLOCK.match(text)
+    if block is None:
         return FrontMatter({}, "", text)
-    at = 0
-    while True:
-        end = rest.find("\n", at)
-        line = rest[at:] if end < 0 else rest[at:end]
-        if line.rstrip() in closers:
-            break
-        if end < 0:
-            return FrontMatter({}, "", text)
-        at = end + 1
-    block = rest[:at]
-    after = "" if end < 0 else rest[end + 1 :]
-    raw = text[: len(text) - len(after)]
-    keys = _toml(block) if first.rstrip() == "+++" else _yaml(block)
-    return FrontMatter(keys, raw if raw.endswith("\n") else raw + "\n", after)
+    raw = block.group(0)
+    keys = _toml(block[1]) if raw.startswith("+") else _yaml(block[1])
+    return FrontMatter(keys, raw if raw.endswith("\n") else raw + "\n", text[block.end() :])
 
 
 @functools.lru_cache(maxsize=4096)
@@ -104,14 +96,14 @@ def _yaml_cached(block: str) -> tuple[tuple[str, Any], ...] | str:
 
 def _plain(block: str) -> tuple[tuple[str, str | bool | None], ...] | None:
     """The keys of a block of ``key: Plain words`` lines only, else None (YAML reads it)."""
+    if not _PLAIN_BLOCK.fullmatch(block):
+        return None
     keys: dict[str, str | bool | None] = {}
-    for line in block.split("\n"):
-        if not line.strip():
-            continue
-        m = _PLAIN.fullmatch(line.rstrip(" "))
-        if m is None or m[1] in _KEYWORDS:
+    for key, value in _PLAIN_LINE.findall(block):
+        if key in _KEYWORDS:
             return None
-        keys[m[1]] = _KEYWORDS.get(m[2], m[2])  # a repeated key: the last, as YAML's
+        value = value.rstrip(" ")
+        keys[key] = _KEYWORDS.get(value, value)  # a repeated key: the last, as YAML's
     return tuple((k.lower(), v) for k, v in keys.items())
 
 
