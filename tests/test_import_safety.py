@@ -227,3 +227,23 @@ def test_a_bad_base_url_is_refused(tmp_path, capsys, url: str) -> None:
                              "--base-url", url)  # fmt: skip
     assert status == 2 and "--base-url" in err and repr(url) in err
     assert not (tmp_path / "kb").exists()
+
+
+def test_without_git_an_import_does_not_undo_an_edit_made_in_the_kb(tmp_path, capsys) -> None:
+    """Before, the file's older text was saved over the agent's edit without a word."""
+    root = _folder(tmp_path)
+    db = tmp_path / "kb.sqlite"
+    assert _import(capsys, str(root), "--db", str(db))[0] == 0
+    store = KBStore(lambda: 0, path=str(db))
+    store.save(KB_ID, "a", "The alpha article, corrected.", actor="agent")
+    snapshot = store.snapshot()
+    store.close()
+    status, _, err = _import(capsys, str(root), "--db", str(db))
+    assert status == 1 and "a.md were edited in the KB since its import" in err
+    assert "python -m sim export" in err
+    assert KBStore(lambda: 0, path=str(db)).snapshot() == snapshot
+    out = tmp_path / "out"
+    assert _export(capsys, str(out), "--db", str(db))[0] == 0
+    (root / "a.md").write_bytes((out / "a.md").read_bytes())  # the team takes the edit in
+    assert _import(capsys, str(root), "--db", str(db))[0] == 0
+    assert _export(capsys, str(tmp_path / "again"), "--db", str(db))[1].startswith("No article")

@@ -13,9 +13,9 @@ from sim.calibrate.logs import COLUMNS, write_atomic
 from sim.importer import git
 from sim.importer.files import Notes
 from sim.importer.paths import Clash, built_whole, check_outputs
-from sim.importer.plan import Plan, from_disk, from_git
+from sim.importer.plan import EditedSince, Plan, from_disk, from_git
 from sim.importer.select import Taken
-from sim.kb.importing import HistoryDiverged
+from sim.kb.importing import HistoryDiverged, digest
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID  # the KB serve serves
@@ -124,6 +124,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return _refused(notes, f"--db {db}: not a KB file SQLite can open ({e})", db)
         except _Refusal as e:
             return _refused(notes, str(e), db)
+        except EditedSince as e:
+            return _refused(
+                notes,
+                f"--db {db}: {e} were edited in the KB since its import and their files differ: "
+                f"importing would undo the edits. Take them out first (python -m sim export "
+                f"OUT_DIR --db {db}), or import into a new file",
+                db,
+            )
         try:
             appended = store.import_history(KB_ID, plan.history, plan.rows, plan.pages, base_url)
             head = store.head_sequence(KB_ID)
@@ -198,16 +206,20 @@ def _opened(db: Path) -> KBStore:
         raise _Refusal(f"--db {e}") from None
 
 
-def _held(store: KBStore) -> tuple[list, dict]:
-    """The KB's events and rows as an import without git compares them."""
+def _held(store: KBStore) -> tuple[list, dict, set[str]]:
+    """The KB's events and rows as an import without git compares them, and the articles
+    edited in the KB since the import that wrote them."""
     if not store.kb_exists(KB_ID):
-        return [], {}
+        return [], {}, set()
     held = [(e.type, e.article_id, e.updated_us) for e in store.all_events(KB_ID)]
-    rows = {}
+    pages = store.imported_pages(KB_ID)
+    rows, edited = {}, set()
     for aid in store.article_ids(KB_ID):
         a = store.article_state(KB_ID, aid)
         rows[aid] = (aid, a.title, a.content, a.published, a.updated_us)
-    return held, rows
+        if aid in pages and pages[aid][2] != digest(a.title, a.content):
+            edited.add(aid)
+    return held, rows, edited
 
 
 def _refused(notes: Notes, why: str, db: Path) -> int:

@@ -223,21 +223,29 @@ def _head_notes(
             notes.add(path, "uncommitted changes: imported as of its last commit")
 
 
+class EditedSince(Exception):
+    """Files that would overwrite edits made in the KB since its import (the message names
+    them)."""
+
+
 def from_disk(
     root: Path,
     notes: Notes,
     held: list[ImportedEvent],
     rows: dict[str, ImportedRow],
+    edited: set[str],
     now_us: int,
     select: Taken,
 ) -> Plan:
-    """Without git: the files against the KB's rows (`rows`) and events (`held`)."""
+    """Without git: the files against the KB's rows (`rows`) and events (`held`);
+    EditedSince when a file differs from an article `edited` in the KB since its import."""
     files = on_disk(root, notes, select)
     titles = nav_titles(root, notes)
     ids = _Ids(notes)
     plan = Plan(history=list(held))
     new: list[ImportedEvent] = []
     seen = set()
+    undone: list[str] = []
     state: dict[str, _State] = {}
     for path, (text, mtime_us) in files.items():
         parsed, why = _parsed(path, text, titles)
@@ -252,11 +260,16 @@ def from_disk(
         old = rows.get(aid)
         prev = None if old is None else _State(Parsed(old[1], old[2], old[3]), old[4], path)
         kind = _event(prev, parsed)
+        if kind is not None and aid in edited:
+            undone.append(path)
         us = old[4] if old is not None else mtime_us
         if kind is not None:
             us = mtime_us if prev is None else max(mtime_us, prev.us + 1)
             new.append((kind, aid, us))
         state[aid] = _State(parsed, us, path)
+    if undone:
+        more = f" and {len(undone) - 3:,} more" if len(undone) > 3 else ""
+        raise EditedSince(", ".join(undone[:3]) + more)
     _finish(plan, state, notes)
     plan.present = len(state)
     for aid, (_, title, content, published, us) in rows.items():
