@@ -1,5 +1,5 @@
 """Command line: `python -m sim reproduce | notebook | sweep | bench | serve | log-report |
-advise | calibrate | import`."""
+advise | calibrate | import | export`."""
 
 from __future__ import annotations
 
@@ -583,6 +583,9 @@ def main(argv: list[str] | None = None) -> int:
     from sim.importer.cli import add_parser as add_import
 
     imp = add_import(sub)
+    from sim.importer.export import add_parser as add_export
+
+    exp = add_export(sub)
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
@@ -686,6 +689,10 @@ def main(argv: list[str] | None = None) -> int:
         from sim.importer.cli import run as import_folder
 
         return import_folder(args, imp)
+    elif args.command == "export":
+        from sim.importer.export import run as export
+
+        return export(args, exp)
     elif args.command == "log-report":
         from sim.server.calllog import BadLogLine
         from sim.server.logreport import report

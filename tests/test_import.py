@@ -214,14 +214,14 @@ def test_bad_files_on_disk_without_git(tmp_path, capsys, monkeypatch) -> None:
     (tmp_path / "secret.md").write_text("# Outside the folder\n")
     (root / "escape.md").symlink_to(tmp_path / "secret.md")
     (root / "outdir").symlink_to(tmp_path)
-    real_read = Path.read_bytes
+    real_open = os.open
 
-    def read_bytes(self: Path) -> bytes:  # root reads any file: the refusal is made here
-        if self.name == "noread.md":
+    def opened(path: Any, flags: int, *args: Any) -> int:  # root reads any file: refuse here
+        if os.path.basename(path) == "noread.md":
             raise PermissionError(13, "Permission denied")
-        return real_read(self)
+        return real_open(path, flags, *args)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", opened)
     db = tmp_path / "kb.sqlite"
     status, _, err = _import(capsys, str(root), "--db", str(db))
     assert status == 0, err

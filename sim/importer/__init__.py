@@ -1,10 +1,14 @@
-"""`python -m sim import DOCS_DIR --db kb.sqlite`: a folder of Markdown articles as a KB.
+"""`python -m sim import DOCS_DIR --db kb.sqlite`: a folder of Markdown articles as a KB;
+`python -m sim export OUT_DIR --db kb.sqlite`: the articles edited since, back as files.
 
-Each ``.md``/``.markdown``/``.mdx`` file becomes one article (``markdown.py`` reads its
-title and draft flag). In a git work tree the history comes from git (``history.py``):
+Each ``.md``/``.markdown``/``.mdx`` file becomes one article: ``frontmatter.py`` reads its
+YAML or TOML front matter, ``markdown.py`` its title, visibility, id and page address,
+``mkdocs.py`` the titles a site's nav gives, and ``select.py`` says which paths are
+articles (``--exclude``). In a git work tree the history comes from git (``git.py``):
 every commit that changes an article is a version at its commit time, in the event log in
 commit order, and the edit log ``calibrate`` reads is written in the same pass. Without git
-the files' modification times are the versions. ``files.py`` says which files are taken,
-``plan.py`` turns them into rows and events, the store appends them in one transaction
-(``sim.kb.importing``), and ``cli.py`` is the subcommand.
+the files' modification times are the versions. ``files.py`` reads the files on disk
+(regular files only), ``plan.py`` turns them into rows, events and pages, the store appends
+them in one transaction (``sim.kb.importing``), ``paths.py`` keeps the outputs apart from
+the inputs and a new KB whole, ``cli.py`` is the subcommand and ``export.py`` the way back.
 """

@@ -7,27 +7,35 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from sim.calibrate.logs import COLUMNS, write_atomic
 from sim.importer import git
 from sim.importer.files import Notes
-from sim.importer.plan import Plan, from_disk, from_git
-from sim.kb.importing import HistoryDiverged
+from sim.importer.paths import Clash, built_whole, check_outputs
+from sim.importer.plan import EditedSince, Plan, from_disk, from_git
+from sim.importer.select import Taken
+from sim.kb.importing import HistoryDiverged, digest
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID  # the KB serve serves
 
 HELP = """\
 Import a folder of Markdown (.md, .markdown, .mdx) articles into a KB file that `serve --db`
-serves and `advise --db` studies. Title: front matter's `title:`, else the first `# heading`.
-Draft: front matter `draft: true`, `published: false` or `status: draft`. Article id: the
-file's path in the folder without its suffix, kept across renames git records. In a git
+serves and `advise --db` studies. Front matter is YAML (---) or Hugo's TOML (+++). Title:
+an mkdocs.yml nav's, else its `title`, else the first heading outside code fences. Not
+published: `draft: true`, `published: false`, `unlisted: true`, `status: draft`, or no text.
+Article id: the file's path in the folder without its suffix (a Docusaurus `id` for the
+name, a Hugo _index.md its folder's), kept across renames git records; with --base-url each
+article keeps its page's address (`permalink`, `url` or `slug`, else its path). In a git
 work tree each commit is a version (updated_at = the article's last commit) and the event
 log holds the history in order; the edit log `calibrate` and `advise --edit-log` read is
 written beside the KB (NAME.edits.csv). Importing again appends only the new commits'
-events, so clients' cursors stay valid. A file that cannot be taken gets one line saying
-what was done; a refused import writes nothing. The articles are served as the KB
-`kb-support`; an agent's edits go to the KB file only, never back to the Markdown or git,
-and importing over a KB edited since its last import is refused."""
+events, so clients' cursors stay valid. A file that cannot be taken (malformed front
+matter, not a regular file, ...) gets one line saying what was done; a refused import
+writes nothing, and a new KB file appears only complete. The articles are served as the KB
+`kb-support`; an agent's edits go to the KB file only (`python -m sim export` writes them
+back out as files), and importing over a KB edited since its last import is refused."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -44,6 +52,21 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="LOG.csv",
         help="where to write the edit log (default: beside --db, NAME.edits.csv)",
     )
+    imp.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out the paths (relative to DOCS_DIR) this glob matches, or whose folder it "
+        "matches; ** spans folders; repeatable (e.g. --exclude 'i18n/**' --exclude 'blog/**')",
+    )
+    imp.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="the site's public address (http:// or https://): each article keeps its page's "
+        "URL beside its id (default: the last import's, or none)",
+    )
     return imp
 
 
@@ -56,6 +79,18 @@ def _say(line: str) -> None:
     print(f"import: {line}", file=sys.stderr)
 
 
+def _base_url(value: str | None, parser: argparse.ArgumentParser) -> str | None:
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        parser.error(
+            f"--base-url: an http:// or https:// address without ?query or #fragment, got "
+            f"{value!r}; give the site's root, e.g. https://docs.example.com/"
+        )
+    return value.rstrip("/")
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     folder, db = args.folder, args.db
     if not folder.is_dir():
@@ -63,39 +98,61 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(f"DOCS_DIR {folder}: {what}; name the folder that holds the articles")
     if db.is_dir():
         parser.error(f"--db {db}: is a folder; name a file (it is created if missing)")
-    if not db.parent.is_dir():
+    if not db.resolve().parent.is_dir():
         parser.error(f"--db {db}: the folder {db.parent} does not exist; create it first")
     log_path = args.edit_log or default_edit_log(db)
-    if not log_path.parent.is_dir():
+    if not log_path.resolve().parent.is_dir():
         parser.error(f"--edit-log {log_path}: the folder {log_path.parent} does not exist")
-    new_file = not db.exists() or db.stat().st_size == 0
+    try:
+        select = Taken(args.exclude)
+        check_outputs([("--db", db), ("--edit-log", log_path)], folder)
+    except ValueError as e:  # an empty glob, or a Clash
+        parser.error(str(e) if isinstance(e, Clash) else f"--exclude: {e}; give a path glob")
+    base_url = _base_url(args.base_url, parser)
+    if not _an_edit_log(log_path):
+        parser.error(
+            f"--edit-log {log_path}: exists and is not an edit log (its first line is not "
+            f"{','.join(COLUMNS)}); name a new file, nothing was written"
+        )
     notes = Notes()
-    try:
-        plan, store = _planned(folder.resolve(), db, notes)
-    except git.GitError as e:
-        return _refused(notes, f"{folder}: {e}", db, new_file)
-    except sqlite3.Error as e:
-        return _refused(notes, f"--db {db}: not a KB file SQLite can open ({e})", db, new_file)
-    except _Refusal as e:
-        return _refused(notes, str(e), db, new_file)
-    try:
-        appended = store.import_history(KB_ID, plan.history, plan.rows)
-        head = store.head_sequence(KB_ID)
-    except HistoryDiverged as e:
-        return _refused(notes, f"--db {db}: {e}; import into a new file", db, new_file)
-    except (StoreError, sqlite3.Error) as e:
-        return _refused(notes, f"--db {db}: {e}", db, new_file)
+    with built_whole(db) as draft:
+        try:
+            plan, store = _planned(folder.resolve(), draft.path, notes, select)
+        except git.GitError as e:
+            return _refused(notes, f"{folder}: {e}", db)
+        except sqlite3.Error as e:
+            return _refused(notes, f"--db {db}: not a KB file SQLite can open ({e})", db)
+        except _Refusal as e:
+            return _refused(notes, str(e), db)
+        except EditedSince as e:
+            return _refused(
+                notes,
+                f"--db {db}: {e} were edited in the KB since its import and their files differ: "
+                f"importing would undo the edits. Take them out first (python -m sim export "
+                f"OUT_DIR --db {db}), or import into a new file",
+                db,
+            )
+        try:
+            appended = store.import_history(KB_ID, plan.history, plan.rows, plan.pages, base_url)
+            head = store.head_sequence(KB_ID)
+        except HistoryDiverged as e:
+            return _refused(notes, f"--db {db}: {e}; import into a new file", db)
+        except (StoreError, sqlite3.Error) as e:
+            return _refused(notes, f"--db {db}: {e}", db)
+        finally:
+            store.close()
+        draft.keep = True
     for line in notes.lines:
         _say(line)
+    if select.left_out:
+        _say(f"--exclude left out {len(select.left_out):,} article files")
     print(
         f"Imported {folder} into {db}: {plan.present:,} articles in the folder, "
         f"{appended:,} new events (the KB's event log now ends at {head:,})."
     )
     if plan.log_rows:
-        from sim.calibrate.logs import COLUMNS, write_atomic
-
         try:
-            write_atomic(log_path, _csv([COLUMNS, *plan.log_rows]))
+            write_atomic(log_path.resolve(), _csv([COLUMNS, *plan.log_rows]))
         except OSError as e:
             _say(
                 f"--edit-log {log_path}: cannot write it ({e.strerror}); the KB is imported, "
@@ -107,23 +164,39 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
+def _an_edit_log(path: Path) -> bool:
+    """Whether an import may replace the file: missing, empty, or an edit log (its own)."""
+    try:
+        with open(path, "rb") as f:  # a regular file: check_outputs said so
+            first = f.readline(200)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return not first or first.decode("utf-8", "replace").strip() == ",".join(COLUMNS)
+
+
 class _Refusal(Exception):
     pass
 
 
-def _planned(root: Path, db: Path, notes: Notes) -> tuple[Plan, KBStore]:
-    """The plan, and the store it goes into (opened only once the folder has articles)."""
+def _planned(root: Path, db: Path, notes: Notes, select: Taken) -> tuple[Plan, KBStore]:
+    """The plan, and the store it goes into (`db`: the KB, or the new one's temporary file)."""
     with_git = git.has_history(root)
-    store = _opened(db) if db.exists() else None
-    if with_git:
-        plan = from_git(root, notes)
-    else:
-        notes.add(str(root), "not in a git work tree with commits: versions are file times")
-        held, rows = _held(store) if store is not None else ([], {})
-        plan = from_disk(root, notes, held, rows, time.time_ns() // 1000)
-    if not plan.present:
-        raise _Refusal(f"{root}: no Markdown article (.md, .markdown, .mdx) in it")
-    return plan, store if store is not None else _opened(db)
+    store = _opened(db)
+    try:
+        if with_git:
+            plan = from_git(root, notes, select)
+        else:
+            notes.add(str(root), "not in a git work tree with commits: versions are file times")
+            plan = from_disk(root, notes, *_held(store), time.time_ns() // 1000, select)
+        if not plan.present:
+            left = f" ({len(select.left_out):,} left out by --exclude)" if select.left_out else ""
+            raise _Refusal(f"{root}: no Markdown article (.md, .markdown, .mdx) in it{left}")
+    except BaseException:
+        store.close()
+        raise
+    return plan, store
 
 
 def _opened(db: Path) -> KBStore:
@@ -133,25 +206,26 @@ def _opened(db: Path) -> KBStore:
         raise _Refusal(f"--db {e}") from None
 
 
-def _held(store: KBStore) -> tuple[list, dict]:
-    """The KB's events and rows as an import without git compares them."""
+def _held(store: KBStore) -> tuple[list, dict, set[str]]:
+    """The KB's events and rows as an import without git compares them, and the articles
+    edited in the KB since the import that wrote them."""
     if not store.kb_exists(KB_ID):
-        return [], {}
+        return [], {}, set()
     held = [(e.type, e.article_id, e.updated_us) for e in store.all_events(KB_ID)]
-    rows = {}
+    pages = store.imported_pages(KB_ID)
+    rows, edited = {}, set()
     for aid in store.article_ids(KB_ID):
         a = store.article_state(KB_ID, aid)
         rows[aid] = (aid, a.title, a.content, a.published, a.updated_us)
-    return held, rows
+        if aid in pages and pages[aid][2] != digest(a.title, a.content):
+            edited.add(aid)
+    return held, rows, edited
 
 
-def _refused(notes: Notes, why: str, db: Path, new_file: bool) -> int:
+def _refused(notes: Notes, why: str, db: Path) -> int:
     for line in notes.lines:
         _say(line)
     _say(f"{why.rstrip('.')}. Import refused: {db} is as it was.")
-    if new_file:
-        for leftover in (db, db.with_name(db.name + "-journal")):
-            leftover.unlink(missing_ok=True)
     return 1
 
 

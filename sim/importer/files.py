@@ -3,16 +3,19 @@
 The same checks hold for a file on disk and a blob in git: too large, binary (a NUL byte)
 or not UTF-8 text is skipped with a line naming the file. On disk a symlink is never
 followed (one out of the folder is named as such), an unreadable file is skipped, and
-hidden folders (``.git``) are not entered.
+hidden folders (``.git``) are not entered. Only a regular file is opened: a FIFO, device or
+socket named like an article is skipped with a line (opening a FIFO would wait for a writer
+for ever), checked before the open and again on the open file.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sim.importer.markdown import is_article
+from sim.importer.select import Taken
 
 MAX_ARTICLE_BYTES = 1 << 20
 """A larger file is skipped: a help article is some kilobytes, and a megabyte of one is a
@@ -71,7 +74,28 @@ def outside(root: Path, link: Path) -> bool:
     return not target.is_relative_to(root.resolve())
 
 
-def on_disk(root: Path, notes: Notes) -> dict[str, tuple[str, int]]:
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+
+
+def _read(path: Path) -> bytes | str:
+    """The bytes of a regular file, or why it is not read (a FIFO is never waited on)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        return _why(e)
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            return f"{_kind(mode)}, not a regular file: skipped (never read)"
+        return f.read()
+
+
+def on_disk(root: Path, notes: Notes, select: Taken) -> dict[str, tuple[str, int]]:
     """Every article file under root: relative path → (text, modification time in µs)."""
     found: dict[str, tuple[str, int]] = {}
     for folder, dirs, names in os.walk(root, onerror=lambda e: notes.add(e.filename, _why(e))):
@@ -85,7 +109,7 @@ def on_disk(root: Path, notes: Notes) -> dict[str, tuple[str, int]]:
         for name in sorted(names):
             path = base / name
             rel = path.relative_to(root).as_posix()
-            if not is_article(name):
+            if not select(rel):
                 continue
             if not named(rel):
                 notes.add(shown(rel), NOT_NAMED)
@@ -96,15 +120,22 @@ def on_disk(root: Path, notes: Notes) -> dict[str, tuple[str, int]]:
                 else:
                     notes.add(rel, "a symlink inside the folder: skipped (its target counts)")
                 continue
-            if path.stat().st_size > MAX_ARTICLE_BYTES:
-                notes.add(rel, decoded(path.stat().st_size)[1])
-                continue
             try:
-                data = path.read_bytes()
-                mtime_us = path.stat().st_mtime_ns // 1000
+                st = path.lstat()
             except OSError as e:
                 notes.add(rel, _why(e))
                 continue
+            if not stat.S_ISREG(st.st_mode):
+                notes.add(rel, f"{_kind(st.st_mode)}, not a regular file: skipped (never read)")
+                continue
+            if st.st_size > MAX_ARTICLE_BYTES:
+                notes.add(rel, decoded(st.st_size)[1])
+                continue
+            data = _read(path)
+            if isinstance(data, str):
+                notes.add(rel, data)
+                continue
+            mtime_us = st.st_mtime_ns // 1000
             text, why = decoded(data)
             if text is None:
                 notes.add(rel, why)

@@ -1,22 +1,34 @@
-"""An article's title, body and draft flag, from the text of a Markdown or MDX file.
+"""An article's title, body, visibility, id and address, from a Markdown or MDX file.
 
-Front matter is the block between a first line ``---`` and the next ``---``; only its
-``key: value`` lines are read (no YAML library: the keys that matter are flat). The title is
-front matter's ``title``, else the first ATX heading (``# Title``), else the file's name.
-An article is a draft when front matter says ``draft: true``, ``published: false`` or
-``status: draft``; anything else is published.
+Front matter is read by ``frontmatter.py`` (YAML or Hugo's TOML). The title is the MkDocs
+nav's for the page (``mkdocs.py``), else front matter's ``title``, else the first heading
+(ATX ``# Title`` or setext ``Title`` over ``===``/``---``) outside fenced code, else the
+file's name (a Hugo ``_index.md``: its folder's). An article is not published when front
+matter says ``draft: true`` (every generator), ``published: false`` (Jekyll), ``unlisted:
+true`` (Docusaurus: out of the site's search, so out of the agent's) or ``status: draft``,
+or when it has no text. Its id is its path without the suffix, a Docusaurus ``id`` in
+place of the file's name, a Hugo ``_index.md`` its folder's path. Its route (the address
+under the site's base URL) is Jekyll's ``permalink`` or Hugo's ``url``, else a ``slug``
+(absolute, or in the file's folder), else the id's path, an ``index``, ``README`` or
+``_index`` file standing for its folder.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+
+from sim.importer.frontmatter import flag, normalised, split, text
 
 SUFFIXES = (".md", ".markdown", ".mdx")
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
+_ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
+_NOT_PARAGRAPH = re.compile(r" {0,3}(?:[-+*>|<]|\d+[.)][ \t]|import |export )| {4}")
+_HEADING_ID = re.compile(r"[ \t]*\{#[^}]*\}$")
+_INDEX = ("index", "readme", "_index")
+EMPTY = "empty (no text after its front matter)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +36,12 @@ class Parsed:
     title: str
     content: str
     published: bool
+    hidden: str = ""
+    """Why it is not published ("" when it is)."""
+    wanted_id: str = ""
+    route: str = ""
+    front: str = ""
+    """The front matter block as written (kept by an export)."""
 
 
 def is_article(path: str) -> bool:
@@ -32,51 +50,93 @@ def is_article(path: str) -> bool:
 
 def article_id(path: str) -> str:
     """The id a path gives: its place in the folder without the suffix (``guides/install``)."""
-    p = PurePosixPath(path)
-    return str(p.with_suffix("")) if p.suffix.lower() in SUFFIXES else str(p)
+    folder, stem = _parts(path)
+    return folder + stem if is_article(path) else path
 
 
-def front_matter(text: str) -> tuple[dict[str, str], str]:
-    """(keys of the front matter, lower-cased, to their unquoted values; the body after it)."""
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != "---":
-        return {}, text
-    for end in range(1, len(lines)):
-        if lines[end].strip() in ("---", "..."):
-            break
-    else:
-        return {}, text  # an unclosed block is text, as Markdown renders it
-    keys: dict[str, str] = {}
-    for line in lines[1:end]:
-        key, sep, value = line.partition(":")
-        if sep and key.strip() and not line[:1].isspace():
-            keys.setdefault(key.strip().lower(), _unquoted(value.strip()))
-    return keys, "\n".join(lines[end + 1 :])
+def _parts(path: str) -> tuple[str, str]:
+    """(the folder with a trailing / or "", the name without its suffix): string work, as
+    an import parses every version of every article."""
+    folder, _, name = path.rpartition("/")
+    stem, dot, _ = name.rpartition(".")
+    return (f"{folder}/" if folder else ""), (stem if dot and stem else name)
 
 
-def _unquoted(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
+def parse(path: str, raw: str, nav_title: str = "") -> Parsed:
+    """The article a file's text is (titled `nav_title` if its site's nav names it so);
+    frontmatter.Malformed when its front matter is malformed."""
+    fm = split(normalised(raw))
+    body = fm.body.strip("\n")
+    keys = fm.keys
+    folder, stem = _parts(path)
+    name = folder.rstrip("/").rpartition("/")[2] if stem == "_index" and folder else stem
+    title = nav_title or text(keys, "title") or next(headings(body), "") or name
+    hidden = _hidden(keys) or ("" if body.strip() else EMPTY)
+    wanted, route = _wanted_id(path, folder, stem, keys), _route(folder, stem, keys)
+    return Parsed(title, body, not hidden, hidden, wanted, route, fm.raw)
 
 
-def parse(path: str, text: str) -> Parsed:
-    keys, body = front_matter(text.replace("\r\n", "\n"))
-    title = keys.get("title", "").strip()
-    if not title:
-        heading = _HEADING.search(body)
-        title = heading.group(1).strip() if heading else PurePosixPath(path).stem
-    return Parsed(title, body.strip("\n"), not _draft(keys))
+def _hidden(keys: dict) -> str:
+    if flag(keys, "draft"):
+        return "a draft (draft: true)"
+    if flag(keys, "published") is False:
+        return "not published (published: false)"
+    if flag(keys, "unlisted"):
+        return "unlisted (unlisted: true)"
+    if text(keys, "status").lower() == "draft":
+        return "a draft (status: draft)"
+    return ""
 
 
-def _draft(keys: dict[str, str]) -> bool:
-    return (
-        keys.get("draft", "").lower() in _TRUE
-        or keys.get("published", "").lower() in _FALSE
-        or keys.get("status", "").lower() == "draft"
-    )
+def _wanted_id(path: str, folder: str, stem: str, keys: dict) -> str:
+    own = text(keys, "id")
+    if own and "/" not in own:
+        return folder + own
+    if stem == "_index" and folder:
+        return folder.rstrip("/")
+    return article_id(path)
 
 
-def headings(content: str) -> list[str]:
-    """The body's headings, in order: questions a day may ask of the article."""
-    return [m.group(1).strip() for m in _HEADING.finditer(content)]
+def _route(folder: str, stem: str, keys: dict) -> str:
+    for key in ("permalink", "url"):
+        own = text(keys, key)
+        if own.startswith("/") or "://" in own:
+            return own
+    slug = text(keys, "slug")
+    if slug:
+        return slug if slug.startswith("/") else f"/{folder}{slug}"
+    name = text(keys, "id") or stem
+    if "/" not in name and name.lower() in _INDEX:
+        return f"/{folder}"
+    return f"/{folder}{name}"
+
+
+def headings(content: str) -> Iterator[str]:
+    """The body's headings in order (ATX and setext, none inside fenced code): the title
+    when front matter has none, and questions a day may ask of the article."""
+    fence = ""
+    paragraph: list[str] = []
+    for line in content.split("\n"):
+        if fence:
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = ""
+            continue
+        opened = _FENCE.match(line)
+        if opened:
+            fence, paragraph = opened.group(1), []
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            paragraph = []
+            heading = _HEADING_ID.sub("", atx.group(1) or "").strip()
+            if heading:
+                yield heading
+            continue
+        if paragraph and _UNDERLINE.match(line):
+            yield " ".join(paragraph)
+            paragraph = []
+            continue
+        if not line.strip() or (_NOT_PARAGRAPH.match(line) and not paragraph):
+            paragraph = []
+            continue
+        paragraph.append(line.strip())

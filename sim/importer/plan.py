@@ -18,8 +18,11 @@ from pathlib import Path
 
 from sim.importer import git
 from sim.importer.files import MAX_ARTICLE_BYTES, NOT_NAMED, Notes, decoded, named, on_disk, shown
-from sim.importer.markdown import Parsed, article_id, is_article, parse
-from sim.kb.importing import ImportedEvent, ImportedRow
+from sim.importer.frontmatter import Malformed
+from sim.importer.markdown import EMPTY, Parsed, article_id, parse
+from sim.importer.mkdocs import nav_titles
+from sim.importer.select import Taken
+from sim.kb.importing import ImportedEvent, ImportedPage, ImportedRow, digest
 
 _LOG_CHANGE = {"A": "add", "C": "add", "M": "modify", "T": "modify", "R": "rename", "D": "delete"}
 
@@ -28,6 +31,7 @@ _LOG_CHANGE = {"A": "add", "C": "add", "M": "modify", "T": "modify", "R": "renam
 class _State:
     parsed: Parsed
     us: int
+    path: str
     alive: bool = True
 
 
@@ -39,6 +43,8 @@ class Plan:
     rows: list[ImportedRow] = field(default_factory=list)
     log_rows: list[tuple] = field(default_factory=list)
     """The edit log in the shared format (``sim.calibrate.logs``), without git empty."""
+    pages: list[ImportedPage] = field(default_factory=list)
+    """Each article's file now: its path, route and front matter (what export writes back)."""
     present: int = 0
     """Articles in the folder now."""
 
@@ -52,11 +58,12 @@ class _Ids:
         self.taken: set[str] = set()
         self._notes = notes
 
-    def new(self, path: str) -> str:
+    def new(self, path: str, base: str) -> str:
+        """The id of the article first seen at `path`, whose front matter wants `base`."""
         if path in self.gone:  # added again where a deleted article was: that article
             self.live[path] = self.gone.pop(path)
             return self.live[path]
-        base = wanted = article_id(path)
+        wanted = base
         n = 1
         while wanted in self.taken:
             n += 1
@@ -80,19 +87,41 @@ def _event(prev: _State | None, now: Parsed) -> str | None:
     return None
 
 
-def from_git(root: Path, notes: Notes) -> Plan:
+def _parsed(path: str, text: str | None, titles: dict[str, str]) -> tuple[Parsed | None, str]:
+    """(the article, "") or (None, why the file is skipped)."""
+    if text is None:
+        return None, ""
+    try:
+        return parse(path, text, titles.get(path, "")), ""
+    except Malformed as e:
+        return None, f"{e}: skipped (a draft flag may be in it); fix it and import again"
+
+
+def _finish(plan: Plan, state: dict[str, _State], notes: Notes) -> None:
+    """The rows and pages after the history, and a line for each article with no text."""
+    for aid, s in state.items():
+        p = s.parsed
+        plan.rows.append((aid, p.title, p.content, p.published and s.alive, s.us))
+        plan.pages.append((aid, s.path, p.route, p.front, digest(p.title, p.content)))
+        if s.alive and p.hidden == EMPTY:
+            notes.add(s.path, f"{EMPTY}: imported, not published")
+
+
+def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
     history = git.commits(root)
     head = git.head_files(root)
     wanted = [
         c.sha
         for commit in history
         for c in commit.changes
-        if c.status != "D" and c.mode != git.SYMLINK_MODE and is_article(c.path)
+        if c.status != "D" and c.mode != git.SYMLINK_MODE and select(c.path)
     ]
     data = git.blobs(root, list(dict.fromkeys(wanted)), MAX_ARTICLE_BYTES)
     texts: dict[str, str | None] = {sha: decoded(b)[0] for sha, b in data.items()}
     ids = _Ids(notes)
+    titles = nav_titles(root, notes)
     state: dict[str, _State] = {}
+    unread: dict[str, str] = {}  # path -> why its latest version is not imported
     plan = Plan()
     authors: dict[str, str] = {}
     publish = 0
@@ -103,7 +132,13 @@ def from_git(root: Path, notes: Notes) -> Plan:
         for c in commit.changes:
             if c.mode == git.SYMLINK_MODE or not (named(c.path) and named(c.old_path)):
                 continue
-            was, now = is_article(c.old_path), is_article(c.path)
+            was, now = select(c.old_path), select(c.path)
+            reading = now and c.status != "D"
+            parsed, why = _parsed(c.path, texts.get(c.sha), titles) if reading else (None, "")
+            if why:
+                unread[c.path] = why
+            else:
+                unread.pop(c.path, None)
             if c.status == "R" and was and now and c.old_path in ids.live:
                 aid = ids.live.pop(c.old_path)
                 ids.live[c.path] = aid
@@ -113,12 +148,16 @@ def from_git(root: Path, notes: Notes) -> Plan:
                 aid = ids.live.pop(c.old_path)
                 ids.gone[c.old_path] = aid
             elif now:
-                aid = ids.live.get(c.path) or ids.new(c.path)
+                known = ids.live.get(c.path)
+                if known is None:
+                    if parsed is None:  # not an article until a version can be read
+                        continue
+                    known = ids.new(c.path, parsed.wanted_id)
+                aid = known
             else:
                 continue
             prev = state.get(aid)
-            deleted = c.status == "D" or not now
-            if deleted:
+            if c.status == "D" or not now:
                 if prev is None or not prev.alive:
                     continue
                 us = max(t_us, prev.us + 1)
@@ -127,15 +166,15 @@ def from_git(root: Path, notes: Notes) -> Plan:
                     prev.us = us
                 prev.alive = False
             else:
-                text = texts.get(c.sha)
-                if text is None:  # unreadable at this version: the KB keeps the last one
+                if parsed is None:  # unreadable at this version: the KB keeps the last one
                     continue
-                parsed = parse(c.path, text)
                 kind = _event(prev, parsed)
                 if kind is not None:
                     us = t_us if prev is None else max(t_us, prev.us + 1)
                     plan.history.append((kind, aid, us))
-                    state[aid] = _State(parsed, us)
+                    state[aid] = _State(parsed, us, c.path)
+                elif prev is not None:  # same article, perhaps at a new path or address
+                    prev.parsed, prev.path = parsed, c.path
             author = authors.setdefault(commit.author, f"u{len(authors) + 1:03d}")
             change = _LOG_CHANGE.get(c.status[0], "modify")
             if c.status == "R" and not (was and now):
@@ -143,12 +182,9 @@ def from_git(root: Path, notes: Notes) -> Plan:
             plan.log_rows.append((when, publish, author, aid, change, c.added, c.removed))
             emitted = True
         publish += emitted
-    plan.rows = [
-        (aid, s.parsed.title, s.parsed.content, s.parsed.published and s.alive, s.us)
-        for aid, s in state.items()
-    ]
+    _finish(plan, state, notes)
     plan.present = sum(s.alive for s in state.values())
-    _head_notes(root, head, texts, data, ids, notes)
+    _head_notes(root, head, texts, data, ids, unread, notes, select)
     return plan
 
 
@@ -158,12 +194,15 @@ def _head_notes(
     texts: dict[str, str | None],
     data: dict[str, bytes | int],
     ids: _Ids,
+    unread: dict[str, str],
     notes: Notes,
+    select: Taken,
 ) -> None:
     """One line for each article file at HEAD not imported as it is."""
     for path, (mode, sha) in sorted(head.items()):
-        if not is_article(path):
+        if not select(path):
             continue
+        kept = "; the KB keeps its last readable version" if path in ids.live else ""
         if not named(path):
             notes.add(shown(path), NOT_NAMED)
         elif mode == git.SYMLINK_MODE:
@@ -174,37 +213,66 @@ def _head_notes(
             notes.add(path, f"a symlink {where} the folder: skipped")
         elif texts.get(sha) is None:
             why = decoded(data[sha])[1] if sha in data else "not in the history read: skipped"
-            kept = "; the KB keeps its last readable version" if path in ids.live else ""
             notes.add(path, why + kept)
+        elif path in unread:
+            notes.add(path, unread[path] + kept)
     for path in git.untracked(root):
-        if is_article(path):
+        if select(path):
             notes.add(path, "not committed: skipped (commit it, then import again)")
     for path in git.uncommitted(root):
-        if is_article(path):
+        if select(path):
             notes.add(path, "uncommitted changes: imported as of its last commit")
 
 
+class EditedSince(Exception):
+    """Files that would overwrite edits made in the KB since its import (the message names
+    them)."""
+
+
 def from_disk(
-    root: Path, notes: Notes, held: list[ImportedEvent], rows: dict[str, ImportedRow], now_us: int
+    root: Path,
+    notes: Notes,
+    held: list[ImportedEvent],
+    rows: dict[str, ImportedRow],
+    edited: set[str],
+    now_us: int,
+    select: Taken,
 ) -> Plan:
-    """Without git: the files against the KB's rows (`rows`) and events (`held`)."""
-    files = on_disk(root, notes)
+    """Without git: the files against the KB's rows (`rows`) and events (`held`);
+    EditedSince when a file differs from an article `edited` in the KB since its import."""
+    files = on_disk(root, notes, select)
+    titles = nav_titles(root, notes)
     ids = _Ids(notes)
-    plan = Plan(history=list(held), present=len(files))
+    plan = Plan(history=list(held))
     new: list[ImportedEvent] = []
     seen = set()
+    undone: list[str] = []
+    state: dict[str, _State] = {}
     for path, (text, mtime_us) in files.items():
-        aid = ids.new(path)
-        seen.add(aid)
-        parsed = parse(path, text)
-        old = rows.get(aid)
-        prev = None if old is None else _State(Parsed(old[1], old[2], old[3]), old[4])
-        kind = _event(prev, parsed)
-        if kind is None:
+        parsed, why = _parsed(path, text, titles)
+        if parsed is None:
+            aid = article_id(path)
+            kept = "; the KB keeps its last version" if aid in rows else ""
+            notes.add(path, why + kept)
+            seen.add(aid)
             continue
-        us = mtime_us if prev is None else max(mtime_us, prev.us + 1)
-        new.append((kind, aid, us))
-        plan.rows.append((aid, parsed.title, parsed.content, parsed.published, us))
+        aid = ids.new(path, parsed.wanted_id)
+        seen.add(aid)
+        old = rows.get(aid)
+        prev = None if old is None else _State(Parsed(old[1], old[2], old[3]), old[4], path)
+        kind = _event(prev, parsed)
+        if kind is not None and aid in edited:
+            undone.append(path)
+        us = old[4] if old is not None else mtime_us
+        if kind is not None:
+            us = mtime_us if prev is None else max(mtime_us, prev.us + 1)
+            new.append((kind, aid, us))
+        state[aid] = _State(parsed, us, path)
+    if undone:
+        more = f" and {len(undone) - 3:,} more" if len(undone) > 3 else ""
+        raise EditedSince(", ".join(undone[:3]) + more)
+    _finish(plan, state, notes)
+    plan.present = len(state)
     for aid, (_, title, content, published, us) in rows.items():
         if aid not in seen and published:
             us = max(now_us, us + 1)

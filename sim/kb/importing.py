@@ -4,11 +4,16 @@ An importer (``sim.importer``) hands the whole history it knows, oldest first, a
 articles' states after it. The events the KB already holds must be the start of that
 history (an import again after new commits appends only the rest, so a client's cursor
 stays valid); anything else is refused and nothing is written. Rows are written where they
-differ, FTS kept equal to the published set as every other write does.
+differ, FTS kept equal to the published set as every other write does. Beside them, each
+article's page (``imported_pages``: its file, its route under the site's base URL in
+``imported_sites``, its front matter and a digest of the title and text imported), so that
+a citation can carry the page's address (``page_url``) and an export can write back what
+was edited since (``imported_pages``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Sequence
 
@@ -20,6 +25,22 @@ ImportedEvent = tuple[str, str, int]
 ImportedRow = tuple[str, str, str, bool, int]
 """(article_id, title, content, published, updated_us): an article after the history."""
 
+ImportedPage = tuple[str, str, str, str, str]
+"""(article_id, path, route, front matter as written, digest of the title and text)."""
+
+PAGES_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS imported_pages (kb_id TEXT NOT NULL, article_id TEXT NOT NULL, "
+    "path TEXT NOT NULL, route TEXT NOT NULL, front_matter TEXT NOT NULL, digest TEXT NOT NULL, "
+    "PRIMARY KEY (kb_id, article_id))",
+    "CREATE TABLE IF NOT EXISTS imported_sites (kb_id TEXT PRIMARY KEY, base_url TEXT NOT NULL)",
+)
+"""Made by the first import that writes pages: a KB file without them is still one."""
+
+
+def digest(title: str, content: str) -> str:
+    """What an article's title and text are, short: equal digests, equal articles."""
+    return hashlib.sha256(f"{title}\0{content}".encode()).hexdigest()
+
 
 class HistoryDiverged(StoreError):
     """The KB's events are not the start of the history offered; the message says where."""
@@ -30,9 +51,15 @@ class Importing(StoreCore):
 
     @serialised
     def import_history(
-        self, kb_id: str, history: Sequence[ImportedEvent], rows: Sequence[ImportedRow]
+        self,
+        kb_id: str,
+        history: Sequence[ImportedEvent],
+        rows: Sequence[ImportedRow],
+        pages: Sequence[ImportedPage] = (),
+        base_url: str | None = None,
     ) -> int:
-        """Append the events of `history` the KB lacks and write `rows`; the events appended.
+        """Append the events of `history` the KB lacks and write `rows` and `pages` (and the
+        site's `base_url`, kept from the last import when None); the events appended.
 
         Creates the KB if missing. Raises HistoryDiverged, writing nothing, when the KB's
         events are not ``history[:k]`` (k = how many it holds)."""
@@ -52,6 +79,7 @@ class Importing(StoreCore):
                 ).fetchall()
                 _check_prefix(kb_id, held, history)
                 self._write_rows(db, kb_id, rows)
+                self._write_pages(db, kb_id, pages, base_url)
                 new = [(t, a, us, "human") for t, a, us in history[len(held) :]]
                 if new:
                     self._append_events(kb_id, new)
@@ -77,6 +105,56 @@ class Importing(StoreCore):
                         (by, kb_id),
                     )
         return by
+
+    def _write_pages(
+        self,
+        db: sqlite3.Connection,
+        kb_id: str,
+        pages: Sequence[ImportedPage],
+        base_url: str | None,
+    ) -> None:
+        for statement in PAGES_SCHEMA:
+            db.execute(statement)
+        db.executemany(
+            "INSERT OR REPLACE INTO imported_pages VALUES (?, ?, ?, ?, ?, ?)",
+            [(kb_id, *page) for page in pages],
+        )
+        if base_url is not None:
+            db.execute("INSERT OR REPLACE INTO imported_sites VALUES (?, ?)", (kb_id, base_url))
+
+    def _has_pages(self) -> bool:
+        return bool(
+            self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'imported_sites'").fetchone()
+        )
+
+    @serialised
+    def page_url(self, kb_id: str, article_id: str) -> str | None:
+        """The public address of an imported article's page: the site's base URL (``import
+        --base-url``) and the page's route; None without one (or for an article no import
+        wrote)."""
+        if not self._has_pages():
+            return None
+        row = self._db.execute(
+            "SELECT s.base_url, p.route FROM imported_pages p JOIN imported_sites s "
+            "USING (kb_id) WHERE p.kb_id = ? AND p.article_id = ?",
+            (kb_id, article_id),
+        ).fetchone()
+        return None if row is None else row[0].rstrip("/") + row[1]
+
+    @serialised
+    def imported_pages(self, kb_id: str) -> dict[str, tuple[str, str, str]]:
+        """Article id -> (its file's path, its front matter as written, the digest of the
+        title and text its last import wrote), for every article an import wrote."""
+        if not self._has_pages():
+            return {}
+        return {
+            aid: (path, front, dig)
+            for aid, path, front, dig in self._db.execute(
+                "SELECT article_id, path, front_matter, digest FROM imported_pages "
+                "WHERE kb_id = ? ORDER BY article_id",
+                (kb_id,),
+            )
+        }
 
     def _write_rows(self, db: sqlite3.Connection, kb_id: str, rows: Sequence[ImportedRow]) -> None:
         first, last = self._rowid_range(kb_id)
