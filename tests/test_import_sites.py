@@ -312,12 +312,19 @@ def test_prettier_docs_are_served_over_stdio(tmp_path, capsys, serve_command) ->
         found = _answer(
             client, 1, "search_knowledge_base", {"knowledge_base_id": KB_ID, "query": "vim"}
         )
-        assert found["hits"][0]["article_id"] == "docs/vim"
+        # each citation carries the page a person opens, beside its stable id
+        assert found["hits"][0] == {
+            "article_id": "docs/vim",
+            "title": "Vim Setup",
+            "updated_at": found["hits"][0]["updated_at"],
+            "url": "https://prettier.io/docs/vim",
+        }
         read = _answer(
             client, 2, "read_knowledge_article",
             {"knowledge_base_id": KB_ID, "article_id": "docs/install"},
         )  # fmt: skip
         assert read["title"] == "Install" and "npm install" in read["content"]
+        assert read["url"] == "https://prettier.io/docs/install"
     finally:
         stderr = client.close()
     assert "Traceback" not in stderr, stderr

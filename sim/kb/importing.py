@@ -127,19 +127,29 @@ class Importing(StoreCore):
             self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'imported_sites'").fetchone()
         )
 
-    @serialised
     def page_url(self, kb_id: str, article_id: str) -> str | None:
         """The public address of an imported article's page: the site's base URL (``import
         --base-url``) and the page's route; None without one (or for an article no import
         wrote)."""
-        if not self._has_pages():
-            return None
-        row = self._db.execute(
-            "SELECT s.base_url, p.route FROM imported_pages p JOIN imported_sites s "
-            "USING (kb_id) WHERE p.kb_id = ? AND p.article_id = ?",
-            (kb_id, article_id),
-        ).fetchone()
-        return None if row is None else row[0].rstrip("/") + row[1]
+        return self.page_urls(kb_id, [article_id]).get(article_id)
+
+    @serialised
+    def page_urls(self, kb_id: str, article_ids: Sequence[str]) -> dict[str, str]:
+        """Article id -> its page's public address, for those of `article_ids` that have one
+        (none unless the KB was imported with ``--base-url``): what search and read give
+        beside each citation so a person can open it."""
+        if not article_ids or not self._has_pages():
+            return {}
+        marks = ", ".join("?" * len(article_ids))
+        return {
+            aid: base.rstrip("/") + route
+            for aid, base, route in self._db.execute(
+                "SELECT p.article_id, s.base_url, p.route FROM imported_pages p "
+                "JOIN imported_sites s USING (kb_id) "
+                f"WHERE p.kb_id = ? AND p.article_id IN ({marks})",
+                (kb_id, *article_ids),
+            )
+        }
 
     @serialised
     def imported_pages(self, kb_id: str) -> dict[str, tuple[str, str, str]]:

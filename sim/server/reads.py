@@ -67,17 +67,22 @@ def search(store: KBStore, knowledge_base_id: str, query: str, limit: int) -> Re
         if len(hits) == total
         else f"showing the {len(hits)} most relevant (limit goes up to {MAX_SEARCH_LIMIT})"
     )
+    urls = store.page_urls(kb, [h.article_id for h in hits])
     lines = [
         f"{count(total, 'published article')} in {kb} "
         f"{'contains' if total == 1 else 'contain'} at least one of the words: {listed}; "
-        f"{shown}. Each line is article_id | title | updated_at, the version to cite."
+        f"{shown}. Each line is article_id | title | updated_at, the version to cite"
+        + (" | the page's address, for a person to open." if urls else ".")
     ]
     for i, h in enumerate(hits, 1):
         version = format_version(h.updated_us)
-        structured["hits"].append(
-            {"article_id": h.article_id, "title": h.title, "updated_at": version}
-        )
-        lines.append(f"{i}. {h.article_id} | {h.title} | {version}")
+        hit = {"article_id": h.article_id, "title": h.title, "updated_at": version}
+        line = f"{i}. {h.article_id} | {h.title} | {version}"
+        if (url := urls.get(h.article_id)) is not None:
+            hit["url"] = url
+            line += f" | {url}"
+        structured["hits"].append(hit)
+        lines.append(line)
     return Reply(structured, "\n".join(lines), False)
 
 
@@ -86,24 +91,24 @@ def read(store: KBStore, knowledge_base_id: str, article_id: str) -> Reply:
     if article is None:
         return not_found(knowledge_base_id, article_id)
     version = format_version(article.updated_us)
+    url = store.page_urls(knowledge_base_id, [article_id]).get(article_id)
+    page = "" if url is None else f"Page (for a person to open): {url}\n"
     text = (
         f"Published article {article_id} of {knowledge_base_id}, version {version}. Cite it "
         f"as {{knowledge_base_id, article_id, updated_at}}; to edit it, send that updated_at "
         f"as expected_version; to hear of changes, poll events with after_sequence={head}.\n"
-        f"Title: {article.title}\n\n{article.content}"
+        f"Title: {article.title}\n{page}\n{article.content}"
     )
-    return Reply(
-        {
-            "knowledge_base_id": knowledge_base_id,
-            "article_id": article_id,
-            "updated_at": version,
-            "title": article.title,
-            "content": article.content,
-            "event_sequence": head,
-        },
-        text,
-        False,
-    )
+    structured: Structured = {
+        "knowledge_base_id": knowledge_base_id,
+        "article_id": article_id,
+        "updated_at": version,
+        "title": article.title,
+    }
+    if url is not None:
+        structured["url"] = url
+    structured |= {"content": article.content, "event_sequence": head}
+    return Reply(structured, text, False)
 
 
 def resource_type_refusal(resource_type: str) -> Reply | None:
