@@ -159,7 +159,7 @@ def db_advice(
     s = samples["kb"]
     table = sampled.options(s, costs)
     stale = pd.concat(s.stale, ignore_index=True)
-    share = sampled.interval((stale["stale"] / stale["citations"]).to_numpy())
+    share = sampled.share_interval(stale["stale"].to_numpy(), stale["citations"].to_numpy())
     held = stale.merge(s.exposure.drop_duplicates("seed")[["seed", "held_s"]], on="seed")
     per_hour = sampled.ratio_interval(
         held["stale"].to_numpy(float), held["held_s"].to_numpy(float) / 3600
@@ -180,20 +180,66 @@ def db_advice(
         staleness,
         text.option_line("Cheapest way to notice", table, target),
         *text.needed_lines({"kb": s}, want),
-        "CAS edits rejected (a human saved between read and edit), by delay:"
-        if len(cas)
-        else "No CAS edit was made: no question found a published article to edit.",
     ]
-    cas_rows = []
-    for delay, g in cas.groupby("delay_s"):
-        r = sampled.ratio_interval(g["rejected"].to_numpy(float), g["edits"].to_numpy(float))
-        cas_rows.append({"delay_s": delay, "rejected_share": r.mean, "lo": r.lo, "hi": r.hi})
-        share_ci = _share_ci(r, 100.0, ".2f")
-        lines.append(f"  {delay:>6g} s: {share_ci} % of {int(g['edits'].sum()):,} edits")
+    cas_rows, cas_lines = cas_by_cause(cas)
+    lines += [*cas_lines, f"Intervals of a share: {sampled.SHARE_METHOD}."]
     out = _json({"kb": table}, why, target)
     out["stale_share"] = {"mean": share.mean, "lo": share.lo, "hi": share.hi, "days": share.n}
     out["cas_by_delay"] = cas_rows
     return "\n".join(lines), out
+
+
+CAUSES = {
+    "human": ("rejected_by_human_save", "a human's newer save"),
+    "agent": ("rejected_by_agent_edit", "the agent's own other edit"),
+    "unpublished": ("gone", "the article unpublished"),
+}
+"""A first try's rejection by cause: the edit-rows column counting it, and its label."""
+
+
+def cas_by_cause(cas: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
+    """Per delay, the share of first tries rejected and of each cause, with intervals
+    (``sampled.share_interval``): the JSON rows and the text table. A human's newer save is
+    what CAS exists to catch; the agent's own other edit of the article (the day's agent
+    edits at every delay) and an unpublished article are not."""
+    if cas.empty:
+        return [], ["No CAS edit was made: no question found a published article to edit."]
+    head = ["delay", "edits", "rejected %", *(label + " %" for _, label in CAUSES.values())]
+    table, rows = [head], []
+    for delay, g in cas.groupby("delay_s"):
+        days = g.groupby("seed")[["edits", *(c for c, _ in CAUSES.values())]].sum()
+        edits = days["edits"].to_numpy(float)
+        counts = {n: days[c].to_numpy(float) for n, (c, _) in CAUSES.items()}
+        rejected = sum(counts.values())
+        total = sampled.share_interval(rejected, edits)
+        row: dict[str, Any] = {"delay_s": float(delay), "edits": int(edits.sum())}
+        row["rejected"] = _share_json(total, int(rejected.sum()))
+        cells = [f"{delay:g} s", f"{int(edits.sum()):,}", _brief_share(total)]
+        for name, c in counts.items():
+            r = sampled.share_interval(c, edits)
+            row[name] = _share_json(r, int(c.sum()))
+            cells.append(_brief_share(r))
+        rows.append(row)
+        table.append(cells)
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    lines = [
+        "CAS edits rejected at the first try, by the delay between read and edit and by "
+        "cause (% of the edits, 95 % interval):"
+    ]
+    lines += ["  " + "  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in table]
+    return rows, lines
+
+
+def _brief_share(r: Interval) -> str:
+    """'0.35 (0.06–2.06)' in per cent; 'not enough days' in place of no interval."""
+    if math.isnan(r.lo) or r.lo == r.hi:
+        return f"{100 * r.mean:.2f} (not enough days)"
+    return f"{100 * r.mean:.2f} ({100 * r.lo:.2f}–{100 * r.hi:.2f})"
+
+
+def _share_json(r: Interval, n: int) -> dict[str, Any]:
+    lo, hi = (None, None) if math.isnan(r.lo) else (r.lo, r.hi)
+    return {"count": n, "share": _plain(r.mean), "lo": lo, "hi": hi, "days": r.n}
 
 
 def _share_ci(r: Interval, scale: float, fmt: str, cap: float | None = None) -> str:

@@ -11,7 +11,7 @@ Intervals are over seeds (a day is the unit), with Student's t for the few days 
 log affords: a mean unnoticed time is a ratio (unnoticed seconds over changed citations,
 pooled over days), its interval by the delta method and only once MIN_DAYS_CHANGED days
 saw a change (one day's bulk publish, noticed at one check, has no spread to show); a
-cost a day and a stale share are means over days, a rejected share a ratio. The check
+cost a day is a mean over days, a share (stale, rejected) a pooled ratio in [0, 1]. The check
 intervals swept are those from a quarter of the target up (``swept_intervals``): a
 shorter one costs more and is needed only if none of them meets the target, which the
 advice then says; the 1-minute checks were most of a day's work. An option is chosen
@@ -151,6 +151,36 @@ def ratio_interval(num: np.ndarray, den: np.ndarray, min_days: int = 2) -> Inter
     se = math.sqrt(float((resid**2).sum()) / (n * (n - 1))) / (total / n)
     half = _t(n) * se
     return Interval(r, r - half, r + half, se * math.sqrt(n), n)
+
+
+SHARE_METHOD = (
+    "Wilson score interval on the pooled count, its n the effective count the spread over "
+    "days allows (Korn–Graubard), so within 0–100 %"
+)
+"""How a share's interval is made (said beside every share printed)."""
+
+
+def share_interval(num: np.ndarray, den: np.ndarray, min_days: int = 2) -> Interval:
+    """ΣX/ΣN over days with a 95 % interval inside [0, 1]: Wilson's score interval on an
+    effective count, n·(binomial variance)/(delta-method variance over days), at most n,
+    so a clustered day widens it and a share of 0 or 1 still gets an upper or lower end
+    (a normal interval went below 0 at a share near 0). NaN bounds (not enough days) while
+    fewer than min_days days have N > 0."""
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    days, total = len(num), float(den.sum())
+    if total == 0:
+        return Interval(math.nan, math.nan, math.nan, math.nan, days)
+    p = float(num.sum()) / total
+    if days < 2 or int((den > 0).sum()) < min_days:
+        return Interval(p, math.nan, math.nan, math.nan, days)
+    resid = num - p * den
+    var = float((resid**2).sum()) / (days * (days - 1)) / (total / days) ** 2
+    n_eff = total if var == 0 or p in (0.0, 1.0) else min(total, p * (1 - p) / var)
+    z = _t(days)
+    centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+    half = z / (1 + z * z / n_eff) * math.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff**2))
+    lo, hi = min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))  # rounding
+    return Interval(p, lo, hi, math.sqrt(var * days), days)
 
 
 def options(sample: Sample, costs: Costs) -> pd.DataFrame:

@@ -83,12 +83,19 @@ def periodic_line(table: pd.DataFrame) -> str:
 
 
 def _brief(mean: float, lo: float, hi: float) -> str:
-    return f"{mean:.1f}" if math.isnan(lo) else f"{mean:.1f} ({max(0.0, lo):.1f}–{hi:.1f})"
+    if math.isnan(lo) or lo == hi:
+        return f"{mean:.1f} (not enough days)"
+    return f"{mean:.1f} ({max(0.0, lo):.1f}–{hi:.1f})"
 
 
 def ci(mean: float, lo: float, hi: float, fmt: str) -> str:
-    if math.isnan(lo):
-        return f"{mean:{fmt}} (no interval yet: too few days with a change)"
+    """A figure and its 95 % interval; none where the days give none (NaN) or one of no
+    width (every day alike: too few days to show a spread); its half-width where the
+    interval is narrower than the digits shown."""
+    if math.isnan(lo) or lo == hi:
+        return f"{mean:{fmt}} (not enough days for an interval)"
+    if f"{lo:{fmt}}" == f"{hi:{fmt}}":  # narrower than the digits shown
+        return f"{mean:{fmt}} (95 % CI ±{(hi - lo) / 2:.2g})"
     return f"{mean:{fmt}} (95 % CI {lo:{fmt}} to {hi:{fmt}})"
 
 

@@ -4,6 +4,7 @@ target, and the imported articles searched and cited."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -18,8 +19,9 @@ from sim.advise_sampled import (
     choice,
     interval,
     ratio_interval,
+    share_interval,
 )
-from sim.advise_text import comparison_lines
+from sim.advise_text import ci, comparison_lines
 from sim.bench.docsrepo import build
 from sim.importer.corpus import imported
 from sim.params import Params
@@ -99,8 +101,54 @@ def test_advise_db_answers_for_the_imported_kb(kb, capsys) -> None:
     assert "40 articles" in lines[0]
     assert lines[2].startswith("Citations going stale: ") and "(2 days)" in lines[2]
     assert lines[3].startswith("Cheapest way to notice (2 days, ")
-    assert "CAS edits rejected" in out and "28800 s:" in out
+    assert "CAS edits rejected" in out and "28800 s " in out
     assert "nan" not in out
+
+
+def test_advise_db_splits_cas_rejections_by_cause_and_json_agrees_with_text(kb, capsys) -> None:
+    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "3"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "a human saved between read and edit" not in text
+    head = next(i for i, x in enumerate(text.splitlines()) if x.startswith("CAS edits rejected"))
+    header = text.splitlines()[head + 1]
+    for label in ("a human's newer save", "the agent's own other edit", "the article unpublished"):
+        assert label in header
+    rows = out["cas_by_delay"]
+    assert len(rows) == 13
+    for row in rows:
+        causes = [row[c]["count"] for c in ("human", "agent", "unpublished")]
+        assert sum(causes) == row["rejected"]["count"] <= row["edits"]
+        for c in ("rejected", "human", "agent", "unpublished"):
+            r = row[c]
+            assert 0 <= r["lo"] <= r["share"] <= r["hi"] <= 1
+            assert r["share"] == pytest.approx(r["count"] / row["edits"])
+        line = next(x for x in text.splitlines() if x.strip().startswith(f"{row['delay_s']:g} s "))
+        assert f"{100 * row['agent']['share']:.2f} ({100 * row['agent']['lo']:.2f}" in line
+    assert sum(r["agent"]["count"] for r in rows) > 0  # the day's agent edits at every delay
+
+
+def test_a_share_interval_stays_in_0_1_and_a_zero_share_keeps_an_upper_end() -> None:
+    edits = np.array([20.0, 25, 18, 22, 30])
+    none = share_interval(np.zeros(5), edits)
+    assert none.mean == 0 == none.lo < none.hi < 0.2
+    every = share_interval(edits, edits)
+    assert every.hi == 1 and 0.8 < every.lo < 1
+    even = np.array([2.0, 3, 2, 2, 3])
+    lumpy = np.array([12.0, 0, 0, 0, 0])  # the same count, on one day
+    a, b = share_interval(even, edits), share_interval(lumpy, edits)
+    assert a.mean == b.mean and b.hi - b.lo > a.hi - a.lo  # a clustered day widens it
+    assert b.lo >= 0 and b.hi <= 1
+    assert math.isnan(share_interval(np.array([1.0]), np.array([4.0])).lo)  # one day: none
+
+
+def test_no_interval_of_no_width_is_printed() -> None:
+    assert ci(11.11, 11.11, 11.11, ".2f") == "11.11 (not enough days for an interval)"
+    assert "not enough days" in ci(3.0, math.nan, math.nan, ".1f")
+    assert ci(17.2, 17.1, 17.3, ",.0f") == "17 (95 % CI ±0.1)"
+    assert ci(17.0, 15.0, 19.0, ",.0f") == "17 (95 % CI 15 to 19)"
 
 
 def test_advise_db_refuses_what_is_not_an_imported_kb(tmp_path, capsys) -> None:
