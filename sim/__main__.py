@@ -60,7 +60,7 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
     from sim.params import Params
 
     want = Precision(args.half_width, args.min_changed, args.max_days, args.max_seconds, started)
-    costs = Costs(args.cost_per_call, args.cost_per_1k_chars)
+    costs = Costs(args.cost_per_call, args.cost_per_1k_chars, args.chars_per_token)
     target = args.max_unnoticed_min
     if args.db is not None:
         try:
@@ -409,6 +409,12 @@ def main(argv: list[str] | None = None) -> int:
     adv.add_argument("--citations-per-answer", type=_bounded(int, 1, 20), default=2)
     adv.add_argument("--cost-per-call", type=_bounded(float, 0, 1e12), default=1.0)
     adv.add_argument("--cost-per-1k-chars", type=_bounded(float, 0, 1e12), default=0.1)
+    adv.add_argument(
+        "--chars-per-token",
+        type=_bounded(float, 0.1, 100),
+        default=4.0,
+        help="characters a token, to state characters as tokens (default 4; --db)",
+    )
     adv.add_argument(
         "--max-unnoticed-min",
         type=_bounded(float, 0, 1e6),

@@ -146,6 +146,14 @@ def db_advice(
     else:
         process = replace(params, n_saves=300 if saves is None else saves)
         name = "the write-up's Poisson process (no edit log fitted to its history)"
+    saves_said = (
+        f"{count(process.n_saves, 'save')} in the day"
+        + (" (the log's own volume)" if shape is not None and saves is None else "")
+        + (" (the write-up's 300)" if shape is None and saves is None else "")
+    )
+    from sim import advise_closed as closed
+
+    cf = closed.closed_forms(process, costs, target)  # a second or so: before the days
     samples, why = sampled.run(
         {"kb": process},
         True,
@@ -174,18 +182,38 @@ def db_advice(
         + _share_ci(per_hour, 1000.0, ".2f", cap=math.inf)
         + " stale per 1,000 citation-hours held."
     )
+    checks = closed.check_rows(table, cf.table)
+    by_sim = closed.simulation_decides(table, target)
     lines = [
-        _header(process, costs, target, f"the KB {params.corpus_db}, its saves from {name}"),
-        f"Stopped because {why}.",
+        f"Advice for the KB {params.corpus_db}: {params.n_articles:,} published articles. By "
+        "simulated days run to the precision asked for, or, where they cannot reach it in "
+        "the time budget, by the closed forms; the line 'Decided by' says which.",
+        *text.assumptions(process, costs, target, want, f"{name}, {saves_said}", "--queries FILE"),
+        f"Days stopped because {why}.",
         staleness,
-        text.option_line("Cheapest way to notice", table, target),
-        *text.needed_lines({"kb": s}, want),
     ]
+    if by_sim:
+        pick = sampled.choice(table, target)
+        lines += [
+            "Decided by simulation: " + text.option_line("cheapest way to notice", table, target),
+            "The options, simulated (mean a day over the days the costs rest on):",
+            *text.options_table(table, pick),
+        ]
+    else:
+        lines += [
+            closed.decision_line(cf, table, target),
+            text.option_line("The simulated days so far", table, target),
+            "The options, by the closed forms:",
+            *text.options_table(closed.as_options(cf, costs), cf.choice, exact=True),
+        ]
+    lines += [closed.check_line(checks), *text.needed_lines({"kb": s}, want)]
     cas_rows, cas_lines = cas_by_cause(cas)
     lines += [*cas_lines, f"Intervals of a share: {sampled.SHARE_METHOD}."]
-    out = _json({"kb": table}, why, target)
-    out["stale_share"] = {"mean": share.mean, "lo": share.lo, "hi": share.hi, "days": share.n}
+    out = {"assumptions": lines[2:8], **_json({"kb": table}, why, target)}
+    out["stale_share"] = _share_json(share, int(stale["stale"].sum()) if len(stale) else 0)
     out["cas_by_delay"] = cas_rows
+    out["decided_by"] = "simulation" if by_sim else "closed forms"
+    out["closed_forms"] = closed.as_json(cf, checks, costs)
     return "\n".join(lines), out
 
 

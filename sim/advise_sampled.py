@@ -184,7 +184,8 @@ def share_interval(num: np.ndarray, den: np.ndarray, min_days: int = 2) -> Inter
 
 
 def options(sample: Sample, costs: Costs) -> pd.DataFrame:
-    """Per method and interval: mean unnoticed minutes and cost a day, with intervals."""
+    """Per method and interval: mean unnoticed minutes and cost a day, with intervals, and
+    the calls, notifications, characters and tokens a day the cost is made of."""
     r = day_costs(sample.exposure, costs)
     r = r[r["method"].isin(("reread", "poll", "push"))]
     zeros = np.zeros(len(sample.quiet))
@@ -208,6 +209,10 @@ def options(sample: Sample, costs: Costs) -> pd.DataFrame:
                 "unnoticed_min": u.mean / 60,
                 "unnoticed_lo": u.lo / 60,
                 "unnoticed_hi": u.hi / 60,
+                "calls": float(costed["calls"].mean()),
+                "notifications": float(costed["notifications"].mean()),
+                "chars": float(costed["result_chars"].mean()),
+                "tokens": float(costed["result_chars"].mean()) / costs.chars_per_token,
                 "cost": c.mean,
                 "cost_lo": c.lo,
                 "cost_hi": c.hi,

@@ -97,10 +97,11 @@ def test_advise_db_answers_for_the_imported_kb(kb, capsys) -> None:
     out, err = capsys.readouterr()
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith(f"Advice for the KB {kb}, its saves from the edit process fitted")
-    assert "40 articles" in lines[0]
-    assert lines[2].startswith("Citations going stale: ") and "(2 days)" in lines[2]
-    assert lines[3].startswith("Cheapest way to notice (2 days, ")
+    assert lines[0].startswith(f"Advice for the KB {kb}: 40 published articles.")
+    assert "the edit process fitted to its history" in out
+    stale = next(x for x in lines if x.startswith("Citations going stale: "))
+    assert "(2 days)" in stale
+    assert "(2 days, " in out
     assert "CAS edits rejected" in out and "28800 s " in out
     assert "nan" not in out
 
@@ -128,6 +129,64 @@ def test_advise_db_splits_cas_rejections_by_cause_and_json_agrees_with_text(kb, 
         line = next(x for x in text.splitlines() if x.strip().startswith(f"{row['delay_s']:g} s "))
         assert f"{100 * row['agent']['share']:.2f} ({100 * row['agent']['lo']:.2f}" in line
     assert sum(r["agent"]["count"] for r in rows) > 0  # the day's agent edits at every delay
+
+
+def test_advise_db_states_every_assumption_with_its_flag(kb, capsys) -> None:
+    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "2"]
+    assert main([*args, "--day-hours", "6", "--zipf", "1.2", "--chars-per-token", "3"]) == 0
+    out = capsys.readouterr().out
+    head = out[: out.index("Days stopped")]
+    for says in (
+        "day: 6 working hours (--day-hours)",
+        "20 a day (--questions-per-day)",
+        "Zipf s = 1.2",
+        "its title and then each of its headings",
+        "(--queries FILE)",
+        "the write-up's agent",
+        "top 2 hits (--citations-per-answer)",
+        "no re-read before the edit",
+        "tokens at 3 characters a token (--chars-per-token)",
+        "30 min or less on average (--max-unnoticed-min)",
+        "(--saves-per-day; --edit-log, --edit-shape)",
+    ):
+        assert says in head, says
+
+
+def test_advise_db_decides_by_the_closed_forms_when_the_days_cannot(kb, capsys) -> None:
+    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--max-days", "2"]
+    assert main([*args, "--chars-per-token", "2"]) == 0
+    text = capsys.readouterr().out
+    assert main([*args, "--chars-per-token", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["decided_by"] == "closed forms"
+    c = out["closed_forms"]["choice"]
+    assert c["method"] in ("poll", "reread") and c["mean_unnoticed_min"] <= 30
+    assert "Decided by the closed forms (Poisson saves at the same volume" in text
+    assert "no periodic option has a simulated interval" in text  # two days: no check
+    picked = [x for x in text.splitlines() if x.endswith("<- pick")]
+    assert len(picked) == 1 and f"{c['interval_min']:g} min" in picked[0]
+    assert f"{c['chars']:,.0f}" in picked[0] and f"{c['chars'] / 2:,.0f}" in picked[0]
+    for r in out["closed_forms"]["rows"]:
+        assert r["tokens"] == pytest.approx(r["chars"] / 2)
+
+
+def test_advise_db_decides_by_simulation_where_the_days_suffice(kb, capsys) -> None:
+    args = ["advise", "--db", str(kb), "--questions-per-day", "30", "--saves-per-day", "200"]
+    args += ["--max-days", "8", "--half-width", "30", "--min-changed", "5", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["decided_by"] == "simulation", out["stopped"]
+    c = out["choices"]["kb"]
+    assert c["unnoticed_hi"] <= 30 and c["calls"] > 0 and c["chars"] > 0
+    assert c["tokens"] == pytest.approx(c["chars"] / 4)
+    checks = out["closed_forms"]["checks"]
+    assert checks and all(isinstance(x["inside"], bool) for x in checks)
+    assert main(args[:-1]) == 0
+    text = capsys.readouterr().out
+    assert "Decided by simulation: cheapest way to notice" in text
+    picked = [x for x in text.splitlines() if x.endswith("<- pick")]
+    assert len(picked) == 1 and f"{c['calls']:,.1f}" in picked[0]
+    assert "Checked against simulation where both ran" in text
 
 
 def test_a_share_interval_stays_in_0_1_and_a_zero_share_keeps_an_upper_end() -> None:
