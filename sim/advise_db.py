@@ -26,6 +26,7 @@ from sim import advise_sampled as sampled
 from sim import advise_sparse as sparse
 from sim import advise_text as text
 from sim.advise import Costs
+from sim.advise_agent import Agent
 from sim.advise_calibrated import log_volume
 from sim.calibrate.shape import EditShape
 from sim.params import Params
@@ -138,7 +139,11 @@ def db_advice(
     workers: int,
     fixed_days: int = 0,
     saves: int | None = None,
+    agent: Agent | None = None,
 ) -> tuple[str, dict[str, Any]]:
+    """The advice for an imported KB: its text and JSON."""
+    agent = Agent(params.citations_per_answer) if agent is None else agent
+    params = agent.apply(params)
     if shape is not None:
         fitted = replace(params, save_process="calibrated", edit_shape=shape)
         process = replace(fitted, n_saves=log_volume(params, shape) if saves is None else saves)
@@ -163,6 +168,7 @@ def db_advice(
         workers,
         fixed_days,
         sampled.progress,
+        agent.cas_experiment(),
     )
     s = samples["kb"]
     table = sampled.options(s, costs)
@@ -188,7 +194,7 @@ def db_advice(
         f"Advice for the KB {params.corpus_db}: {params.n_articles:,} published articles. By "
         "simulated days run to the precision asked for, or, where they cannot reach it in "
         "the time budget, by the closed forms; the line 'Decided by' says which.",
-        *text.assumptions(process, costs, target, want, f"{name}, {saves_said}", "--queries FILE"),
+        *text.assumptions(process, costs, target, want, f"{name}, {saves_said}", agent),
         f"Days stopped because {why}.",
         staleness,
     ]
@@ -208,10 +214,22 @@ def db_advice(
         ]
     lines += [closed.check_line(checks), *text.needed_lines({"kb": s}, want)]
     cas_rows, cas_lines = cas_by_cause(cas)
+    if agent.reread_before_edit and len(cas):
+        cas_lines.append(
+            "  (re-read at once before each edit: the delay from that read is 0 s whatever "
+            "the agent waited; each edit costs one more read call)"
+        )
     lines += [*cas_lines, f"Intervals of a share: {sampled.SHARE_METHOD}."]
     out = {"assumptions": lines[2:8], **_json({"kb": table}, why, target)}
     out["stale_share"] = _share_json(share, int(stale["stale"].sum()) if len(stale) else 0)
     out["cas_by_delay"] = cas_rows
+    out["agent"] = {
+        "source": agent.source,
+        "citations_per_answer": agent.citations,
+        "edit_delays_s": list(agent.cas_delays()),
+        "reread_before_edit": agent.reread_before_edit,
+        "edit_targets": agent.edit_targets,
+    }
     out["decided_by"] = "simulation" if by_sim else "closed forms"
     out["closed_forms"] = closed.as_json(cf, checks, costs)
     return "\n".join(lines), out

@@ -300,10 +300,12 @@ def run(
     workers: int = 2,
     fixed_days: int = 0,
     say=print,
+    cas_experiment: str = "cas_curve",
 ) -> tuple[dict[str, Sample], str]:
     """Days in batches on seeds 1, 2, ... for every process until precise (or `fixed_days`
     exactly); the samples and why it stopped. Every process's days of a batch run in one
-    pool; a batch doubles the days done so far while the time left allows."""
+    pool; a batch doubles the days done so far while the time left allows. The CAS day is
+    `cas_experiment`: the 13-delay curve, or 'cas' at the process's own edit delays."""
     from sim.experiments import Request, frames_of, run_all
     from sim.metrics import staleness_by_seed
     from sim.report.exposure import exposure_rows
@@ -332,7 +334,7 @@ def run(
         t0 = time.monotonic()
         requests = [Request((p,), seeds, ("staleness",)) for p in exposed.values()]
         if with_cas:
-            requests += [Request((s.params,), seeds, ("cas_curve",)) for s in samples.values()]
+            requests += [Request((s.params,), seeds, (cas_experiment,)) for s in samples.values()]
         runs = run_all(requests, workers, False)
         for i, (name, s) in enumerate(samples.items()):
             f = replace(frames_of(runs[i][0]), checks=NO_CHECKS)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.advise import LABELS, Costs
+from sim.advise_agent import Agent
 from sim.advise_sampled import (
     MIN_DAYS_CHANGED,
     Precision,
@@ -208,11 +209,14 @@ def comparison_lines(
 
 
 def assumptions(
-    params: Params, costs: Costs, target: float, want: Precision, saves: str, queries: str
+    params: Params,
+    costs: Costs,
+    target: float,
+    want: Precision,
+    saves: str,
+    agent: Agent,
 ) -> list[str]:
     """Every assumption the advice rests on, each with the flag that changes it."""
-    from sim.experiments import CURVE_DELAYS_S
-
     if params.corpus_queries:
         asked = (
             f"the lines of {Path(params.corpus_queries).name} whose best search hit the article "
@@ -221,21 +225,14 @@ def assumptions(
         )
     else:
         asked = "its title and then each of its headings, in turn (a title finds its article)"
-    delays = f"{CURVE_DELAYS_S[0]:g} s – {CURVE_DELAYS_S[-1] / 3600:g} h"
     return [
         "Assumptions (the flag that changes each):",
         f"  day: {params.day_s / 3600:g} working hours (--day-hours)",
         f"  human saves: {saves} (--saves-per-day; --edit-log, --edit-shape)",
         f"  questions: {params.n_questions:,} a day (--questions-per-day), each about an "
         f"article drawn by popularity, Zipf s = {params.zipf_s:g} over the articles "
-        f"(--zipf), asked as {asked} ({queries})",
-        "  agent: the write-up's agent (no flag changes its habits yet but the citations): it "
-        f"searches each question, reads and cites the top {params.citations_per_answer} hits "
-        "(--citations-per-answer) and holds every citation to the day's end; for the CAS "
-        "figures, on the same day again, it edits the first citation of every answer after "
-        f"a delay ({len(CURVE_DELAYS_S)} delays {delays}, in turn by answer), with the "
-        f"version it read, no re-read before the edit, re-reading and retrying a rejected "
-        f"edit up to {params.max_edit_attempts - 1} times",
+        f"(--zipf), asked as {asked} (--queries FILE)",
+        agent.described(params.max_edit_attempts),
         f"  costs: a call or notification {costs.per_call:g}, 1,000 characters of results "
         f"{costs.per_1k_chars:g} (--cost-per-call, --cost-per-1k-chars); tokens at "
         f"{costs.chars_per_token:g} characters a token (--chars-per-token)",

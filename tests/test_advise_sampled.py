@@ -189,6 +189,53 @@ def test_advise_db_decides_by_simulation_where_the_days_suffice(kb, capsys) -> N
     assert "Checked against simulation where both ran" in text
 
 
+def _cas(kb, capsys, *flags: str) -> dict:
+    args = ["advise", "--db", str(kb), "--questions-per-day", "40", "--simulate", "3"]
+    assert main([*args, *flags, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_agents_habits_from_flags_change_the_cas_figures_as_they_should(kb, capsys) -> None:
+    base = _cas(kb, capsys)
+    assert base["agent"]["source"] == "the write-up's agent"
+    assert len(base["cas_by_delay"]) == 13
+    late = [r for r in base["cas_by_delay"] if r["delay_s"] >= 3600]
+    assert sum(r["agent"]["count"] for r in late) > 0  # its own other edits, at long delays
+    mine = _cas(kb, capsys, "--edit-delays", "5,3600")
+    assert mine["agent"]["source"] == "the agent the flags describe"
+    assert [r["delay_s"] for r in mine["cas_by_delay"]] == [5.0, 3600.0]
+    fast, slow = mine["cas_by_delay"]
+    assert fast["rejected"]["share"] < slow["rejected"]["share"]
+    reread = _cas(kb, capsys, "--reread-before-edit", "yes")
+    assert [r["delay_s"] for r in reread["cas_by_delay"]] == [0.0]
+    assert reread["cas_by_delay"][0]["rejected"]["count"] == 0
+    distinct = _cas(kb, capsys, "--edit-targets", "distinct_articles")
+    assert sum(r["agent"]["count"] for r in distinct["cas_by_delay"]) == 0
+    edits = sum(r["edits"] for r in distinct["cas_by_delay"])
+    assert edits < sum(r["edits"] for r in base["cas_by_delay"])
+
+
+def test_more_citations_an_answer_cost_more_and_are_said(kb, capsys) -> None:
+    one, three = (_cas(kb, capsys, "--citations-per-answer", n) for n in ("1", "3"))
+    assert (one["agent"]["citations_per_answer"], three["agent"]["citations_per_answer"]) == (1, 3)
+    assert any("top 3 hits (--citations-per-answer)" in x for x in three["assumptions"])
+
+    def reread_calls(out: dict) -> float:
+        return next(r["calls"] for r in out["rows"]["kb"] if r["method"] == "reread")
+
+    assert reread_calls(three) > reread_calls(one)
+
+
+def test_agent_flags_without_a_kb_are_refused(capsys) -> None:
+    for flags in (["--edit-delays", "5"], ["--reread-before-edit", "yes"]):
+        with pytest.raises(SystemExit):
+            main(["advise", *flags])
+        assert "only with --db" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["advise", "--db", "x.sqlite", "--edit-delays", "5,-1"])
+    assert "expected 1 to 100 delays in seconds" in capsys.readouterr().err
+
+
 def test_a_share_interval_stays_in_0_1_and_a_zero_share_keeps_an_upper_end() -> None:
     edits = np.array([20.0, 25, 18, 22, 30])
     none = share_interval(np.zeros(5), edits)
