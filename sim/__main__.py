@@ -93,14 +93,33 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
         from sim.advise_agent import Agent
 
         defaults = (args.edit_delays, args.reread_before_edit, args.edit_targets)
-        agent = Agent(
-            args.citations_per_answer,
-            args.edit_delays,
-            args.reread_before_edit == "yes",
-            args.edit_targets,
-            "the write-up's agent"
-            if defaults == ((), "no", "any") and args.citations_per_answer == 2
-            else "the agent the flags describe",
+        habits = None
+        if args.call_log is not None:
+            from sim import advise_calllog
+
+            if defaults != ((), "no", "any") or args.citations_per_answer != 2:
+                adv.error(
+                    "--call-log: not with --citations-per-answer, --edit-delays, "
+                    "--reread-before-edit or --edit-targets (the log's habits are used)"
+                )
+            try:
+                habits = advise_calllog.habits(args.call_log)
+            except ValueError as e:
+                adv.error(str(e))
+            per_day = habits.questions_per_day.mean
+            params = replace(params, n_questions=max(1, round(per_day)))
+        agent = (
+            habits.agent()
+            if habits is not None
+            else Agent(
+                args.citations_per_answer,
+                args.edit_delays,
+                args.reread_before_edit == "yes",
+                args.edit_targets,
+                "the write-up's agent"
+                if defaults == ((), "no", "any") and args.citations_per_answer == 2
+                else "the agent the flags describe",
+            )
         )
         text, out = advise_db.db_advice(
             params,
@@ -112,6 +131,7 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
             args.simulate,
             args.saves_per_day,
             agent,
+            habits,
         )
         text = text.replace("\n", f"\n{note}\n", 1) if note else text
         print(json.dumps(out, indent=2) if args.json else text)
@@ -549,6 +569,14 @@ def main(argv: list[str] | None = None) -> int:
         help="'any': every answer edits its first citation; 'distinct_articles': not an "
         "article an earlier answer of the day edits (default any)",
     )
+    habits.add_argument(
+        "--call-log",
+        type=Path,
+        default=None,
+        metavar="calls.jsonl",
+        help="estimate the agent's habits and questions a day from this call log (python -m "
+        "sim serve --call-log writes one) and advise with them",
+    )
     adv.add_argument("--json", action="store_true", help="the full table as JSON")
     from sim.calibrate.flags import add_parser as add_calibrate
 
@@ -642,6 +670,8 @@ def main(argv: list[str] | None = None) -> int:
         ):
             if value != default and args.db is None:
                 adv.error(f"{flag}: only with --db (the agent's edits are simulated on a KB)")
+        if args.call_log is not None and args.db is None:
+            adv.error("--call-log: only with --db (the agent's habits are simulated on a KB)")
         if args.db is not None and args.articles is not None:
             adv.error("--articles: not with --db (the KB's published articles are counted)")
         if args.edit_log is not None or args.edit_shape is not None or args.db is not None:

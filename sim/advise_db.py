@@ -28,6 +28,7 @@ from sim import advise_text as text
 from sim.advise import Costs
 from sim.advise_agent import Agent
 from sim.advise_calibrated import log_volume
+from sim.advise_calllog import Habits
 from sim.calibrate.shape import EditShape
 from sim.params import Params
 from sim.report.stats import Interval
@@ -140,6 +141,7 @@ def db_advice(
     fixed_days: int = 0,
     saves: int | None = None,
     agent: Agent | None = None,
+    habits: Habits | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The advice for an imported KB: its text and JSON."""
     agent = Agent(params.citations_per_answer) if agent is None else agent
@@ -195,6 +197,7 @@ def db_advice(
         "simulated days run to the precision asked for, or, where they cannot reach it in "
         "the time budget, by the closed forms; the line 'Decided by' says which.",
         *text.assumptions(process, costs, target, want, f"{name}, {saves_said}", agent),
+        *([] if habits is None else habits.lines()),
         f"Days stopped because {why}.",
         staleness,
     ]
@@ -230,6 +233,7 @@ def db_advice(
         "reread_before_edit": agent.reread_before_edit,
         "edit_targets": agent.edit_targets,
     }
+    out["call_log"] = None if habits is None else habits.as_json()
     out["decided_by"] = "simulation" if by_sim else "closed forms"
     out["closed_forms"] = closed.as_json(cf, checks, costs)
     return "\n".join(lines), out
