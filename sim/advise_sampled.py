@@ -207,18 +207,24 @@ def options(sample: Sample, costs: Costs) -> pd.DataFrame:
                 "cost_days": len(costed),
                 "changed": float(g["changed"].fillna(0).sum()),
                 "unnoticed_min": u.mean / 60,
-                "unnoticed_lo": u.lo / 60,
+                "unnoticed_lo": _floor(u.lo / 60),
                 "unnoticed_hi": u.hi / 60,
                 "calls": float(costed["calls"].mean()),
                 "notifications": float(costed["notifications"].mean()),
                 "chars": float(costed["result_chars"].mean()),
                 "tokens": float(costed["result_chars"].mean()) / costs.chars_per_token,
                 "cost": c.mean,
-                "cost_lo": c.lo,
+                "cost_lo": _floor(c.lo),
                 "cost_hi": c.hi,
             }
         )
     return pd.DataFrame(out)
+
+
+def _floor(lo: float) -> float:
+    """An interval's lower end kept at 0 or above (minutes and costs are not negative);
+    NaN (no interval) stays NaN."""
+    return lo if math.isnan(lo) else max(0.0, lo)
 
 
 def day_costs(rows: pd.DataFrame, costs: Costs) -> pd.DataFrame:

@@ -129,6 +129,10 @@ def test_advise_db_splits_cas_rejections_by_cause_and_json_agrees_with_text(kb, 
         line = next(x for x in text.splitlines() if x.strip().startswith(f"{row['delay_s']:g} s "))
         assert f"{100 * row['agent']['share']:.2f} ({100 * row['agent']['lo']:.2f}" in line
     assert sum(r["agent"]["count"] for r in rows) > 0  # the day's agent edits at every delay
+    for r in out["rows"]["kb"]:  # no lower end below 0, none printed differently
+        assert all(r[k] is None or r[k] >= 0 for k in ("unnoticed_lo", "cost_lo"))
+    s = out["stale_share"]
+    assert 0 <= s["lo"] <= s["share"] <= s["hi"] <= 1
 
 
 def test_advise_db_states_every_assumption_with_its_flag(kb, capsys) -> None:
