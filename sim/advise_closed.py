@@ -102,15 +102,15 @@ def check_line(checks: pd.DataFrame) -> str:
     )
 
 
-def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float) -> str:
+def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: str) -> str:
     """The closed forms' choice, said as theirs, with the simulated figure at it so far."""
     from sim.advise_text import ci, what
 
     c = cf.choice
     head = (
         "Decided by the closed forms (Poisson saves at the same volume, "
-        f"{cf.params.n_saves:,} a day; the simulated days could not reach the precision in "
-        "the time budget): "
+        f"{cf.params.n_saves:,} a day; the simulated days, stopped because {why}, chose "
+        "nothing with margin): "
     )
     if c is None:
         return head + f"no option meets the target of {target_min:g} min."

@@ -210,7 +210,7 @@ def db_advice(
         ]
     else:
         lines += [
-            closed.decision_line(cf, table, target),
+            closed.decision_line(cf, table, target, why),
             text.option_line("The simulated days so far", table, target),
             "The options, by the closed forms:",
             *text.options_table(closed.as_options(cf, costs), cf.choice, exact=True),
