@@ -120,7 +120,7 @@ def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: st
         else f"{c['mean_unnoticed_min']:.1f} min"
     )
     line = (
-        f"{head}{what(c)}; a change unnoticed {unnoticed} on average; {c['calls']:,.0f} calls, "
+        f"{head}{what(c)}; a change unnoticed {unnoticed} on average; {c['calls']:,.1f} calls, "
         f"{c['chars']:,.0f} characters, cost {c['cost']:,.1f} a day."
     )
     at = sim[(sim["method"] == c["method"]) & (sim["interval_min"] == c["interval_min"])]
