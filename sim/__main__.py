@@ -41,6 +41,21 @@ def _bounded(kind: type[int] | type[float], lo: float, hi: float) -> Callable[[s
     return convert
 
 
+def _delays(text: str) -> tuple[float, ...]:
+    """--edit-delays: seconds, comma-separated, each from 0 to a week, at most 100."""
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        values = ()
+    if not values or len(values) > 100 or not all(0 <= v <= 7 * 86_400 for v in values):
+        raise argparse.ArgumentTypeError(
+            "expected 1 to 100 delays in seconds, comma-separated, each from 0 to 604800 "
+            f"(a week), e.g. 5,60,600; got {text!r}"
+        )
+    return values
+
+
 def _at_least_5(text: str) -> int:
     n = int(text)
     if n < 5:
@@ -62,7 +77,7 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
     from sim.params import Params
 
     want = Precision(args.half_width, args.min_changed, args.max_days, args.max_seconds, started)
-    costs = Costs(args.cost_per_call, args.cost_per_1k_chars)
+    costs = Costs(args.cost_per_call, args.cost_per_1k_chars, args.chars_per_token)
     target = args.max_unnoticed_min
     if args.db is not None:
         try:
@@ -77,8 +92,48 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
             )
         except ValueError as e:
             adv.error(str(e))
+        from sim.advise_agent import Agent
+
+        defaults = (args.edit_delays, args.reread_before_edit, args.edit_targets)
+        habits = None
+        if args.call_log is not None:
+            from sim import advise_calllog
+
+            if defaults != ((), "no", "any") or args.citations_per_answer != 2:
+                adv.error(
+                    "--call-log: not with --citations-per-answer, --edit-delays, "
+                    "--reread-before-edit or --edit-targets (the log's habits are used)"
+                )
+            try:
+                habits = advise_calllog.habits(args.call_log)
+            except ValueError as e:
+                adv.error(str(e))
+            per_day = habits.questions_per_day.mean
+            params = replace(params, n_questions=max(1, round(per_day)))
+        agent = (
+            habits.agent()
+            if habits is not None
+            else Agent(
+                args.citations_per_answer,
+                args.edit_delays,
+                args.reread_before_edit == "yes",
+                args.edit_targets,
+                "the write-up's agent"
+                if defaults == ((), "no", "any") and args.citations_per_answer == 2
+                else "the agent the flags describe",
+            )
+        )
         text, out = advise_db.db_advice(
-            params, shape, costs, target, want, args.workers, args.simulate, args.saves_per_day
+            params,
+            shape,
+            costs,
+            target,
+            want,
+            args.workers,
+            args.simulate,
+            args.saves_per_day,
+            agent,
+            habits,
         )
         text = text.replace("\n", f"\n{note}\n", 1) if note else text
         print(json.dumps(out, indent=2) if args.json else text)
@@ -502,6 +557,12 @@ def main(argv: list[str] | None = None) -> int:
     adv.add_argument("--cost-per-call", type=_bounded(float, 0, 1e12), default=1.0)
     adv.add_argument("--cost-per-1k-chars", type=_bounded(float, 0, 1e12), default=0.1)
     adv.add_argument(
+        "--chars-per-token",
+        type=_bounded(float, 0.1, 100),
+        default=4.0,
+        help="characters a token, to state characters as tokens (default 4; --db)",
+    )
+    adv.add_argument(
         "--max-unnoticed-min",
         type=_bounded(float, 0, 1e6),
         default=30.0,
@@ -575,6 +636,38 @@ def main(argv: list[str] | None = None) -> int:
         type=_bounded(int, 1, 256),
         default=2,
         help="processes running days (default 2)",
+    )
+    habits = adv.add_argument_group(
+        "the team's agent (--db; default: the write-up's agent, said so in the output)"
+    )
+    habits.add_argument(
+        "--edit-delays",
+        type=_delays,
+        default=(),
+        metavar="S[,S...]",
+        help="seconds from the read of the edited citation to its edit, in turn by answer "
+        "(default: 13 delays from 1 s to 8 h)",
+    )
+    habits.add_argument(
+        "--reread-before-edit",
+        choices=("yes", "no"),
+        default="no",
+        help="the agent re-reads the article at once before it edits (default no)",
+    )
+    habits.add_argument(
+        "--edit-targets",
+        choices=("any", "distinct_articles"),
+        default="any",
+        help="'any': every answer edits its first citation; 'distinct_articles': not an "
+        "article an earlier answer of the day edits (default any)",
+    )
+    habits.add_argument(
+        "--call-log",
+        type=Path,
+        default=None,
+        metavar="calls.jsonl",
+        help="estimate the agent's habits and questions a day from this call log (python -m "
+        "sim serve --call-log writes one) and advise with them",
     )
     adv.add_argument("--json", action="store_true", help="the full table as JSON")
     from sim.calibrate.flags import add_parser as add_calibrate
@@ -660,6 +753,15 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.queries is not None and args.db is None:
             adv.error("--queries: only with --db (the query log asks of an imported KB)")
+        for flag, value, default in (
+            ("--edit-delays", args.edit_delays, ()),
+            ("--reread-before-edit", args.reread_before_edit, "no"),
+            ("--edit-targets", args.edit_targets, "any"),
+        ):
+            if value != default and args.db is None:
+                adv.error(f"{flag}: only with --db (the agent's edits are simulated on a KB)")
+        if args.call_log is not None and args.db is None:
+            adv.error("--call-log: only with --db (the agent's habits are simulated on a KB)")
         if args.db is not None and args.articles is not None:
             adv.error("--articles: not with --db (the KB's published articles are counted)")
         if args.edit_log is not None or args.edit_shape is not None or args.db is not None:

@@ -52,6 +52,8 @@ class Costs:
     """What one tool call or notification costs (any unit)."""
     per_1k_chars: float = 0.1
     """What 1,000 characters of results cost (same unit)."""
+    chars_per_token: float = 4.0
+    """Characters a token, to state the characters as tokens (a rule of thumb; no cost)."""
 
 
 @dataclass(frozen=True)

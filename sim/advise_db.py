@@ -26,7 +26,9 @@ from sim import advise_sampled as sampled
 from sim import advise_sparse as sparse
 from sim import advise_text as text
 from sim.advise import Costs
+from sim.advise_agent import Agent
 from sim.advise_calibrated import log_volume
+from sim.advise_calllog import Habits
 from sim.calibrate.shape import EditShape
 from sim.params import Params
 from sim.report.stats import Interval
@@ -138,7 +140,12 @@ def db_advice(
     workers: int,
     fixed_days: int = 0,
     saves: int | None = None,
+    agent: Agent | None = None,
+    habits: Habits | None = None,
 ) -> tuple[str, dict[str, Any]]:
+    """The advice for an imported KB: its text and JSON."""
+    agent = Agent(params.citations_per_answer) if agent is None else agent
+    params = agent.apply(params)
     if shape is not None:
         fitted = replace(params, save_process="calibrated", edit_shape=shape)
         process = replace(fitted, n_saves=log_volume(params, shape) if saves is None else saves)
@@ -146,6 +153,14 @@ def db_advice(
     else:
         process = replace(params, n_saves=300 if saves is None else saves)
         name = "the write-up's Poisson process (no edit log fitted to its history)"
+    saves_said = (
+        f"{count(process.n_saves, 'save')} in the day"
+        + (" (the log's own volume)" if shape is not None and saves is None else "")
+        + (" (the write-up's 300)" if shape is None and saves is None else "")
+    )
+    from sim import advise_closed as closed
+
+    cf = closed.closed_forms(process, costs, target)  # a second or so: before the days
     samples, why = sampled.run(
         {"kb": process},
         True,
@@ -155,11 +170,12 @@ def db_advice(
         workers,
         fixed_days,
         sampled.progress,
+        agent.cas_experiment(),
     )
     s = samples["kb"]
     table = sampled.options(s, costs)
     stale = pd.concat(s.stale, ignore_index=True)
-    share = sampled.interval((stale["stale"] / stale["citations"]).to_numpy())
+    share = sampled.share_interval(stale["stale"].to_numpy(), stale["citations"].to_numpy())
     held = stale.merge(s.exposure.drop_duplicates("seed")[["seed", "held_s"]], on="seed")
     per_hour = sampled.ratio_interval(
         held["stale"].to_numpy(float), held["held_s"].to_numpy(float) / 3600
@@ -174,26 +190,106 @@ def db_advice(
         + _share_ci(per_hour, 1000.0, ".2f", cap=math.inf)
         + " stale per 1,000 citation-hours held."
     )
+    checks = closed.check_rows(table, cf.table)
+    by_sim = closed.simulation_decides(table, target)
     lines = [
-        _header(process, costs, target, f"the KB {params.corpus_db}, its saves from {name}"),
-        f"Stopped because {why}.",
+        f"Advice for the KB {params.corpus_db}: {params.n_articles:,} published articles. By "
+        "simulated days run to the precision asked for, or, where they cannot reach it in "
+        "the time budget, by the closed forms; the line 'Decided by' says which.",
+        *text.assumptions(process, costs, target, want, f"{name}, {saves_said}", agent),
+        *([] if habits is None else habits.lines()),
+        f"Days stopped because {why}.",
         staleness,
-        text.option_line("Cheapest way to notice", table, target),
-        *text.needed_lines({"kb": s}, want),
-        "CAS edits rejected (a human saved between read and edit), by delay:"
-        if len(cas)
-        else "No CAS edit was made: no question found a published article to edit.",
     ]
-    cas_rows = []
-    for delay, g in cas.groupby("delay_s"):
-        r = sampled.ratio_interval(g["rejected"].to_numpy(float), g["edits"].to_numpy(float))
-        cas_rows.append({"delay_s": delay, "rejected_share": r.mean, "lo": r.lo, "hi": r.hi})
-        share_ci = _share_ci(r, 100.0, ".2f")
-        lines.append(f"  {delay:>6g} s: {share_ci} % of {int(g['edits'].sum()):,} edits")
-    out = _json({"kb": table}, why, target)
-    out["stale_share"] = {"mean": share.mean, "lo": share.lo, "hi": share.hi, "days": share.n}
+    if by_sim:
+        pick = sampled.choice(table, target)
+        lines += [
+            "Decided by simulation: " + text.option_line("cheapest way to notice", table, target),
+            "The options, simulated (mean a day over the days the costs rest on):",
+            *text.options_table(table, pick),
+        ]
+    else:
+        lines += [
+            closed.decision_line(cf, table, target, why),
+            text.option_line("The simulated days so far", table, target),
+            "The options, by the closed forms:",
+            *text.options_table(closed.as_options(cf, costs), cf.choice, exact=True),
+        ]
+    lines += [closed.check_line(checks), *text.needed_lines({"kb": s}, want)]
+    cas_rows, cas_lines = cas_by_cause(cas)
+    if agent.reread_before_edit and len(cas):
+        cas_lines.append(
+            "  (re-read at once before each edit: the delay from that read is 0 s whatever "
+            "the agent waited; each edit costs one more read call)"
+        )
+    lines += [*cas_lines, f"Intervals of a share: {sampled.SHARE_METHOD}."]
+    out = {"assumptions": lines[2:8], **_json({"kb": table}, why, target)}
+    out["stale_share"] = _share_json(share, int(stale["stale"].sum()) if len(stale) else 0)
     out["cas_by_delay"] = cas_rows
+    out["agent"] = {
+        "source": agent.source,
+        "citations_per_answer": agent.citations,
+        "edit_delays_s": list(agent.cas_delays()),
+        "reread_before_edit": agent.reread_before_edit,
+        "edit_targets": agent.edit_targets,
+    }
+    out["call_log"] = None if habits is None else habits.as_json()
+    out["decided_by"] = "simulation" if by_sim else "closed forms"
+    out["closed_forms"] = closed.as_json(cf, checks, costs)
     return "\n".join(lines), out
+
+
+CAUSES = {
+    "human": ("rejected_by_human_save", "a human's newer save"),
+    "agent": ("rejected_by_agent_edit", "the agent's own other edit"),
+    "unpublished": ("gone", "the article unpublished"),
+}
+"""A first try's rejection by cause: the edit-rows column counting it, and its label."""
+
+
+def cas_by_cause(cas: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
+    """Per delay, the share of first tries rejected and of each cause, with intervals
+    (``sampled.share_interval``): the JSON rows and the text table. A human's newer save is
+    what CAS exists to catch; the agent's own other edit of the article (the day's agent
+    edits at every delay) and an unpublished article are not."""
+    if cas.empty:
+        return [], ["No CAS edit was made: no question found a published article to edit."]
+    head = ["delay", "edits", "rejected %", *(label + " %" for _, label in CAUSES.values())]
+    table, rows = [head], []
+    for delay, g in cas.groupby("delay_s"):
+        days = g.groupby("seed")[["edits", *(c for c, _ in CAUSES.values())]].sum()
+        edits = days["edits"].to_numpy(float)
+        counts = {n: days[c].to_numpy(float) for n, (c, _) in CAUSES.items()}
+        rejected = sum(counts.values())
+        total = sampled.share_interval(rejected, edits)
+        row: dict[str, Any] = {"delay_s": float(delay), "edits": int(edits.sum())}
+        row["rejected"] = _share_json(total, int(rejected.sum()))
+        cells = [f"{delay:g} s", f"{int(edits.sum()):,}", _brief_share(total)]
+        for name, c in counts.items():
+            r = sampled.share_interval(c, edits)
+            row[name] = _share_json(r, int(c.sum()))
+            cells.append(_brief_share(r))
+        rows.append(row)
+        table.append(cells)
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    lines = [
+        "CAS edits rejected at the first try, by the delay between read and edit and by "
+        "cause (% of the edits, 95 % interval):"
+    ]
+    lines += ["  " + "  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in table]
+    return rows, lines
+
+
+def _brief_share(r: Interval) -> str:
+    """'0.35 (0.06–2.06)' in per cent; 'not enough days' in place of no interval."""
+    if math.isnan(r.lo) or r.lo == r.hi:
+        return f"{100 * r.mean:.2f} (not enough days)"
+    return f"{100 * r.mean:.2f} ({100 * r.lo:.2f}–{100 * r.hi:.2f})"
+
+
+def _share_json(r: Interval, n: int) -> dict[str, Any]:
+    lo, hi = (None, None) if math.isnan(r.lo) else (r.lo, r.hi)
+    return {"count": n, "share": _plain(r.mean), "lo": lo, "hi": hi, "days": r.n}
 
 
 def _share_ci(r: Interval, scale: float, fmt: str, cap: float | None = None) -> str:

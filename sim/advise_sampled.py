@@ -11,7 +11,7 @@ Intervals are over seeds (a day is the unit), with Student's t for the few days 
 log affords: a mean unnoticed time is a ratio (unnoticed seconds over changed citations,
 pooled over days), its interval by the delta method and only once MIN_DAYS_CHANGED days
 saw a change (one day's bulk publish, noticed at one check, has no spread to show); a
-cost a day and a stale share are means over days, a rejected share a ratio. The check
+cost a day is a mean over days, a share (stale, rejected) a pooled ratio in [0, 1]. The check
 intervals swept are those from a quarter of the target up (``swept_intervals``): a
 shorter one costs more and is needed only if none of them meets the target, which the
 advice then says; the 1-minute checks were most of a day's work. An option is chosen
@@ -154,8 +154,39 @@ def ratio_interval(num: np.ndarray, den: np.ndarray, min_days: int = 2) -> Inter
     return Interval(r, r - half, r + half, se * math.sqrt(n), n)
 
 
+SHARE_METHOD = (
+    "Wilson score interval on the pooled count, its n the effective count the spread over "
+    "days allows (Korn–Graubard), so within 0–100 %"
+)
+"""How a share's interval is made (said beside every share printed)."""
+
+
+def share_interval(num: np.ndarray, den: np.ndarray, min_days: int = 2) -> Interval:
+    """ΣX/ΣN over days with a 95 % interval inside [0, 1]: Wilson's score interval on an
+    effective count, n·(binomial variance)/(delta-method variance over days), at most n,
+    so a clustered day widens it and a share of 0 or 1 still gets an upper or lower end
+    (a normal interval went below 0 at a share near 0). NaN bounds (not enough days) while
+    fewer than min_days days have N > 0."""
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    days, total = len(num), float(den.sum())
+    if total == 0:
+        return Interval(math.nan, math.nan, math.nan, math.nan, days)
+    p = float(num.sum()) / total
+    if days < 2 or int((den > 0).sum()) < min_days:
+        return Interval(p, math.nan, math.nan, math.nan, days)
+    resid = num - p * den
+    var = float((resid**2).sum()) / (days * (days - 1)) / (total / days) ** 2
+    n_eff = total if var == 0 or p in (0.0, 1.0) else min(total, p * (1 - p) / var)
+    z = _t(days)
+    centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+    half = z / (1 + z * z / n_eff) * math.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff**2))
+    lo, hi = min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))  # rounding
+    return Interval(p, lo, hi, math.sqrt(var * days), days)
+
+
 def options(sample: Sample, costs: Costs) -> pd.DataFrame:
-    """Per method and interval: mean unnoticed minutes and cost a day, with intervals."""
+    """Per method and interval: mean unnoticed minutes and cost a day, with intervals, and
+    the calls, notifications, characters and tokens a day the cost is made of."""
     r = day_costs(sample.exposure, costs)
     r = r[r["method"].isin(("reread", "poll", "push"))]
     zeros = np.zeros(len(sample.quiet))
@@ -177,14 +208,24 @@ def options(sample: Sample, costs: Costs) -> pd.DataFrame:
                 "cost_days": len(costed),
                 "changed": float(g["changed"].fillna(0).sum()),
                 "unnoticed_min": u.mean / 60,
-                "unnoticed_lo": u.lo / 60,
+                "unnoticed_lo": _floor(u.lo / 60),
                 "unnoticed_hi": u.hi / 60,
+                "calls": float(costed["calls"].mean()),
+                "notifications": float(costed["notifications"].mean()),
+                "chars": float(costed["result_chars"].mean()),
+                "tokens": float(costed["result_chars"].mean()) / costs.chars_per_token,
                 "cost": c.mean,
-                "cost_lo": c.lo,
+                "cost_lo": _floor(c.lo),
                 "cost_hi": c.hi,
             }
         )
     return pd.DataFrame(out)
+
+
+def _floor(lo: float) -> float:
+    """An interval's lower end kept at 0 or above (minutes and costs are not negative);
+    NaN (no interval) stays NaN."""
+    return lo if math.isnan(lo) else max(0.0, lo)
 
 
 def day_costs(rows: pd.DataFrame, costs: Costs) -> pd.DataFrame:
@@ -266,10 +307,12 @@ def run(
     workers: int = 2,
     fixed_days: int = 0,
     say: Callable[[str], object] = print,
+    cas_experiment: str = "cas_curve",
 ) -> tuple[dict[str, Sample], str]:
     """Days in batches on seeds 1, 2, ... for every process until precise (or `fixed_days`
     exactly); the samples and why it stopped. Every process's days of a batch run in one
-    pool; a batch doubles the days done so far while the time left allows."""
+    pool; a batch doubles the days done so far while the time left allows. The CAS day is
+    `cas_experiment`: the 13-delay curve, or 'cas' at the process's own edit delays."""
     from sim.experiments import Request, frames_of, run_all
     from sim.metrics import staleness_by_seed
     from sim.report.exposure import exposure_rows
@@ -298,7 +341,7 @@ def run(
         t0 = time.monotonic()
         requests = [Request((p,), seeds, ("staleness",)) for p in exposed.values()]
         if with_cas:
-            requests += [Request((s.params,), seeds, ("cas_curve",)) for s in samples.values()]
+            requests += [Request((s.params,), seeds, (cas_experiment,)) for s in samples.values()]
         runs = run_all(requests, workers, False)
         for i, (name, s) in enumerate(samples.items()):
             f = replace(frames_of(runs[i][0]), checks=NO_CHECKS)

@@ -5,10 +5,12 @@ take, and how two processes' choices differ, by how much and whether beyond nois
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 
 from sim.advise import LABELS, Costs
+from sim.advise_agent import Agent
 from sim.advise_sampled import (
     MIN_DAYS_CHANGED,
     Precision,
@@ -19,6 +21,7 @@ from sim.advise_sampled import (
     more_days,
     options,
 )
+from sim.params import Params
 from sim.report.stats import Interval
 from sim.server.reads import count
 
@@ -83,15 +86,21 @@ def periodic_line(table: pd.DataFrame) -> str:
 
 
 def _brief(mean: float, lo: float, hi: float) -> str:
-    return f"{mean:.1f}" if math.isnan(lo) else f"{mean:.1f} ({max(0.0, lo):.1f}–{hi:.1f})"
+    if math.isnan(lo) or lo == hi:
+        return f"{mean:.1f} (not enough days)"
+    return f"{mean:.1f} ({max(0.0, lo):.1f}–{hi:.1f})"
 
 
 def ci(mean: float, lo: float, hi: float, fmt: str, days: int | None = None) -> str:
-    """A mean and its 95 % interval; NaN bounds: not enough days for one (`days` of them)."""
+    """A figure and its 95 % interval; none where the days give none (NaN: `days` of them
+    where known) or one of no width (every day alike: too few days to show a spread); its
+    half-width where the interval is narrower than the digits shown."""
     if math.isnan(lo) and days is not None:
         return f"{mean:{fmt}} (not enough days for an interval: {days} of {MIN_DAYS_CHANGED})"
-    if math.isnan(lo):
-        return f"{mean:{fmt}} (no interval yet: not enough days with a change)"
+    if math.isnan(lo) or lo == hi:
+        return f"{mean:{fmt}} (not enough days for an interval)"
+    if f"{lo:{fmt}}" == f"{hi:{fmt}}":  # narrower than the digits shown
+        return f"{mean:{fmt}} (95 % CI ±{(hi - lo) / 2:.2g})"
     return f"{mean:{fmt}} (95 % CI {lo:{fmt}} to {hi:{fmt}})"
 
 
@@ -199,3 +208,87 @@ def comparison_lines(
             f"{ci(diff.mean, diff.lo, diff.hi, ',.0f')} ({beyond}; below 0, it is cheaper)."
         )
     return lines
+
+
+def assumptions(
+    params: Params,
+    costs: Costs,
+    target: float,
+    want: Precision,
+    saves: str,
+    agent: Agent,
+) -> list[str]:
+    """Every assumption the advice rests on, each with the flag that changes it."""
+    if params.corpus_queries:
+        asked = (
+            f"the lines of {Path(params.corpus_queries).name} whose best search hit the article "
+            "is, in turn (an article no line hits: its title and headings); the log's "
+            "frequencies do not weight the draw"
+        )
+    else:
+        asked = "its title and then each of its headings, in turn (a title finds its article)"
+    return [
+        "Assumptions (the flag that changes each):",
+        f"  day: {params.day_s / 3600:g} working hours (--day-hours)",
+        f"  human saves: {saves} (--saves-per-day; --edit-log, --edit-shape)",
+        f"  questions: {params.n_questions:,} a day (--questions-per-day), each about an "
+        f"article drawn by popularity, Zipf s = {params.zipf_s:g} over the articles "
+        f"(--zipf), asked as {asked} (--queries FILE)",
+        agent.described(params.max_edit_attempts),
+        f"  costs: a call or notification {costs.per_call:g}, 1,000 characters of results "
+        f"{costs.per_1k_chars:g} (--cost-per-call, --cost-per-1k-chars); tokens at "
+        f"{costs.chars_per_token:g} characters a token (--chars-per-token)",
+        f"  target: a change to a cited article unnoticed {target:g} min or less on average "
+        f"(--max-unnoticed-min); days run until the pick's interval is ±{want.half_width_min:g} "
+        f"min and {want.min_changed:,} cited articles changed, at most {want.max_days:,} days "
+        f"and {want.max_seconds:g} s (--half-width, --min-changed, --max-days, --max-seconds)",
+    ]
+
+
+def options_table(table: pd.DataFrame, pick: pd.Series | None, exact: bool = False) -> list[str]:
+    """Every option (method × interval) with its calls, characters, tokens, unnoticed time
+    and cost a day, the pick marked; `exact`: closed forms' figures, with no interval."""
+    cols = [
+        "method",
+        "every",
+        "calls/day",
+        "notif./day",
+        "chars/day",
+        "tokens/day",
+        "unnoticed min" if exact else "unnoticed min (95 % CI)",
+        "cost/day",
+        "",
+    ]
+    rows = [cols]
+    for _, r in table.sort_values(["method", "interval_min"]).iterrows():
+        picked = (
+            pick is not None
+            and r["method"] == pick["method"]
+            and r["interval_min"] == pick["interval_min"]
+        )
+        unnoticed = (
+            "0 (at once)"
+            if r["method"] == "push"
+            else "not measured"
+            if math.isnan(r["unnoticed_min"])
+            else f"{r['unnoticed_min']:.1f}"
+            if exact
+            else _brief(r["unnoticed_min"], r["unnoticed_lo"], r["unnoticed_hi"])
+        )
+        rows.append(
+            [
+                LABELS[r["method"]],
+                "change" if r["method"] == "push" else f"{r['interval_min']:g} min",
+                f"{r['calls']:,.1f}",
+                f"{r['notifications']:,.1f}",
+                f"{r['chars']:,.0f}",
+                f"{r['tokens']:,.0f}",
+                unnoticed,
+                f"{r['cost']:,.1f}",
+                "<- pick" if picked else "",
+            ]
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
+    return [
+        "  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]

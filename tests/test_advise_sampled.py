@@ -4,6 +4,7 @@ target, and the imported articles searched and cited."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -18,8 +19,9 @@ from sim.advise_sampled import (
     choice,
     interval,
     ratio_interval,
+    share_interval,
 )
-from sim.advise_text import comparison_lines
+from sim.advise_text import ci, comparison_lines
 from sim.bench.docsrepo import build
 from sim.importer.corpus import imported
 from sim.params import Params
@@ -95,12 +97,168 @@ def test_advise_db_answers_for_the_imported_kb(kb, capsys) -> None:
     out, err = capsys.readouterr()
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith(f"Advice for the KB {kb}, its saves from the edit process fitted")
-    assert "40 articles" in lines[0]
-    assert lines[2].startswith("Citations going stale: ") and "(2 days)" in lines[2]
-    assert lines[3].startswith("Cheapest way to notice (2 days, ")
-    assert "CAS edits rejected" in out and "28800 s:" in out
+    assert lines[0].startswith(f"Advice for the KB {kb}: 40 published articles.")
+    assert "the edit process fitted to its history" in out
+    stale = next(x for x in lines if x.startswith("Citations going stale: "))
+    assert "(2 days)" in stale
+    assert "(2 days, " in out
+    assert "CAS edits rejected" in out and "28800 s " in out
     assert "nan" not in out
+
+
+def test_advise_db_splits_cas_rejections_by_cause_and_json_agrees_with_text(kb, capsys) -> None:
+    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "3"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "a human saved between read and edit" not in text
+    head = next(i for i, x in enumerate(text.splitlines()) if x.startswith("CAS edits rejected"))
+    header = text.splitlines()[head + 1]
+    for label in ("a human's newer save", "the agent's own other edit", "the article unpublished"):
+        assert label in header
+    rows = out["cas_by_delay"]
+    assert len(rows) == 13
+    for row in rows:
+        causes = [row[c]["count"] for c in ("human", "agent", "unpublished")]
+        assert sum(causes) == row["rejected"]["count"] <= row["edits"]
+        for c in ("rejected", "human", "agent", "unpublished"):
+            r = row[c]
+            assert 0 <= r["lo"] <= r["share"] <= r["hi"] <= 1
+            assert r["share"] == pytest.approx(r["count"] / row["edits"])
+        line = next(x for x in text.splitlines() if x.strip().startswith(f"{row['delay_s']:g} s "))
+        assert f"{100 * row['agent']['share']:.2f} ({100 * row['agent']['lo']:.2f}" in line
+    assert sum(r["agent"]["count"] for r in rows) > 0  # the day's agent edits at every delay
+    for r in out["rows"]["kb"]:  # no lower end below 0, none printed differently
+        assert all(r[k] is None or r[k] >= 0 for k in ("unnoticed_lo", "cost_lo"))
+    s = out["stale_share"]
+    assert 0 <= s["lo"] <= s["share"] <= s["hi"] <= 1
+
+
+def test_advise_db_states_every_assumption_with_its_flag(kb, capsys) -> None:
+    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "2"]
+    assert main([*args, "--day-hours", "6", "--zipf", "1.2", "--chars-per-token", "3"]) == 0
+    out = capsys.readouterr().out
+    head = out[: out.index("Days stopped")]
+    for says in (
+        "day: 6 working hours (--day-hours)",
+        "20 a day (--questions-per-day)",
+        "Zipf s = 1.2",
+        "its title and then each of its headings",
+        "(--queries FILE)",
+        "the write-up's agent",
+        "top 2 hits (--citations-per-answer)",
+        "no re-read before the edit",
+        "tokens at 3 characters a token (--chars-per-token)",
+        "30 min or less on average (--max-unnoticed-min)",
+        "(--saves-per-day; --edit-log, --edit-shape)",
+    ):
+        assert says in head, says
+
+
+def test_advise_db_decides_by_the_closed_forms_when_the_days_cannot(kb, capsys) -> None:
+    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--max-days", "2"]
+    assert main([*args, "--chars-per-token", "2"]) == 0
+    text = capsys.readouterr().out
+    assert main([*args, "--chars-per-token", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["decided_by"] == "closed forms"
+    c = out["closed_forms"]["choice"]
+    assert c["method"] in ("poll", "reread") and c["mean_unnoticed_min"] <= 30
+    assert "Decided by the closed forms (Poisson saves at the same volume" in text
+    assert "no periodic option has a simulated interval" in text  # two days: no check
+    picked = [x for x in text.splitlines() if x.endswith("<- pick")]
+    assert len(picked) == 1 and f"{c['interval_min']:g} min" in picked[0]
+    assert f"{c['chars']:,.0f}" in picked[0] and f"{c['chars'] / 2:,.0f}" in picked[0]
+    for r in out["closed_forms"]["rows"]:
+        assert r["tokens"] == pytest.approx(r["chars"] / 2)
+
+
+def test_advise_db_decides_by_simulation_where_the_days_suffice(kb, capsys) -> None:
+    args = ["advise", "--db", str(kb), "--questions-per-day", "30", "--saves-per-day", "200"]
+    args += ["--max-days", "8", "--half-width", "30", "--min-changed", "5", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["decided_by"] == "simulation", out["stopped"]
+    c = out["choices"]["kb"]
+    assert c["unnoticed_hi"] <= 30 and c["calls"] > 0 and c["chars"] > 0
+    assert c["tokens"] == pytest.approx(c["chars"] / 4)
+    checks = out["closed_forms"]["checks"]
+    assert checks and all(isinstance(x["inside"], bool) for x in checks)
+    assert main(args[:-1]) == 0
+    text = capsys.readouterr().out
+    assert "Decided by simulation: cheapest way to notice" in text
+    picked = [x for x in text.splitlines() if x.endswith("<- pick")]
+    assert len(picked) == 1 and f"{c['calls']:,.1f}" in picked[0]
+    assert "Checked against simulation where both ran" in text
+
+
+def _cas(kb, capsys, *flags: str) -> dict:
+    args = ["advise", "--db", str(kb), "--questions-per-day", "40", "--simulate", "3"]
+    assert main([*args, *flags, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_agents_habits_from_flags_change_the_cas_figures_as_they_should(kb, capsys) -> None:
+    base = _cas(kb, capsys)
+    assert base["agent"]["source"] == "the write-up's agent"
+    assert len(base["cas_by_delay"]) == 13
+    late = [r for r in base["cas_by_delay"] if r["delay_s"] >= 3600]
+    assert sum(r["agent"]["count"] for r in late) > 0  # its own other edits, at long delays
+    mine = _cas(kb, capsys, "--edit-delays", "5,3600")
+    assert mine["agent"]["source"] == "the agent the flags describe"
+    assert [r["delay_s"] for r in mine["cas_by_delay"]] == [5.0, 3600.0]
+    fast, slow = mine["cas_by_delay"]
+    assert fast["rejected"]["share"] < slow["rejected"]["share"]
+    reread = _cas(kb, capsys, "--reread-before-edit", "yes")
+    assert [r["delay_s"] for r in reread["cas_by_delay"]] == [0.0]
+    assert reread["cas_by_delay"][0]["rejected"]["count"] == 0
+    distinct = _cas(kb, capsys, "--edit-targets", "distinct_articles")
+    assert sum(r["agent"]["count"] for r in distinct["cas_by_delay"]) == 0
+    edits = sum(r["edits"] for r in distinct["cas_by_delay"])
+    assert edits < sum(r["edits"] for r in base["cas_by_delay"])
+
+
+def test_more_citations_an_answer_cost_more_and_are_said(kb, capsys) -> None:
+    one, three = (_cas(kb, capsys, "--citations-per-answer", n) for n in ("1", "3"))
+    assert (one["agent"]["citations_per_answer"], three["agent"]["citations_per_answer"]) == (1, 3)
+    assert any("top 3 hits (--citations-per-answer)" in x for x in three["assumptions"])
+
+    def reread_calls(out: dict) -> float:
+        return next(r["calls"] for r in out["rows"]["kb"] if r["method"] == "reread")
+
+    assert reread_calls(three) > reread_calls(one)
+
+
+def test_agent_flags_without_a_kb_are_refused(capsys) -> None:
+    for flags in (["--edit-delays", "5"], ["--reread-before-edit", "yes"]):
+        with pytest.raises(SystemExit):
+            main(["advise", *flags])
+        assert "only with --db" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["advise", "--db", "x.sqlite", "--edit-delays", "5,-1"])
+    assert "expected 1 to 100 delays in seconds" in capsys.readouterr().err
+
+
+def test_a_share_interval_stays_in_0_1_and_a_zero_share_keeps_an_upper_end() -> None:
+    edits = np.array([20.0, 25, 18, 22, 30])
+    none = share_interval(np.zeros(5), edits)
+    assert none.mean == 0 == none.lo < none.hi < 0.2
+    every = share_interval(edits, edits)
+    assert every.hi == 1 and 0.8 < every.lo < 1
+    even = np.array([2.0, 3, 2, 2, 3])
+    lumpy = np.array([12.0, 0, 0, 0, 0])  # the same count, on one day
+    a, b = share_interval(even, edits), share_interval(lumpy, edits)
+    assert a.mean == b.mean and b.hi - b.lo > a.hi - a.lo  # a clustered day widens it
+    assert b.lo >= 0 and b.hi <= 1
+    assert math.isnan(share_interval(np.array([1.0]), np.array([4.0])).lo)  # one day: none
+
+
+def test_no_interval_of_no_width_is_printed() -> None:
+    assert ci(11.11, 11.11, 11.11, ".2f") == "11.11 (not enough days for an interval)"
+    assert "not enough days" in ci(3.0, math.nan, math.nan, ".1f")
+    assert ci(17.2, 17.1, 17.3, ",.0f") == "17 (95 % CI ±0.1)"
+    assert ci(17.0, 15.0, 19.0, ",.0f") == "17 (95 % CI 15 to 19)"
 
 
 def test_advise_db_refuses_what_is_not_an_imported_kb(tmp_path, capsys) -> None:

@@ -189,9 +189,10 @@ def test_the_notebook_advises_for_an_imported_kb(tmp_path: Path) -> None:
     out = "".join(
         o.get("text", "") for o in nb.cells[-1].get("outputs", []) if o.get("name") == "stdout"
     )
-    assert out.startswith(f"Advice for the KB {db}, its saves from the edit process fitted")
-    assert "20 articles" in out and "Cheapest way to notice (1 day, " in out
-    assert "CAS edits rejected" in out and "nan" not in out
+    assert out.startswith(f"Advice for the KB {db}: 20 published articles.")
+    assert "the edit process fitted to its history" in out and "Decided by " in out
+    assert "(1 day, " in out and "CAS edits rejected" in out and "nan" not in out
+    assert "not enough days" in out  # one day: no interval printed
 
 
 def test_notebook_db_that_is_not_a_file_is_one_line_and_exit_2(

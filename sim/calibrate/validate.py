@@ -12,6 +12,7 @@ time, one article per publish -- gets the same test with only its volume fitted.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -53,20 +54,49 @@ def replicate(
     """``reps`` runs of each process at ``saves_per_day`` (default: the fitted volume); run i
     of every process uses seed (seed, i), so processes (and logs) are compared on matched
     seeds."""
+    return [
+        Replicates(name, list(runs), start_s)
+        for name, runs in lazy_replicates(
+            f, n_articles, span_s, start_s, reps, seed, saves_per_day, processes
+        )
+    ]
+
+
+def lazy_replicates(
+    f: Fit,
+    n_articles: int,
+    span_s: float,
+    start_s: float,
+    reps: int,
+    seed: int,
+    saves_per_day: float | None = None,
+    processes: tuple[str, ...] = tuple(PROCESSES),
+) -> list[tuple[str, Iterator[Saves]]]:
+    """``replicate``'s runs, each generated only when it is read: a reader that keeps only a
+    statistic of each run holds one run at a time (on a long log, 150 runs of 400,000 saves
+    held at once were a gigabyte)."""
     per_day = f.shape.log_saves_per_day if saves_per_day is None else saves_per_day
-    out = []
-    for name in processes:
-        runs = []
+
+    def runs(name: str) -> Iterator[Saves]:
         for i in range(reps):
             children = np.random.SeedSequence([seed, i]).spawn(len(CAL_STREAMS))
             rngs = {s: np.random.default_rng(c) for s, c in zip(CAL_STREAMS, children, strict=True)}
-            runs.append(
-                generate(
-                    f.shape, n_articles, per_day, span_s, rngs, PROCESSES[name], start_s=start_s
-                )
+            yield generate(
+                f.shape, n_articles, per_day, span_s, rngs, PROCESSES[name], start_s=start_s
             )
-        out.append(Replicates(name, runs, start_s))
-    return out
+
+    return [(name, runs(name)) for name in processes]
+
+
+def lazy_over_log(
+    f: Fit, log: EditLog, reps: int, seed: int, processes: tuple[str, ...] = tuple(PROCESSES)
+) -> list[tuple[str, Iterator[Saves]]]:
+    """``over_log``'s runs, each generated only when it is read."""
+    t0 = float(log.epoch_s[0])
+    span = float(log.epoch_s[-1]) - t0 + 1.0
+    return lazy_replicates(
+        f, log.n_articles, span, week_offset(t0), reps, seed, processes=processes
+    )
 
 
 def over_log(
@@ -169,18 +199,18 @@ def burstiness_table(
         stretch = burst_stretch(f, log)
     stretched = replace(f, shape=stretch_sessions(f.shape, stretch))
     reps_of = [
-        *over_log(f, log, reps, seed),
+        *lazy_over_log(f, log, reps, seed),
         *(
-            replace(r, process=f"calibrated, sessions ×{stretch:g}")
-            for r in over_log(stretched, log, reps, seed, processes=("calibrated",))
+            (f"calibrated, sessions ×{stretch:g}", runs)
+            for _, runs in lazy_over_log(stretched, log, reps, seed, processes=("calibrated",))
         ),
     ]
-    for rep in reps_of:
-        values = np.array([sessions.coefficients(s.rank, s.time_s)[:2] for s in rep.runs])
+    for process, runs in reps_of:
+        values = np.array([sessions.coefficients(s.rank, s.time_s)[:2] for s in runs])
         for j, coef in enumerate(("B", "M")):
             v = values[:, j][np.isfinite(values[:, j])]
             lo, hi = np.quantile(v, [0.025, 0.975]) if len(v) else (np.nan, np.nan)
-            rows.append((rep.process, coef, float(v.mean()) if len(v) else np.nan, lo, hi))
+            rows.append((process, coef, float(v.mean()) if len(v) else np.nan, lo, hi))
     return pd.DataFrame(rows, columns=["source", "coefficient", "estimate", "ci_low", "ci_high"])
 
 

@@ -1,0 +1,245 @@
+"""An agent's habits estimated from what it did: `advise --db kb.sqlite --call-log calls.jsonl`.
+
+The log `serve --call-log` writes holds every tool call with its client, time, tool, ids and
+outcome (never free text). A client that searches is an agent; its calls are read as
+answers: a run of searches (a re-query is one more search of the same answer) and the reads
+that follow, up to its next search. An article read in an answer is one of its citations; a
+read followed at once (within REREAD_S, the client's next call) by an edit of the same article
+is a re-read before the edit, not a citation. An edit within REPEAT_S of the client's previous
+edit of the same article is its retry or replay; the others are first tries, each belonging to
+the latest answer that cited the article, its delay the seconds from that citation's read
+(the log does not say which answer edits: where a later answer cited the article too before
+the edit, the delay is read from the later one, so it is a lower bound).
+
+Per-answer figures are ratios over the log's days (a day is the unit, as in the advice's
+days), shares with the Wilson interval on the effective count, questions a day a mean over
+the days with a call, the median delay with its order-statistic interval; each says its
+count, and none gets an interval from fewer than two days.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim import advise_sampled as sampled
+from sim.advise_agent import Agent
+from sim.report.stats import Interval
+from sim.server.calllog import ToolCall, read_jsonl
+
+SEARCH, READ, EDIT = "search_knowledge_base", "read_knowledge_article", "edit_knowledge_article"
+REREAD_S = 10.0
+"""A read this close before an edit of the same article, the client's next call: a re-read."""
+REPEAT_S = 120.0
+"""An edit this close after the client's previous edit of the article: a retry or replay."""
+DAY_US = 86_400 * 1_000_000
+MAX_DELAYS = 13
+"""Delays the day simulates at most: more observed ones are summed up by as many quantiles."""
+
+
+@dataclass
+class _Answer:
+    day: int
+    searches: int = 0
+    reads: int = 0
+    cited: set[str] | None = None
+    edits: int = 0
+
+
+@dataclass(frozen=True)
+class Habits:
+    """What the log shows of its agents, each figure with its 95 % interval."""
+
+    source: str
+    days: int
+    answers: int
+    questions_per_day: Interval
+    searches_per_answer: Interval
+    reads_per_answer: Interval
+    citations_per_answer: Interval
+    edit_share: Interval
+    """Answers with an edit (first try), of all answers."""
+    reread_share: Interval
+    """First-try edits re-read at once before, of all first tries."""
+    delays_s: tuple[float, ...]
+    """First tries' seconds from the citation's read, in the log's order."""
+    delay_median: Interval
+
+    def agent(self) -> Agent:
+        """The day's agent with these habits (the share of answers that edit is not
+        simulated: the day's agent edits every answer's first citation)."""
+        citations = self.citations_per_answer.mean
+        cites = 2 if math.isnan(citations) else min(20, max(1, round(citations)))
+        delays = self.delays_s
+        if len(set(delays)) > MAX_DELAYS:
+            q = (np.arange(MAX_DELAYS) + 0.5) / MAX_DELAYS
+            delays = tuple(float(x) for x in np.quantile(delays, q))
+        delays = tuple(float(round(d)) for d in delays)
+        reread = not math.isnan(self.reread_share.mean) and self.reread_share.mean >= 0.5
+        return Agent(cites, delays, reread, "any", f"the agent of the call log {self.source}")
+
+    def lines(self) -> list[str]:
+        def fig(r: Interval, fmt: str, scale: float = 1.0) -> str:
+            from sim.advise_text import ci
+
+            if math.isnan(r.mean):
+                return "none in the log"
+            return ci(scale * r.mean, scale * r.lo, scale * r.hi, fmt)
+
+        med = self.delay_median
+        return [
+            f"From the call log {self.source} ({self.answers:,} answers on "
+            f"{self.days:,} days with a call; 95 % intervals over the days):",
+            f"  questions a day: {fig(self.questions_per_day, ',.1f')}",
+            f"  searches an answer: {fig(self.searches_per_answer, '.2f')}; reads an answer: "
+            f"{fig(self.reads_per_answer, '.2f')}; citations an answer: "
+            f"{fig(self.citations_per_answer, '.2f')}",
+            f"  answers that edit: {fig(self.edit_share, '.1f', 100)} % (not simulated: the "
+            "day's agent edits every answer); edits re-read at once before: "
+            f"{fig(self.reread_share, '.1f', 100)} %",
+            f"  delay from the citation's read to the edit: {len(self.delays_s):,} edits, "
+            f"median {fig(med, ',.0f')} s",
+        ]
+
+    def as_json(self) -> dict[str, Any]:
+        def j(r: Interval) -> dict[str, Any]:
+            def f(x: float) -> float | None:
+                return None if math.isnan(x) else x
+
+            return {"mean": f(r.mean), "lo": f(r.lo), "hi": f(r.hi)}
+
+        return {
+            "source": self.source,
+            "days": self.days,
+            "answers": self.answers,
+            "questions_per_day": j(self.questions_per_day),
+            "searches_per_answer": j(self.searches_per_answer),
+            "reads_per_answer": j(self.reads_per_answer),
+            "citations_per_answer": j(self.citations_per_answer),
+            "edit_share": j(self.edit_share),
+            "reread_share": j(self.reread_share),
+            "delays_s": list(self.delays_s),
+            "delay_median_s": j(self.delay_median),
+        }
+
+
+def habits(path: Path) -> Habits:
+    """The habits of the log's agents; ValueError naming the file when it holds none."""
+    from sim.server.calllog import BadLogLine
+
+    try:
+        calls = read_jsonl(path)
+    except OSError as e:
+        raise ValueError(f"--call-log {path}: cannot read it ({e.strerror})") from None
+    except BadLogLine as e:
+        raise ValueError(f"--call-log {path}: not a call log of this project: {e}") from None
+    by_client: dict[str, list[ToolCall]] = {}
+    for c in calls:
+        by_client.setdefault(c.client_id, []).append(c)
+    answers: list[_Answer] = []
+    delays: list[float] = []
+    edits: list[tuple[int, bool]] = []  # (day, re-read before)
+    for own in by_client.values():
+        if any(c.tool == SEARCH for c in own):
+            _read_client(sorted(own, key=lambda c: c.t_us), answers, delays, edits)
+    if not answers:
+        raise ValueError(
+            f"--call-log {path}: no agent in it (no client searched); write one with "
+            "python -m sim serve --call-log FILE while an agent uses the KB"
+        )
+    day_ids = sorted({a.day for a in answers} | {d for d, _ in edits})
+    index = {d: i for i, d in enumerate(day_ids)}
+    n = np.zeros((6, len(day_ids)))  # answers, searches, reads, citations, editing, edits
+    rereads = np.zeros(len(day_ids))
+    for a in answers:
+        i = index[a.day]
+        n[:, i] += (1, a.searches, a.reads, len(a.cited or ()), a.edits > 0, 0)
+    for day, reread in edits:
+        n[5, index[day]] += 1
+        rereads[index[day]] += reread
+    return Habits(
+        source=path.name,
+        days=len(day_ids),
+        answers=len(answers),
+        questions_per_day=sampled.interval(n[0]),
+        searches_per_answer=sampled.ratio_interval(n[1], n[0]),
+        reads_per_answer=sampled.ratio_interval(n[2], n[0]),
+        citations_per_answer=sampled.ratio_interval(n[3], n[0]),
+        edit_share=sampled.share_interval(n[4], n[0]),
+        reread_share=sampled.share_interval(rereads, n[5]),
+        delays_s=tuple(delays),
+        delay_median=median_interval(np.array(delays)),
+    )
+
+
+def _read_client(
+    own: list[ToolCall],
+    answers: list[_Answer],
+    delays: list[float],
+    edits: list[tuple[int, bool]],
+) -> None:
+    """One agent's calls, in time order, as answers, first-try delays and edits."""
+    current: _Answer | None = None
+    cited_at: dict[str, tuple[int, _Answer]] = {}  # article -> its latest citation's read
+    last_edit: dict[str, int] = {}
+    for i, c in enumerate(own):
+        nxt = own[i + 1] if i + 1 < len(own) else None
+        if c.tool == SEARCH:
+            if current is None or current.reads:
+                current = _Answer(c.t_us // DAY_US, cited=set())
+                answers.append(current)
+            current.searches += 1
+        elif c.tool == READ and c.outcome == "ok":
+            before_edit = (
+                nxt is not None
+                and nxt.tool == EDIT
+                and nxt.article_id == c.article_id
+                and nxt.t_us - c.t_us <= REREAD_S * 1e6
+                and c.article_id in cited_at
+            )
+            if before_edit or current is None:
+                continue
+            current.reads += 1
+            if current.cited is not None and c.article_id not in current.cited:
+                current.cited.add(c.article_id)
+                cited_at[c.article_id] = (c.t_us, current)
+        elif c.tool == EDIT:
+            previous = last_edit.get(c.article_id)
+            last_edit[c.article_id] = c.t_us
+            if previous is not None and c.t_us - previous <= REPEAT_S * 1e6:
+                continue  # a retry or replay of the edit before
+            prev = own[i - 1] if i else None
+            reread = (
+                prev is not None
+                and prev.tool == READ
+                and prev.article_id == c.article_id
+                and c.t_us - prev.t_us <= REREAD_S * 1e6
+                and c.article_id in cited_at
+                and prev.t_us != cited_at[c.article_id][0]
+            )
+            edits.append((c.t_us // DAY_US, reread))
+            if c.article_id in cited_at:
+                read_us, answer = cited_at[c.article_id]
+                answer.edits += 1
+                delays.append((c.t_us - read_us) / 1e6)
+
+
+def median_interval(x: np.ndarray) -> Interval:
+    """The median with its distribution-free 95 % interval (order statistics: the ranks a
+    binomial(n, ½) puts 2.5 % beyond each side); NaN bounds below 6 values."""
+    from scipy.stats import binom
+
+    n = len(x)
+    if n == 0:
+        return Interval(math.nan, math.nan, math.nan, math.nan, 0)
+    s = np.sort(x)
+    med = float(np.median(s))
+    if n < 6:
+        return Interval(med, math.nan, math.nan, math.nan, n)
+    lo = int(binom.ppf(0.025, n, 0.5))
+    hi = int(binom.isf(0.025, n, 0.5))
+    return Interval(med, float(s[max(lo - 1, 0)]), float(s[min(hi, n - 1)]), math.nan, n)
