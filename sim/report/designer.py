@@ -169,13 +169,9 @@ def _reading(m: dict[str, Any] | None, unit: str = "points", at: str = "") -> st
     return (
         f"of the settings the write-up leaves open, reading it as *{m['words']}* instead: "
         f"{_pt(m['shift'])} {unit} ({_pt(m['lo'])} – {_pt(m['hi'])}, {m['seeds']} paired "
-        f"seeds){at} (Holm-adjusted p {_p(m['p_holm'])} over the {m['family']} reading × figure "
-        "moves this page picks from)"
+        f"seeds){at} (Holm-adjusted p {picks.p_text(m['p_holm'])} over the {m['family']} "
+        "reading × figure moves this page picks from)"
     )
-
-
-def _p(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _arm_move(m: dict[str, Any], fmt: Any, unit: str) -> str:
@@ -187,7 +183,7 @@ def _arm_move(m: dict[str, Any], fmt: Any, unit: str) -> str:
     return (
         f"*{m['arm']}* against *{m['reference']}*{where}, {fmt(m['diff'])} {unit} "
         f"({fmt(m['lo'])} – {fmt(m['hi'])}, {m['seeds']} seeds; Holm-adjusted p "
-        f"{_p(m['p_holm'])})"
+        f"{picks.p_text(m['p_holm'])})"
     )
 
 

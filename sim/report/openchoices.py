@@ -116,7 +116,9 @@ def largest_moves(table: pd.DataFrame) -> pd.DataFrame:
                 if top is None
                 else _label(top["choice"], top["label"]),
                 "by (points)": "–" if top is None else f"{100 * top['shift_from_default']:+.1f}",
-                f"Holm p ({len(family)} moves)": "–" if top is None else f"{top['p_holm']:.3f}",
+                f"Holm p ({len(family)} moves)": "–"
+                if top is None
+                else picks.p_text(top["p_holm"]),
                 "readings that change the verdict": ", ".join(
                     f"{_label(r.choice, r.label)} ({r.verdict})" for r in flips.itertuples()
                 )

@@ -33,6 +33,11 @@ def ranked(cells: pd.DataFrame, size: str) -> pd.DataFrame:
     return named.loc[named[size].abs().sort_values(ascending=False, kind="stable").index]
 
 
+def p_text(p: float) -> str:
+    """An adjusted p as a page prints it."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def none_named(family: pd.DataFrame, cells: pd.DataFrame, what: str) -> str:
     """The sentence for a pick with no move beyond noise: ``cells`` are the moves it would
     have been picked from, ``family`` all those the correction ran over."""

@@ -77,7 +77,7 @@ def headline_rows(table: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
         most = "–"
         if m is not None and m["moved_most_by"] != "none":
             most = f"{m['moved_most_by']} ({_num(f, m['diff_mean'], True)}, Holm p "
-            most += f"{m['p_holm']:.3f})"
+            most += f"{picks.p_text(m['p_holm'])})"
         elif m is not None:
             most = f"none (Holm p ≥ {m['p_holm']:.2f})"
         rows.append(
