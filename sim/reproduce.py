@@ -142,6 +142,7 @@ TABLES: tuple[Table, ...] = (
     Table("exposure_theory", lambda base, rows, t: exposure.theory_check(base, t["exposure"])),
     Table("realshape", lambda base, rows, t: realshape.realshape_table(rows["realshape"])),
     Table("realshape_moves", lambda base, rows, t: realshape.moves_table(t["realshape"])),
+    Table("realshape_paired", lambda base, rows, t: realshape.paired_table(rows["realshape"])),
     *(
         Table(part, _committed(part))
         for part in seedrows.CALIBRATION_PARTS

@@ -1,14 +1,14 @@
 """The sequential seed rule: how many seeds a unit of an experiment (a reading of an open
 choice, a delay ladder, an arm of the real-shape panel on one log) runs.
 
-Every unit runs a first batch of seeds. After each batch, a unit its experiment still
-calls open (each experiment states when: ``sensitivity.open_readings``,
-``realshape_seeds.open_arms``) runs one more batch of the same size, up to ``looks``
-batches; an experiment may cut a unit's batches shorter (a reading stops at the seeds its
-shift can be paired on). A seed's rows are a pure function of the seed, so a unit's rows on
-seeds 1..n are the same whether it stopped at n or ran on: the rule decides how many seeds
-a unit has, never what a seed gives. Only units holding the most seeds so far are looked
-at again: a unit closed once stays closed.
+Every unit runs a first batch of seeds. After each batch, a unit its experiment still calls
+open (each experiment states when: ``sensitivity.open_readings`` on the readings' results;
+``realshape_seeds.open_arms`` on an arm's count alone, a fixed count run in batches) runs
+one more batch of the same size, up to ``looks`` batches; an experiment may cut a unit's
+batches shorter (a reading stops at the seeds its shift can be paired on). A seed's rows are
+a pure function of the seed, so a unit's rows on seeds 1..n are the same whether it stopped
+at n or ran on: the rule decides how many seeds a unit has, never what a seed gives. Only
+units holding the most seeds so far are looked at again: a unit closed once stays closed.
 
 Stopping where a verdict is reached is optional stopping: an interim look can stop on a
 chance excursion across a threshold. REPORT.md says how much beside each rule

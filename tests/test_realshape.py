@@ -43,7 +43,50 @@ def test_table_means_and_seed_paired_differences() -> None:
     assert np.isnan(t.loc["writeup", "diff_mean"])  # the reference of the others
     moves = realshape.moves_table(realshape.realshape_table(_rows(values)))
     row = moves.set_index("figure").loc["stale_share"]
-    assert row["moved_most_by"] == "popularity" and row["significant"]
+    assert row["moved_most_by"] == "popularity" and row["p_holm"] < 0.05
+
+
+def _ablation(moves: dict[str, list[float]]) -> pd.DataFrame:
+    """Rows of the write-up, every feature off and each feature's arm at off + its move."""
+    off = [0.30, 0.32, 0.31, 0.35, 0.33]
+    values = {"writeup": off, "counterparts": off}
+    for arm in realshape.ABLATION:
+        values[arm] = list(np.add(off, moves.get(arm, [0.0] * len(off))))
+    return _rows(values)
+
+
+def test_the_largest_move_named_is_one_holms_correction_keeps() -> None:
+    """A large noisy move is passed over for a smaller one the correction keeps; with none
+    kept, none is named."""
+    noisy = [0.30, -0.20, 0.40, -0.10, 0.10]
+    steady = [0.011, 0.009, 0.010, 0.010, 0.012]
+    moves = realshape.moves_table(
+        realshape.realshape_table(_ablation({"+bursts": noisy, "+popularity": steady}))
+    ).set_index("figure")
+    assert moves.loc["stale_share", "moved_most_by"] == "popularity"
+    assert moves.loc["stale_share", "family_moves"] == len(realshape.ABLATION)
+    alone = realshape.moves_table(realshape.realshape_table(_ablation({"+bursts": noisy})))
+    row = alone.set_index("figure").loc["stale_share"]
+    assert row["moved_most_by"] == "none" and np.isnan(row["diff_mean"])
+    assert row["p_holm"] >= 0.05
+
+
+def test_the_grids_columns_are_on_the_seeds_every_arm_ran() -> None:
+    """The calibrated arm runs more seeds; on the paired table two columns subtract to the
+    paired difference."""
+    values = {
+        "writeup": [0.30, 0.32, 0.31, 0.35, 0.10, 0.90],
+        "calibrated": [0.20, 0.25, 0.21, 0.26, 0.80, 0.05],
+        "counterparts": [0.29, 0.33, 0.30, 0.36],
+    }
+    t = realshape.paired_table(_rows(values)).set_index("arm")
+    assert set(t["seeds"]) == {4}
+    for arm in ("calibrated", "counterparts"):
+        assert t.loc[arm, "mean"] - t.loc["writeup", "mean"] == pytest.approx(
+            t.loc[arm, "diff_mean"]
+        )
+    whole = realshape.realshape_table(_rows(values)).set_index("arm")
+    assert whole.loc["calibrated", "seeds"] == 6
 
 
 def test_a_seed_without_a_value_is_left_out_of_that_figure() -> None:

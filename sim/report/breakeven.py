@@ -9,13 +9,10 @@ winning sooner. A sweep over edit volume and held citations measures both.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim import exactmath
 from sim.experiments import PointRuns, Request, run_all
 from sim.params import Params
 from sim.sweep import grid, sweep_request, sweep_rows
@@ -83,8 +80,10 @@ def break_even_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def crossings(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (questions, interval): events per check at which each ratio reaches 1, by log-log
-    interpolation between grid points; NaN where the grid does not reach it."""
+    """Per (questions, interval): the grid's saves per check either side of where each ratio
+    reaches 1 (the last point below 1 and the first at or above it; NaN past the grid). The
+    grid's points are a factor of 3–4 apart on a few seeds each, so a bracket is all it
+    supports: no value between them is reported."""
     rows = []
     for (q, interval), g in table.groupby(["n_questions", "check_interval_s"]):
         g = g.sort_values("events_per_check")
@@ -93,30 +92,41 @@ def crossings(table: pd.DataFrame) -> pd.DataFrame:
             "check_interval_s": interval,
             "citations_held_at_end": g["citations_held_at_end"].mean(),
         }
-        for ratio in ("calls_ratio", "chars_ratio"):
-            x, y = exactmath.log(g["events_per_check"]), exactmath.log(g[ratio])
-            at = np.nan
+        for ratio in ("calls", "chars"):
+            x, y = g["events_per_check"].to_numpy(), g[f"{ratio}_ratio"].to_numpy()
+            lo = hi = np.nan
             for i in range(len(x) - 1):
-                if y[i] < 0 <= y[i + 1]:
-                    at = math.exp(x[i] - y[i] * (x[i + 1] - x[i]) / (y[i + 1] - y[i]))
+                if y[i] < 1 <= y[i + 1]:
+                    lo, hi = x[i], x[i + 1]
                     break
-            row[f"events_per_check_where_{ratio}_is_1"] = at
+            if np.isnan(lo) and len(x):  # no crossing: the grid's first point or its last
+                hi, lo = (x[0], np.nan) if y[0] >= 1 else (np.nan, x[-1])
+            row[f"{ratio}_parity_above"] = lo
+            row[f"{ratio}_parity_at_most"] = hi
         rows.append(row)
     return pd.DataFrame(rows)
 
 
+def bracket(lo: float, hi: float, unit: str = "") -> str:
+    """A crossing as the grid brackets it, in words."""
+    tail = f" {unit}" if unit else ""
+    if np.isnan(hi):
+        return f"past {lo:,.0f}{tail} (the grid's end)" if np.isfinite(lo) else "past the grid"
+    if np.isnan(lo):
+        return f"at most {hi:,.0f}{tail}"
+    return f"between {lo:,.0f} and {hi:,.0f}{tail}"
+
+
 def _title(cross: pd.DataFrame) -> str:
     """The crossings in calls at each day's questions, as the finding."""
-    at = cross.groupby("n_questions")["events_per_check_where_calls_ratio_is_1"].min()
-    parts = [
-        (f"{x:,.0f} saves per hourly check" if i == 0 else f"{x:,.0f}") if np.isfinite(x)
-        else "past the grid"
-        for i, x in enumerate(at.to_numpy())
-    ]  # fmt: skip
-    where = ", ".join(f"{p} at {q:g}" for p, q in zip(parts, at.index, strict=True))
+    at = cross.groupby("n_questions")[["calls_parity_above", "calls_parity_at_most"]].min()
+    where = ", ".join(
+        f"{bracket(r['calls_parity_above'], r['calls_parity_at_most'])} at {q:g}"
+        for q, r in at.iterrows()
+    )
     return (
-        "Polling costs fewer calls than re-reading (below the line) up to about\n"
-        f"{where} questions a day;\nin characters (dashed) it loses sooner"
+        "Polling costs fewer calls than re-reading (below the line) until saves per hourly\n"
+        f"check reach {where} questions a day;\nin characters (dashed) it loses sooner"
     )
 
 

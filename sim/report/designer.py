@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sim.report import breakeven, picks
 from sim.report.sensitivity import READING_WORDS
 from sim.report.stats import Interval, interval, ratio_interval
 
@@ -58,18 +59,34 @@ def _comparison_interval(comparison: pd.DataFrame, key: str) -> Interval:
     return Interval(r["mean"], r["ci_lo"], r["ci_hi"], r["sd"], int(r["seeds"]))
 
 
-def top_reading(sensitivity: pd.DataFrame, figure: str) -> dict[str, Any] | None:
-    """The reading of an open choice that shifts a figure most, with its paired CI."""
+PAGE_READINGS = ("zipf_stale_share", "cas_reject_share_3600s")
+"""The figures this page names a reading's move for: one family for Holm's correction."""
+PAGE_PANEL = ("stale_share", "poll_calls", "cas_reject_3600s")
+"""The figures this page names a real log's move for: one family for Holm's correction."""
+
+
+def reading_family(sensitivity: pd.DataFrame) -> pd.DataFrame:
+    """Every reading × figure cell this page picks a largest move from, with Holm's adjusted
+    p over them all (the delay ladders are Appendix B's, not picked from here)."""
     s = sensitivity[
-        (sensitivity["figure"] == figure)
+        sensitivity["figure"].isin(PAGE_READINGS)
         & (sensitivity["choice"] != "default")
         & (sensitivity["choice"] != "edit_delays_s")
         & sensitivity["can_move"].astype(bool)
         & sensitivity["shift_from_default"].notna()
     ]
-    if s.empty:
-        return None
-    r = s.loc[s["shift_from_default"].abs().idxmax()]
+    return picks.with_holm(s, "shift_p")
+
+
+def top_reading(sensitivity: pd.DataFrame, figure: str) -> dict[str, Any]:
+    """The reading of an open choice that shifts a figure most among those Holm's correction
+    over the page's family keeps, with its paired CI (``label`` None where none is kept)."""
+    family = reading_family(sensitivity)
+    named = picks.ranked(family[family["figure"] == figure], "shift_from_default")
+    if named.empty:
+        cells = family[family["figure"] == figure]
+        return {"label": None, "none": picks.none_named(family, cells, "reading of an open choice")}
+    r = named.iloc[0]
     label = f"{r['choice']} = {r['reading']}"
     return {
         "label": label,
@@ -80,6 +97,8 @@ def top_reading(sensitivity: pd.DataFrame, figure: str) -> dict[str, Any] | None
         "lo": r["shift_ci_lo"],
         "hi": r["shift_ci_hi"],
         "seeds": int(r["shift_seeds"]),
+        "p_holm": r["p_holm"],
+        "family": len(family),
     }
 
 
@@ -93,41 +112,66 @@ def _move(row: pd.Series) -> dict[str, Any]:
         "diff": row["diff_mean"],
         "lo": row["diff_ci_lo"],
         "hi": row["diff_ci_hi"],
-        "seeds": int(row["seeds"]),
+        "seeds": int(row["diff_seeds"]),
+        "p_holm": row["p_holm"],
     }
+
+
+def panel_family(realshape: pd.DataFrame) -> pd.DataFrame:
+    """Every panel move this page picks a largest from (on each log, each arm of one measured
+    feature and each arm of an assumed question relation, on each of PAGE_PANEL's figures),
+    with Holm's adjusted p over them all."""
+    from sim.report.realshape import ABLATION, BRACKETS
+    from sim.report.realshape_seeds import BY_NAME
+
+    r = realshape[realshape["figure"].isin(PAGE_PANEL) & realshape["diff_mean"].notna()]
+    feature = r["arm"].isin(ABLATION + BRACKETS)
+    assumed = r["arm"].map(lambda a: BY_NAME[a].relation != "same")
+    return picks.with_holm(r[feature | assumed].assign(assumed=assumed), "diff_p")
 
 
 def top_real_move(realshape: pd.DataFrame | None, figure: str) -> dict[str, Any] | None:
     """The whole real shape's move of a figure on each log, and the arms that move it most
-    against their reference arms, with their CIs: among the arms that switch on one
-    feature of the edits a log measures (the ablation's and the brackets'), the top and the
-    next (to say when the two are within noise); apart, among those that change how
-    questions relate to edits (an assumption no edit log measures)."""
+    against their reference arms among those Holm's correction over the page's family keeps:
+    among the arms that switch on one feature of the edits a log measures (the ablation's
+    and the brackets'), the top and the next (to say when the two are within noise); apart,
+    among those that change how questions relate to edits (an assumption no edit log
+    measures)."""
     if realshape is None or "diff_mean" not in realshape:
         return None
-    from sim.report.realshape import ABLATION, BRACKETS
-    from sim.report.realshape_seeds import BY_NAME
-
-    r = realshape[(realshape["figure"] == figure) & realshape["diff_mean"].notna()]
-    if r.empty:
+    family = panel_family(realshape)
+    mine = family[family["figure"] == figure]
+    if mine.empty:
         return None
-    assumed = r["arm"].map(lambda a: BY_NAME[a].relation != "same")
-    features = r[r["arm"].isin(ABLATION + BRACKETS)]
+    features, assumptions = mine[~mine["assumed"]], mine[mine["assumed"]]
 
-    def ranked(g: pd.DataFrame) -> list[dict[str, Any]]:
-        return [_move(g.loc[i]) for i in g["diff_mean"].abs().sort_values(ascending=False).index]
+    def named(cells: pd.DataFrame) -> list[dict[str, Any]]:
+        return [_move(r) for _, r in picks.ranked(cells, "diff_mean").iterrows()]
 
     return {
-        "feature": ranked(features)[:2],
-        "assumption": next(iter(ranked(r[assumed])), None),
-        "calibrated": r[r["arm"] == "calibrated"],
+        "feature": named(features)[:2],
+        "assumption": next(iter(named(assumptions)), None),
+        "calibrated": realshape[
+            (realshape["figure"] == figure) & (realshape["arm"] == "calibrated")
+        ],
+        "family": family,
+        "features": features,
+        "assumptions": assumptions,
     }
 
 
-def _moved(m: dict[str, Any] | None, unit: str = "points") -> str:
+def _reading(m: dict[str, Any] | None, unit: str = "points", at: str = "") -> str:
+    """The reading that moves a figure most, or why none is named."""
     if m is None:
-        return "not run"
-    return f"{_pt(m['shift'])} {unit} ({_pt(m['lo'])} – {_pt(m['hi'])}, {m['seeds']} paired seeds)"
+        return "of the settings the write-up leaves open, none was run"
+    if m["label"] is None:
+        return f"{m['none']}"
+    return (
+        f"of the settings the write-up leaves open, reading it as *{m['words']}* instead: "
+        f"{_pt(m['shift'])} {unit} ({_pt(m['lo'])} – {_pt(m['hi'])}, {m['seeds']} paired "
+        f"seeds){at} (Holm-adjusted p {picks.p_text(m['p_holm'])} over the {m['family']} "
+        "reading × figure moves this page picks from)"
+    )
 
 
 def _arm_move(m: dict[str, Any], fmt: Any, unit: str) -> str:
@@ -138,7 +182,8 @@ def _arm_move(m: dict[str, Any], fmt: Any, unit: str) -> str:
         where = f" on {m['log']}'s log" + ("" if m["log"] == SHARED_LOG else " (`realshape.csv`)")
     return (
         f"*{m['arm']}* against *{m['reference']}*{where}, {fmt(m['diff'])} {unit} "
-        f"({fmt(m['lo'])} – {fmt(m['hi'])}, {m['seeds']} seeds)"
+        f"({fmt(m['lo'])} – {fmt(m['hi'])}, {m['seeds']} seeds; Holm-adjusted p "
+        f"{picks.p_text(m['p_holm'])})"
     )
 
 
@@ -160,13 +205,19 @@ def _real(m: dict[str, Any] | None, what: str, fmt: Any = _pt, unit: str = "poin
             " process"
         )
     feature, assumed = (m["feature"] or [None])[0], m["assumption"]
+    n = len(m["family"])
     if feature is not None:
-        top = f"of the logs' single features, the largest move is {_arm_move(feature, fmt, unit)}"
+        top = (
+            f"of the logs' single features, the largest move that Holm's correction over the "
+            f"{n} panel moves this page picks from keeps is {_arm_move(feature, fmt, unit)}"
+        )
         if len(m["feature"]) > 1:
             nxt = m["feature"][1]
             if abs(nxt["diff"]) >= min(abs(feature["lo"]), abs(feature["hi"])):
                 top += f", within noise of {_arm_move(nxt, fmt, unit)}"
         parts.append(top)
+    else:
+        parts.append(picks.none_named(m["family"], m["features"], "single feature of the logs"))
     if assumed is not None:
         than = (
             ""
@@ -177,6 +228,8 @@ def _real(m: dict[str, Any] | None, what: str, fmt: Any = _pt, unit: str = "poin
             "an assumption no edit log measures, how questions relate to edits, moves it"
             f"{than}: {_arm_move(assumed, fmt, unit)}"
         )
+    else:
+        parts.append(picks.none_named(m["family"], m["assumptions"], "question relation"))
     return f"On the real logs (Appendix C) {'; '.join(parts)}." if parts else ""
 
 
@@ -248,7 +301,7 @@ def _panel_words(realshape: pd.DataFrame | None) -> str:
 
 def _human_part(sens: pd.DataFrame | None, read: dict[str, Any] | None) -> str:
     """How much of a reading's move at 1 h is in rejections by humans' saves."""
-    if sens is None or read is None:
+    if sens is None or read is None or read["label"] is None:
         return ""
     r = sens[
         (sens["choice"] == read["choice"])
@@ -296,7 +349,10 @@ def page(
     )
     crossing = t["break_even_crossings"].set_index("n_questions")
     q = int(crossing.index[len(crossing) // 2])
-    saves_even = crossing.loc[q, "events_per_check_where_calls_ratio_is_1"]
+    saves_even = breakeven.bracket(
+        crossing.loc[q, "calls_parity_above"], crossing.loc[q, "calls_parity_at_most"]
+    )
+    grid_seeds = int(t["break_even"]["seeds"].min())
     poll_real = top_real_move(realshape, "poll_calls")
 
     h = _comparison_interval(comparison, "cas_reject_share_3600s")
@@ -351,13 +407,13 @@ day's saves drawn from edit processes fitted to {_panel_words(realshape)} (Appen
 by a human within {_delay(ten)} of the read in {_pct_ci(within[ten])}, within 1 h in
 {_pct_ci(within[HOUR_S])}, within 4 h in {_pct_ci(within[4 * HOUR_S])} ({n_cas} seeds).
 
-- *What moves it most:* of the settings the write-up leaves open, reading it as *{
-        st_read["words"] if st_read else "none"
-    }* instead: {_moved(st_read)}.
+- *What moves it most:* {_reading(st_read)}.
   {_real(st_real, "the day-end share")}
-- *What to do:* cite the version (`updated_at`) with every citation. Without it a change
-  cannot be told at all; a check by title alone catches only {_pct_ci(title)} of the
-  citations stale at the day's end ({title.n} seeds), never a body edit.
+- *What to do:* cite the version (`updated_at`) with every citation: a re-read compares it
+  and a CAS edit sends it. A check that has only the title is not enough: by title alone
+  it catches only {_pct_ci(title)} of the citations stale at the day's end ({title.n}
+  seeds), never a body edit. The poll needs no version: it finds changes from the event
+  log's sequence, past the cursor it keeps.
 
 ### What does catching it cost: re-read, poll or push?
 
@@ -372,10 +428,11 @@ title) never notices {_pct_ci(title_never)} of the changes to cited articles in 
 calls a day, {"more" if title_calls.mean > reread["calls"].mean else "fewer"} than
 re-reading.
 
-- *What moves it most:* the saves per check interval against the citations held (no
-  open setting of the write-up moves the cost as much): on the break-even grid's day of
-  {q} questions (§ 4; this page's day has 120), polling costs as many calls as re-reading
-  only at about {saves_even:,.0f} saves per hourly check.
+- *What moves it most:* the saves per check interval against the citations held: on the
+  break-even grid's day of {q} questions (§ 4; this page's day has 120), polling costs as
+  many calls as re-reading only once the saves per hourly check reach {saves_even} (the
+  grid's points either side, {grid_seeds} seeds each). The open settings of the write-up
+  were not run with the checker, so this page does not rank them against it.
   {_real(poll_real, "the hourly poll's cost", _calls, "calls a day")}
 - *What to do:* poll with the cursor kept, or push where the host implements MCP resource
   subscriptions (`resources/subscribe`), at the interval the advisor picks for your rates:
@@ -388,9 +445,7 @@ re-reading.
 {_pct_ci(human)} meet a human's newer save and {_pct_ci(own)} meet only the agent's own
 other delayed edits of the same article: together, those rejected.
 
-- *What moves it most:* of the settings the write-up leaves open, reading it as *{
-        cas_read["words"] if cas_read else "none"
-    }* instead: {_moved(cas_read)} at 1 h{_human_part(sens, cas_read)}.
+- *What moves it most:* {_reading(cas_read, at=" at 1 h" + _human_part(sens, cas_read))}.
   {_real(cas_real, "the rejections at 1 h")}
 - *What to do:* re-read right before an edit and send that version, not the citation's:
   at {_delay(fast)} a rejection is {_pct(cas.iloc[0]["rejected_share_all_seeds_mean"])}.

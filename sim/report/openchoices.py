@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 
+from sim.report import picks
 from sim.report.comparison import REPORTED, gone_counted_as_rejection, holm_family
 from sim.report.markdown import md, pct
 from sim.report.sensitivity import (
@@ -89,20 +90,35 @@ def readings_rows(table: pd.DataFrame, figures: tuple[str, ...]) -> pd.DataFrame
 
 
 def largest_moves(table: pd.DataFrame) -> pd.DataFrame:
-    """Per headline figure, the reading that moves it most, and which change its verdict."""
+    """Per headline figure, the reading that moves it most among those Holm's step-down over
+    every reading × headline figure keeps (``picks``; 'none' where it keeps none), and the
+    readings that change the verdict."""
+    family = table[
+        table["figure"].isin(HEADLINE)
+        & (table["choice"] != "default")
+        & table["can_move"]
+        & table["shift_from_default"].notna()
+    ]
+    family = picks.with_holm(family, "shift_p")
     rows = []
     for f in HEADLINE:
         g = table[table["figure"] == f]
         default = g[g["choice"] == "default"].iloc[0]
         others = g[(g["choice"] != "default") & g["can_move"]]
-        top = others.loc[others["shift_from_default"].abs().idxmax()]
+        named = picks.ranked(family[family["figure"] == f], "shift_from_default")
+        top = named.iloc[0] if len(named) else None
         flips = others[others["verdict"] != default["verdict"]]
         rows.append(
             {
                 "figure": f,
                 "default reading": f"{pct(default['mean'])}, {default['verdict']}",
-                "moved most by": _label(top["choice"], top["label"]),
-                "by (points)": f"{100 * top['shift_from_default']:+.1f}",
+                "moved most by": "none beyond noise"
+                if top is None
+                else _label(top["choice"], top["label"]),
+                "by (points)": "–" if top is None else f"{100 * top['shift_from_default']:+.1f}",
+                f"Holm p ({len(family)} moves)": "–"
+                if top is None
+                else picks.p_text(top["p_holm"]),
                 "readings that change the verdict": ", ".join(
                     f"{_label(r.choice, r.label)} ({r.verdict})" for r in flips.itertuples()
                 )
@@ -223,7 +239,8 @@ not produce it) is not counted for it (—). {shared_seeds_text(simulated_moves(
 
 {choices}
 
-Which readings move the headline figures most, and which change a verdict:
+Which readings move the headline figures most (the largest of the moves Holm's step-down over
+every reading × headline figure keeps at 5 %), and which change a verdict:
 
 {md(largest_moves(table))}
 

@@ -34,9 +34,9 @@ from sim.report.realshape_misses import misses
 from sim.report.stats import Interval
 
 SEEDS = 11
-"""The sequential rule's first batch per arm and log, and each later one
-(``realshape_seeds``): every arm runs the staleness and CAS days of seeds 1..SEEDS on each
-log of the panel, then more while it is open. The first batch is the most seeds that kept
+"""The panel's batch of seeds per arm and log (``realshape_seeds``): every arm runs the
+staleness and CAS days of seeds 1..SEEDS on each log of the panel, then further batches up
+to its fixed count. The first batch is the most seeds that kept
 the section within the days it once took on one log (600)."""
 ADVICE_TARGET_MIN = 30.0
 """The advisor's target (mean minutes a change goes unnoticed), as in the report's example."""
@@ -287,6 +287,18 @@ def t_interval(values: np.ndarray) -> Interval:
     return Interval(mean, mean - half, mean + half, sd, n)
 
 
+def t_p_value(values: np.ndarray) -> float:
+    """Two-sided p of a mean of zero by Student's t (one seed: NaN; no spread: 0 or 1)."""
+    from scipy import stats
+
+    at = t_interval(values)
+    if at.n < 2:
+        return np.nan
+    if at.sd == 0:
+        return 1.0 if at.mean == 0 else 0.0
+    return float(2 * stats.t.sf(abs(at.mean) / (at.sd / np.sqrt(at.n)), at.n - 1))
+
+
 SHARED_ARMS = tuple(a.name for a in ARMS if a.process == "writeup")
 """Arms that do not read the shape: run once and compared with every log's arms."""
 
@@ -422,7 +434,8 @@ def per_seed_rows(
 
 def realshape_table(rows: pd.DataFrame, arms: tuple[Arm, ...] = ARMS) -> pd.DataFrame:
     """Per arm and figure (and log, if the rows have one): mean and 95 % CI over seeds, the
-    seed-paired difference from the arm's reference with its CI, and that difference at
+    seed-paired difference from the arm's reference with its CI, its seeds and its two-sided
+    p (Student's t; seeds fixed in advance, ``realshape_seeds``), and that difference at
     equal day volume (NaN per seed, e.g. a seed with no stale citation for the title
     check's share, is left out of that figure). Intervals by Student's t."""
     if "log" in rows.columns:
@@ -455,12 +468,28 @@ def realshape_table(rows: pd.DataFrame, arms: tuple[Arm, ...] = ARMS) -> pd.Data
             if arm.reference and arm.reference in f:
                 d = f[arm.name] - f[arm.reference]
                 diff = t_interval(d.dropna().to_numpy())
-                row |= {"diff_mean": diff.mean, "diff_ci_lo": diff.lo, "diff_ci_hi": diff.hi}
+                row |= {
+                    "diff_mean": diff.mean,
+                    "diff_ci_lo": diff.lo,
+                    "diff_ci_hi": diff.hi,
+                    "diff_seeds": diff.n,
+                    "diff_p": t_p_value(d.dropna().to_numpy()),
+                }
                 if saves is not None and figure != "saves":
                     dv = saves[arm.name] - saves[arm.reference]
                     row |= equal_volume(d, dv)
             out.append(row)
     return pd.DataFrame(out)
+
+
+def paired_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """realshape_table on the seeds every arm of a log ran (1..the fewest): the grids whose
+    columns are read against each other, so that subtracting two columns gives the paired
+    difference in brackets (the headline arms run more seeds than the others)."""
+    if "log" not in rows.columns:
+        return realshape_table(rows[rows["seed"] <= rows.groupby("arm")["seed"].max().min()])
+    fewest = rows.groupby(["log", "arm"], sort=False)["seed"].max().groupby(level="log").min()
+    return realshape_table(rows[rows["seed"] <= rows["log"].map(fewest)])
 
 
 def equal_volume(diff: pd.Series, volume: pd.Series) -> dict[str, float]:
@@ -487,7 +516,11 @@ def equal_volume(diff: pd.Series, volume: pd.Series) -> dict[str, float]:
 
 def moves_table(table: pd.DataFrame) -> pd.DataFrame:
     """Per figure (and log): the real feature whose switching on moves it most (largest
-    |difference| from the every-feature-off arm), and whether that move's CI excludes zero."""
+    |difference| from the every-feature-off arm) among those Holm's step-down over every
+    feature × figure move of the log keeps at 5 % (``picks``); 'none' where it keeps none,
+    with the smallest adjusted p of the figure's moves."""
+    from sim.report import picks
+
     if "log" in table.columns:
         parts = [
             moves_table(g.drop(columns="log")).assign(log=name)
@@ -495,21 +528,21 @@ def moves_table(table: pd.DataFrame) -> pd.DataFrame:
         ]
         moves = pd.concat(parts, ignore_index=True)
         return moves[["log", *(c for c in moves.columns if c != "log")]] if len(moves) else moves
-    ab = table[table["arm"].isin(ABLATION)].copy()
-    ab["size"] = ab["diff_mean"].abs()
+    ab = table[table["arm"].isin(ABLATION) & table["diff_mean"].notna()]
+    ab = picks.with_holm(ab, "diff_p")
     rows = []
     for figure, g in ab.groupby("figure", sort=False):
-        if g["size"].isna().all():
-            continue
-        top = g.loc[g["size"].idxmax()]
+        named = picks.ranked(g, "diff_mean")
+        top = named.iloc[0] if len(named) else g.loc[g["p_holm"].idxmin()]
         rows.append(
             {
                 "figure": figure,
-                "moved_most_by": top["arm"].lstrip("+"),
-                "diff_mean": top["diff_mean"],
-                "diff_ci_lo": top["diff_ci_lo"],
-                "diff_ci_hi": top["diff_ci_hi"],
-                "significant": bool(top["diff_ci_lo"] > 0 or top["diff_ci_hi"] < 0),
+                "moved_most_by": top["arm"].lstrip("+") if len(named) else "none",
+                "diff_mean": top["diff_mean"] if len(named) else np.nan,
+                "diff_ci_lo": top["diff_ci_lo"] if len(named) else np.nan,
+                "diff_ci_hi": top["diff_ci_hi"] if len(named) else np.nan,
+                "p_holm": top["p_holm"],
+                "family_moves": len(ab),
             }
         )
     return pd.DataFrame(rows)

@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from sim.params import SHAPE_FEATURES
+from sim.report import picks
 from sim.report.markdown import md, pct
 from sim.report.realshape import (
     ABLATION,
@@ -90,9 +91,11 @@ def headline_rows(table: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
             continue
         m = by.loc[f] if f in by.index else None
         most = "–"
-        if m is not None:
-            most = f"{m['moved_most_by']} ({_num(f, m['diff_mean'], True)}"
-            most += ", CI excludes 0)" if m["significant"] else ", CI includes 0)"
+        if m is not None and m["moved_most_by"] != "none":
+            most = f"{m['moved_most_by']} ({_num(f, m['diff_mean'], True)}, Holm p "
+            most += f"{picks.p_text(m['p_holm'])})"
+        elif m is not None:
+            most = f"none (Holm p ≥ {m['p_holm']:.2f})"
         rows.append(
             {
                 "figure": FIGURES[f],
@@ -392,20 +395,23 @@ def section_text(
     moves: pd.DataFrame,
     seeds: int,
     setting: Setting,
+    paired: pd.DataFrame | None = None,
 ) -> str:
     """The section; `setting` says what was run: shape source, window, volumes, advice. A
     panel table (with a log column) adds the panel's subsection; the ablation and the
     question relations are read on the shared log."""
     panel = table if "log" in table.columns else None
     table, moves = _shared(table), _shared(moves)
+    grids = table if paired is None else _shared(paired)
+    common = int(grids["seeds"].min())
     n = int(table["seeds"].max())
     ablation = _grid(
-        table,
+        grids,
         ("counterparts", *ABLATION, "calibrated"),
         ("every feature off", *(f"+ {f}" for f in SHAPE_FEATURES), "all (calibrated)"),
     )
     relations = _grid(
-        table,
+        grids,
         ("writeup", "writeup_clustered", *RELATIONS),
         (
             "write-up, same ranking",
@@ -431,8 +437,8 @@ weekday window the log's profile is busiest in ({setting["window"]} UTC) and hol
     } a day); at the log's own volume the same window would hold
 {setting["log_volume"]:.2f} saves. A new-article save creates an article no question asks
 about and no citation cites, so it is recorded and not written (`sim/model/calibrated.py`).
-Questions keep the write-up's popularity. Each arm ran up to {seeds} seeds, as the stopping
-rule of the panel below gives it ({n} at most with a value for every figure), paired by
+Questions keep the write-up's popularity. Each arm ran up to {seeds} seeds, the fixed counts of the
+panel below ({n} at most with a value for every figure), paired by
 seed: every arm of a seed opens on the same corpus and, where the question relation is the
 same, the same questions; intervals are 95 % over seeds. The
 advisor's choice is the closed-form advice for the write-up's day at a {setting["target"]:g}
@@ -450,6 +456,8 @@ On the calibrated day {pct(top["mean"])} of the saves fall on the ten most-asked
 replaced by the write-up's counterpart (Zipf popularity, single independent saves, one
 article per publish, a flat rate); each column then switches on one real feature alone
 (in brackets: its seed-paired difference from every feature off); the last has them all.
+Every column is on the same seeds, 1–{common}, so two columns subtract to the difference in
+brackets (the last column runs more seeds above; here it keeps these).
 The log's mix of changes is not one of the switches: every calibrated arm draws body
 edits, title changes, unpublishes and new articles as {mix}, against the write-up's
 {writeup_mix} (body, title, unpublish), so the gap between the write-up's process and
@@ -519,19 +527,18 @@ def figure(table: pd.DataFrame) -> Figure:
     for ax in flat[::cols]:
         ax.tick_params(axis="y", labelsize=7)
     whole = moved[(moved["arm"] == "calibrated") & moved["figure"].isin(SHARES)]
-    top = whole.loc[whole["diff_mean"].abs().idxmax()] if len(whole) else None
+    named = picks.ranked(picks.with_holm(whole, "diff_p"), "diff_mean")
+    top = named.iloc[0] if len(named) else None
     finding = (
         ""
         if top is None
         else f": {SHORT.get(top['figure'], FIGURES.get(top['figure'], '')).replace(chr(10), ' ')} "
-        f"moves most, {_num(top['figure'], top['diff_mean'], True)}"
-        if top is not None and (top["diff_ci_lo"] > 0 or top["diff_ci_hi"] < 0)
-        else ""
+        f"moves most, {_num(top['figure'], top['diff_mean'], True)} (Holm over {len(whole)})"
     )
     fig.suptitle(
         f"On a real help centre's edits, against the write-up's process{finding}\n"
         f"(dot: mean seed-paired difference, line: 95 % CI over {_seed_range(moved)} seeds an"
-        " arm, as the stopping rule gave it; red: the whole calibrated shape)",
+        " arm, a count fixed in advance; red: the whole calibrated shape)",
         fontsize=10,
     )
     fig.tight_layout()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
@@ -33,7 +34,7 @@ from sim.report.comparison import (
     pooled,
 )
 from sim.report.ladders import ladder_family, ladder_label
-from sim.report.stats import Z95, interval
+from sim.report.stats import Z95, Interval, interval
 from sim.report.verdicts import judge_estimate
 
 FIGURES = tuple(
@@ -347,10 +348,21 @@ def full_strength(
         "shift_from_default": shift.mean,
         "shift_ci_lo": shift.lo,
         "shift_ci_hi": shift.hi,
+        "shift_p": _two_sided_p(shift),
         "mean_on_own_seeds": own.mean,
         "ci_half_shared": shared,
         "verdict_shared": judge_estimate(band, mean, sd, (mean - shared, mean + shared))["verdict"],
     }
+
+
+def _two_sided_p(shift: Interval) -> float:
+    """The shift's two-sided p of no shift, by the normal approximation its interval takes
+    (no spread: 0 or 1; fewer than two seeds: NaN)."""
+    if shift.n < 2:
+        return math.nan
+    if shift.sd == 0:
+        return 1.0 if shift.mean == 0 else 0.0
+    return 2 * NormalDist().cdf(-abs(shift.mean) / (shift.sd / math.sqrt(shift.n)))
 
 
 def _pooled(choice: str, first5: pd.DataFrame, key: str) -> float:
@@ -381,6 +393,7 @@ def sensitivity_table(runs: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFram
                     "shift_from_default": 0.0,
                     "shift_ci_lo": 0.0,
                     "shift_ci_hi": 0.0,
+                    "shift_p": 1.0,
                     "mean_on_own_seeds": float(mine[fig.key].astype(float).mean()),
                     "ci_half_shared": (i.hi - i.lo) / 2,
                     "verdict_shared": judged["verdict"],

@@ -7,7 +7,7 @@ import re
 import pandas as pd
 
 from sim.params import Params, param_docs
-from sim.report import realshape_section
+from sim.report import breakeven, realshape_section
 from sim.report.calibration import calibration_text
 from sim.report.exposure import section_text
 from sim.report.gate import recommendation
@@ -138,8 +138,9 @@ def seeds_needed_table(comparison: pd.DataFrame, half_width: float = 0.01) -> st
     return _md(pd.DataFrame(rows))
 
 
-def _events(x: float) -> str:
-    return "beyond the grid" if pd.isna(x) else f"{x:,.0f}"
+def _parity(r: pd.Series, ratio: str) -> str:
+    """Where a ratio reaches 1 on the break-even grid, as the grid brackets it."""
+    return breakeven.bracket(r[f"{ratio}_parity_above"], r[f"{ratio}_parity_at_most"])
 
 
 def break_even_text(crossings: pd.DataFrame, seeds: int) -> str:
@@ -148,10 +149,8 @@ def break_even_text(crossings: pd.DataFrame, seeds: int) -> str:
             "questions per day": int(r["n_questions"]),
             "citations held at day end": f"{r['citations_held_at_end']:.0f}",
             "check every": f"{r['check_interval_s'] / 60:.0f} min",
-            "saves per check where polling costs as many calls": _events(
-                r["events_per_check_where_calls_ratio_is_1"]
-            ),
-            "… as many characters": _events(r["events_per_check_where_chars_ratio_is_1"]),
+            "saves per check where polling costs as many calls": _parity(r, "calls"),
+            "… as many characters": _parity(r, "chars"),
         }
         for _, r in crossings.iterrows()
     ]
@@ -160,7 +159,8 @@ def break_even_text(crossings: pd.DataFrame, seeds: int) -> str:
         "changed cited article; re-reading costs one read per distinct cited article. From "
         f"a sweep of human saves per day × questions per day (`break_even.csv`, {seeds} seeds "
         "per point), the number of saves per check interval at which polling stops being "
-        "cheaper, interpolated on log scales:\n\n"
+        "cheaper, as the grid's points bracket it (they are a factor of 3–4 apart, so no "
+        "value between two is claimed):\n\n"
         + _md(pd.DataFrame(rows))
         + "\n\nIn characters polling loses sooner than in calls, since every event in a page "
         "costs characters while a whole page is one call. Few held citations and busy editors "
@@ -192,16 +192,15 @@ def _cost_finding(t: dict[str, pd.DataFrame]) -> str:
 
 
 def break_even_finding(crossings: pd.DataFrame) -> str:
-    r = crossings.dropna(subset=["events_per_check_where_calls_ratio_is_1"])
-    lo, hi = r.iloc[0], r.iloc[-1]
+    """The break-even in calls and characters at the grid's fewest and most questions, as
+    the grid brackets it."""
+    lo, hi = crossings.iloc[0], crossings.iloc[-1]
     return (
-        f"**Polling costs fewer calls than re-reading until about "
-        f"{lo['events_per_check_where_calls_ratio_is_1']:,.0f} saves per hourly check with "
-        f"{int(lo['n_questions'])} questions a day, and "
-        f"{hi['events_per_check_where_calls_ratio_is_1']:,.0f} with "
-        f"{int(hi['n_questions'])}; in characters it stops being cheaper at "
-        f"{lo['events_per_check_where_chars_ratio_is_1']:,.0f} and "
-        f"{hi['events_per_check_where_chars_ratio_is_1']:,.0f}.**"
+        f"**Polling costs fewer calls than re-reading until the saves per hourly check reach "
+        f"{_parity(lo, 'calls')} with {int(lo['n_questions'])} questions a day, and "
+        f"{_parity(hi, 'calls')} with {int(hi['n_questions'])}; in characters it stops being "
+        f"cheaper {_parity(lo, 'chars')} and {_parity(hi, 'chars')} (the break-even grid's "
+        "points either side).**"
     )
 
 
@@ -342,7 +341,7 @@ def realshape_text(
     return (
         "## Appendix C. On a real help centre's edits\n\n"
         + realshape_section.section_text(
-            t["realshape"], t["realshape_moves"], seeds["realshape"], setting
+            t["realshape"], t["realshape_moves"], seeds["realshape"], setting, t["realshape_paired"]
         )
         + "\n\n"
         + calibration_text(t)
