@@ -98,13 +98,16 @@ def agent_rejection(
 def day_end_stale(params: Params, relation: Relation) -> float:
     """The simulated day's share of citations stale or gone at its end: ``theory``'s form
     (reads uniform over the day, each window cut at the day's end, a gone target replaced by
-    a random article), with the first citation's weight by how questions relate to edits."""
+    a random article), with the first citation's weight by how questions relate to edits,
+    and a random citation drawn among the articles still published at the read (those saved
+    most are unpublished first, which ``theory`` leaves out: it matters from tens of edits
+    per article a day, where hundreds of articles are unpublished within the day)."""
     lam = theory.save_rates_per_s(_writeup(params))[:, None]
     w = first_weights(relation, params.n_articles, params.zipf_s)[:, None]
     t = np.linspace(0.0, params.day_s, _GRID)
     published = np.exp(-params.save_mix[2] * lam * t[None, :])
     changed = theory.p_changed(lam, (params.day_s - t)[None, :])
-    random_article = changed.mean(0)
+    random_article = (published * changed).sum(0) / published.sum(0)
     first = (w * (published * changed + (1 - published) * random_article)).sum(0)
     k = params.citations_per_answer
     return float(np.trapezoid((first + (k - 1) * random_article) / k, dx=1.0 / (_GRID - 1)))
@@ -113,11 +116,12 @@ def day_end_stale(params: Params, relation: Relation) -> float:
 def _first_on_day(params: Params, relation: Relation, t: np.ndarray) -> np.ndarray:
     """Weight of each edit rank as the first citation of a read at t (rank × t): the
     question's target while it is published (unpublished at rate u·λ), else a random
-    article, as ``theory`` substitutes; on an independent ranking, its expectation."""
+    published article (``day_end_stale``); on an independent ranking, its expectation."""
     lam = theory.save_rates_per_s(_writeup(params))[:, None]
     w = first_weights(relation, params.n_articles, params.zipf_s)[:, None]
-    held = w * np.exp(-params.save_mix[2] * lam * t[None, :])
-    return held + (1.0 - held.sum(0)) / params.n_articles
+    published = np.exp(-params.save_mix[2] * lam * t[None, :])
+    held = w * published
+    return held + (1.0 - held.sum(0)) * published / published.sum(0)
 
 
 _AGENT_GRID, _MAPS = 401, 8

@@ -140,5 +140,5 @@ def traits(log: EditLog) -> dict[str, float]:
         "within_hour_share": float((same & (gap <= BURST_S)).sum() / max(1, len(t))),
         "within_hour_poisson": float((counts * (1 - np.exp(-own * BURST_S))).sum() / counts.sum()),
         "bulk_save_share": float(bulk.mean()) if len(bulk) else 0.0,
-        "span_days": (hi - lo) / DAY_S,
+        "saves_per_hour": float(keep.sum() / ((hi - lo) / 3600.0)),
     }
