@@ -41,7 +41,7 @@ def _span(values: pd.Series) -> str:
 def stale_title(stale: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -> str:
     same = stale[stale["relation"] == "same"]
     at = same.assign(gap=(np.log(same["edits_per_article_day"]) - np.log(writeup_rate)).abs())
-    near = at[at["gap"] == at["gap"].min()].set_index("age_s")["stale_share"]
+    near = at[at["gap"] == at["gap"].min()].set_index("age_s")["stale_at_age"]
     pop = logs[logs["draw"] == "popularity"].set_index("age_s")
     return (
         f"At the write-up's {writeup_rate:.3g} edits per article a day {pct(near[8 * 3600.0])}"
@@ -61,7 +61,7 @@ def stale_figure(stale: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -
     for (relation, age), g in stale.groupby(["relation", "age_s"]):
         ax.plot(
             g["edits_per_article_day"],
-            100 * g["stale_share"],
+            100 * g["stale_at_age"],
             color=colour[age],
             ls="-" if relation == "same" else "--",
             lw=1.6 if relation == "same" else 0.9,
@@ -108,10 +108,10 @@ def stale_figure(stale: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -
 
 
 def cas_title(cas: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -> str:
-    human = cas[(cas["source"] == "human")]
+    human = cas[(cas["rejected_by"] == "human")]
     near = human[(np.log(human["edits_per_article_day"]) - np.log(writeup_rate)).abs() < 1e-9]
     at_1h = float(np.interp(3600.0, near["delay_s"], near["rejected_share"]))
-    agent = cas[(cas["source"] == "agent") & (cas["edits_per_article_day"] == 0.9)]
+    agent = cas[(cas["rejected_by"] == "agent") & (cas["edits_per_article_day"] == 0.9)]
     own_1h = float(np.interp(3600.0, agent["delay_s"], agent["rejected_share"]))
     pop = logs[(logs["draw"] == "popularity") & (logs["age_s"] == 3600.0)]
     return (
@@ -126,7 +126,7 @@ def cas_figure(cas: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -> Fi
     own rows; right, the agent's own other edits at each of its intensities."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.6), sharey=True)
     for ax, source in ((left, "human"), (right, "agent")):
-        part = cas[cas["source"] == source]
+        part = cas[cas["rejected_by"] == source]
         levels = sorted(part["edits_per_article_day"].unique())
         for i, (r, g) in enumerate(part.groupby("edits_per_article_day")):
             ax.plot(

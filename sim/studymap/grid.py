@@ -23,7 +23,10 @@ SEEDS = 20
 RECORDS = ("days", "citations", "edits")
 
 
-def points(base: Params) -> list[tuple[Relation, Params]]:
+Saves = dict[Relation, tuple[int, ...]]
+
+
+def points(base: Params, saves: Saves = SAVES) -> list[tuple[Relation, Params]]:
     """Every grid point: (relation, the day's params)."""
     return [
         (
@@ -35,19 +38,20 @@ def points(base: Params) -> list[tuple[Relation, Params]]:
                 edit_follows_questions=1.0 if relation == "same" else 0.0,
             ),
         )
-        for relation, saves in SAVES.items()
-        for n in saves
+        for relation, counts in saves.items()
+        for n in counts
     ]
 
 
-def request(base: Params, seeds: list[int]) -> Request:
-    return Request(tuple(p for _, p in points(base)), tuple(seeds), ("staleness", "cas"), RECORDS)
+def request(base: Params, seeds: list[int], saves: Saves = SAVES) -> Request:
+    points_ = tuple(p for _, p in points(base, saves))
+    return Request(points_, tuple(seeds), ("staleness", "cas"), RECORDS)
 
 
-def stale_rows(base: Params, runs: PointRuns) -> pd.DataFrame:
+def stale_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFrame:
     """Per point and seed: citations held at the day's end and those stale or gone."""
     parts = []
-    for (relation, p), point_runs in zip(points(base), runs, strict=True):
+    for (relation, p), point_runs in zip(points(base, saves), runs, strict=True):
         c = frames_of(point_runs).citations
         c = c[c["experiment"] == "staleness"]
         g = c.assign(stale=c["final_status"] != "fresh").groupby("seed", as_index=False)
@@ -60,11 +64,11 @@ def stale_rows(base: Params, runs: PointRuns) -> pd.DataFrame:
     return out[["relation", "n_saves", "seed", "citations", "stale"]]
 
 
-def cas_rows(base: Params, runs: PointRuns) -> pd.DataFrame:
+def cas_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFrame:
     """Per point, seed and delay: CAS edits, those whose article a human saved or
     unpublished in the delay, and first tries rejected by the agent's own edits alone."""
     parts = []
-    for (relation, p), point_runs in zip(points(base), runs, strict=True):
+    for (relation, p), point_runs in zip(points(base, saves), runs, strict=True):
         e = frames_of(point_runs).edits
         g = e.assign(
             edits=1,

@@ -17,6 +17,8 @@ to the measurement is the log's burstiness and bulk publishes."""
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
@@ -88,6 +90,8 @@ def measure(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> pd.DataFrame:
     rows = []
     for age in ages_s:
         hi = t1 - age
+        if hi <= t0:  # the log is shorter than the age: no read has its whole window in it
+            continue
         edges = np.linspace(t0, hi, WINDOWS + 1)
         start, end = _alive(log, t0, hi)
         held = _overlap(start, end, edges[:-1], edges[1:])  # article × window
@@ -116,6 +120,37 @@ def measure(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows)
+
+
+def render(log: EditLog) -> str:
+    """The measurement as `python -m sim calibrate` prints it."""
+    m = measure(log)
+    if m.empty:
+        return "  Stale citations by age: the log spans less than every age measured."
+    t = traits(log)
+    head = (
+        f"Stale citations by age, from the log's own rows ({t['edits_per_article_day']:.3g}"
+        " saves per article a day; a read at a random instant, its article drawn by the log's"
+        " edit popularity, [95 % interval over time windows]; uniform draw; Poisson at the"
+        " log's own rates). The same share at a delay is the CAS rejection a human's save"
+        " alone causes:"
+    )
+    lines = textwrap.wrap(head, 96, initial_indent="  ", subsequent_indent="  ")
+    for age, g in m.groupby("age_s", sort=False):
+        p, u = g.set_index("draw").loc["popularity"], g.set_index("draw").loc["uniform"]
+        lines.append(
+            f"    {_age(age):>8}: {100 * p['measured']:.3g} % [{100 * p['measured_ci_lo']:.3g},"
+            f" {100 * p['measured_ci_hi']:.3g}]; uniform {100 * u['measured']:.3g} %;"
+            f" Poisson {100 * p['poisson_own_rates']:.3g} %"
+        )
+    return "\n".join(lines)
+
+
+def _age(age_s: float) -> str:
+    for unit, size in (("d", DAY_S), ("h", 3600.0), ("min", 60.0)):
+        if age_s >= size:
+            return f"{age_s / size:g} {unit}"
+    return f"{age_s:g} s"
 
 
 def traits(log: EditLog) -> dict[str, float]:

@@ -20,7 +20,7 @@ TABLE_RATES = (0.001, 0.01, 0.1, 1.0, 10.0)
 def _at(stale: pd.DataFrame, relation: str, rate: float, age: float) -> float:
     g = stale[(stale["relation"] == relation) & (stale["age_s"] == age)]
     hit = g[(g["edits_per_article_day"] / rate - 1).abs() < 1e-9]
-    return float(hit["stale_share"].iloc[0])
+    return float(hit["stale_at_age"].iloc[0])
 
 
 def stale_table(stale: pd.DataFrame, writeup_rate: float, log_rates: dict[str, float]) -> str:
@@ -59,7 +59,7 @@ def agreement_table(a: pd.DataFrame) -> str:
                 for v, lo, hi in zip(a["simulated"], a["ci_lo"], a["ci_hi"], strict=True)
             ],
             "closed form": a["closed_form"].map(lambda x: f"{x:.4f}"),
-            "z": a["z"].map(lambda x: f"{x:+.1f}" if math.isfinite(x) else "–"),
+            "z": a["form_z"].map(lambda x: f"{x:+.1f}" if math.isfinite(x) else "–"),
             "within": a["within_tolerance"].map({True: "yes", False: "**no**"}),
         }
     )
@@ -136,9 +136,9 @@ def render(t: dict[str, pd.DataFrame], writeup_rate: float) -> str:
     sim_rates = a[a["quantity"] == "stale_at_day_end"]["edits_per_article_day"]
     ra_lo, ra_hi = sim_rates.min() * 8 / 24, sim_rates.max() * 8 / 24
     month = {n: r * 30 for n, r in log_rates.items()}
-    human_1h = cas[(cas["source"] == "human") & (cas["delay_s"] == 3600.0)]
+    human_1h = cas[(cas["rejected_by"] == "human") & (cas["delay_s"] == 3600.0)]
     human_1h = human_1h.set_index("edits_per_article_day")["rejected_share"]
-    agent_1h = cas[(cas["source"] == "agent") & (cas["delay_s"] == 3600.0)]
+    agent_1h = cas[(cas["rejected_by"] == "agent") & (cas["delay_s"] == 3600.0)]
     agent_gap = (agent["simulated"] / agent["closed_form"])[agent["delay_s"] >= 3600.0]
     poll = a[a["quantity"] == "poll_over_reread_calls"]
     exact = exact[exact["quantity"] != "poll_over_reread_calls"]

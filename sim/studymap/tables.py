@@ -146,7 +146,7 @@ def _row(quantity: str, at: _Point, share: pd.Series, form: float) -> dict[str, 
         "delay_s": at.delay,
         **{k: v for k, v in s.items() if k != "se"},
         "closed_form": form,
-        "z": z,
+        "form_z": z,
         "closed_form_in_ci": bool(s["ci_lo"] <= form <= s["ci_hi"]),
         "within_tolerance": bool(within),
     }
@@ -164,7 +164,7 @@ def stale_map(rates: np.ndarray, ages_s: tuple[float, ...] = MAP_AGES_S) -> pd.D
     """The stale share of citations by intensity, age and relation (steady rates)."""
     rows = [
         {"relation": relation, "age_s": age, "edits_per_article_day": r,
-         "stale_share": float(forms.stale_share(r, age, relation))}
+         "stale_at_age": float(forms.stale_share(r, age, relation))}
         for relation in RELATIONS for age in ages_s for r in rates
     ]  # fmt: skip
     return pd.DataFrame(rows)
@@ -179,7 +179,7 @@ def cas_map(intensities: list[float]) -> pd.DataFrame:
         for d, v in zip(delays, forms.human_rejection(r, delays), strict=True):
             rows.append(
                 {
-                    "source": "human",
+                    "rejected_by": "human",
                     "edits_per_article_day": r,
                     "delay_s": d,
                     "rejected_share": float(v),
@@ -189,7 +189,7 @@ def cas_map(intensities: list[float]) -> pd.DataFrame:
         for d, v in zip(delays, forms.agent_rejection(a, delays), strict=True):
             rows.append(
                 {
-                    "source": "agent",
+                    "rejected_by": "agent",
                     "edits_per_article_day": a,
                     "delay_s": d,
                     "rejected_share": float(v),
