@@ -11,9 +11,10 @@ from sim import seedrows
 from sim.__main__ import main
 from sim.params import Params
 
-QUICK_DAYS = 350
+QUICK_DAYS = 365
 """At most this many days in the first batches (340 with the panel's two burst and bulk arms
-and twelve ladders); the sequential rule's one more look at the readings adds the days of
+and twelve ladders, and the map's grid's 22: six points × two seeds × staleness and CAS, one
+of them the study's own CAS day); the sequential rule's one more look at the readings adds the days of
 those still open (the panel keeps its first batch). The bench times the whole (`reproduce
 --quick`)."""
 

@@ -164,7 +164,7 @@ def cas_figure(cas: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -> Fi
         fontsize=9,
     )
     right.set_title("the agent's own other edits (its edits per article per day)", fontsize=9)
-    left.legend(fontsize=7, loc="lower right")
+    left.legend(fontsize=7, loc="upper left")
     right.legend(fontsize=7, loc="lower right")
     fig.suptitle(cas_title(cas, logs, writeup_rate), fontsize=9)
     fig.tight_layout()

@@ -124,7 +124,7 @@ def _first_on_day(params: Params, relation: Relation, t: np.ndarray) -> np.ndarr
     return held + (1.0 - held.sum(0)) * published / published.sum(0)
 
 
-_AGENT_GRID, _MAPS = 401, 8
+_AGENT_GRID, _MAPS = 241, 8
 
 
 @exactmath.rounded
@@ -180,11 +180,12 @@ def _agent_only(p: Params, delays_s: tuple[float, ...]) -> dict[float, float]:
             f = idx - lo
             return (cum[:, lo] * (1 - f) + cum[:, lo + 1] * f) * step
 
+        before = {other: by(t - other) for other in delays_s}  # shared by every delay
         for k, delay in enumerate(delays_s):
-            landed = sum(by(t + delay - other) - by(t - other) for other in delays_s)
+            landed = sum(by(t + delay - other) - before[other] for other in delays_s)
             nu = p.n_questions * landed / (d * len(delays_s))
             no_human = np.exp(-lam * np.minimum(delay, d - t)[None, :])
-            agent_only = (w * no_human * (1 - np.exp(-nu))).sum(0)
+            agent_only = (w * no_human * -np.expm1(-nu)).sum(0)
             shares[k] += np.trapezoid(agent_only, dx=1.0 / (_AGENT_GRID - 1)) / _MAPS
     return {delay: float(v) for delay, v in zip(delays_s, shares, strict=True)}
 
