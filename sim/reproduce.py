@@ -41,6 +41,7 @@ from sim.report import (
 )
 from sim.report.comparison import comparison_table
 from sim.seedrows import CAS_SEEDS, STALENESS_SEEDS, Rows
+from sim.studymap import report as studymap
 
 __all__ = ["CAS_SEEDS", "STALENESS_SEEDS", "build_tables", "reproduce", "write_tables"]
 
@@ -143,6 +144,7 @@ TABLES: tuple[Table, ...] = (
     Table("realshape", lambda base, rows, t: realshape.realshape_table(rows["realshape"])),
     Table("realshape_moves", lambda base, rows, t: realshape.moves_table(t["realshape"])),
     Table("realshape_paired", lambda base, rows, t: realshape.paired_table(rows["realshape"])),
+    *(Table(name, make) for name, make in studymap.TABLES),
     *(
         Table(part, _committed(part))
         for part in seedrows.CALIBRATION_PARTS
@@ -249,11 +251,13 @@ def write_tables(
             text = f"{mark}\n\n{text}"
         (out / name).write_text(text)
     if with_figures:
-        write_figures(out, t, mark)
+        write_figures(out, t, mark, base)
     return t
 
 
-def write_figures(out: Path, t: Tables, mark: str | None = None) -> None:
+def write_figures(
+    out: Path, t: Tables, mark: str | None = None, base: Params | None = None
+) -> None:
     def save(fig: Figure, name: str) -> None:
         if mark:
             # above the figure (saved with a tight box, so it is kept), clear of every label
@@ -271,6 +275,8 @@ def write_figures(out: Path, t: Tables, mark: str | None = None) -> None:
     save(realshape_section.figure(t["realshape"]), "realshape.png")
     if "log" in t["realshape"].columns:
         save(realshape_section.panel_figure(t["realshape"]), "realshape_panel.png")
+    for name, fig in studymap.figures(base or Params(), t):
+        save(fig, name)
     log = read_log(BUNDLED)
     save(calibration_figure(log, fit(log, boot=0, shape_only=True)), "calibration.png")
 

@@ -41,6 +41,7 @@ from sim.report import (
     tables,
 )
 from sim.seedrule import SeedRule
+from sim.studymap import grid as map_grid
 
 Rows = dict[str, pd.DataFrame]
 
@@ -225,6 +226,19 @@ def _grow_realshape(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
     return Plan(tuple(realshape_seeds.batch_requests(base, seeds, arms)), finish)
 
 
+def _map(base: Params, seeds: list[int]) -> Plan:
+    """The map's grid: edit intensity × how questions relate to edits (sim/studymap)."""
+    request = map_grid.request(base, seeds)
+
+    def finish(runs: list[PointRuns]) -> Rows:
+        return {
+            "map_stale": map_grid.stale_rows(base, runs[0]),
+            "map_cas": map_grid.cas_rows(base, runs[0]),
+        }
+
+    return Plan((request,), finish)
+
+
 def _calibration(base: Params, seeds: list[int]) -> Plan:
     """The fit of the packaged help-centre log; the held-out validation with each log's drift,
     the transfer test and the initial imports, on every log of the panel: seeded, but not
@@ -299,6 +313,7 @@ EXPERIMENTS = (
         grow=_grow_realshape,
         looks=realshape_seeds.HEADLINE_LOOKS,
     ),
+    Experiment("map", map_grid.SEEDS, _map, ("map_stale", "map_cas")),
     Experiment(
         "calibration", CALIBRATION_RUNS, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS
     ),
@@ -330,6 +345,7 @@ _TEXT_COLUMNS = {
         "log",
         "target",
         "time",
+        "relation",
     )
 }
 

@@ -153,6 +153,8 @@ def test_calibrate_on_the_shared_log_prints_each_value_with_its_interval(
     assert code == 0
     for needle in ("Zipf s = 0.57", "Goodness of fit", "Burstiness B", "Bulk publishes", "Mix:"):
         assert needle in stdout
+    assert "Stale citations by age, from the log's own rows" in stdout
+    assert "30 d: 25.2 %" in stdout  # results/map_logs.csv's Obsidian month, the same measure
     shape = load_shape(out)
     assert shape.log_articles == 288 and len(shape.hour_weights) == 24
     code, stdout, _ = _run(
@@ -161,3 +163,5 @@ def test_calibrate_on_the_shared_log_prints_each_value_with_its_interval(
     data = json.loads(stdout)
     assert data["shape"]["popularity_family"] == shape.popularity_family
     assert {r["quantity"] for r in data["fit"]} >= {"zipf s", "saves per day", "mix body"}
+    month = [r for r in data["stale_by_age"] if r["age_s"] == 30 * 86400 and r["draw"] == "uniform"]
+    assert len(month) == 1 and 0 < month[0]["measured"] < 1

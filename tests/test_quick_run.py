@@ -11,11 +11,12 @@ from sim import seedrows
 from sim.__main__ import main
 from sim.params import Params
 
-QUICK_DAYS = 350
+QUICK_DAYS = 365
 """At most this many days in the first batches (340 with the panel's two burst and bulk arms
-and twelve ladders); the sequential rule's one more look at the readings adds the days of
-those still open (the panel keeps its first batch). The bench times the whole (`reproduce
---quick`)."""
+and twelve ladders, and the map's grid's 22: six points × two seeds × staleness and CAS, less
+the write-up's point's CAS days, which are the study's own); the sequential rule's one more
+look at the readings adds the days of those still open (the panel keeps its first batch).
+The bench times the whole (`reproduce --quick`)."""
 
 
 def test_a_quick_run_bounds_every_growing_experiment() -> None:

@@ -28,6 +28,7 @@ from sim.calibrate.logs import (
     write_atomic,
 )
 from sim.calibrate.validate import burstiness_table, gof_table
+from sim.studymap import logs as stale_by_age
 
 BURST_REPS = 20
 """Runs of each process over the log's span for their B and M ranges, at most..."""
@@ -104,9 +105,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except OSError as e:
         parser.exit(2, f"{parser.prog}: error: --out {out}: cannot write it ({e.strerror})\n")
     if args.json:
-        print(json.dumps(as_json(f, bursts, out) | {"warning": warning}, indent=1))
+        stale = stale_by_age.measure(log).to_dict(orient="records")
+        print(
+            json.dumps(
+                as_json(f, bursts, out) | {"stale_by_age": stale, "warning": warning}, indent=1
+            )
+        )
     else:
         print(render(log, f, bursts, args.boot, args.seed, reps))
+        print(stale_by_age.render(log))
         print(
             f"{'Replaced' if replaced else 'Wrote'} the shape in {out}"
             + (f" and the log in {args.log_out}" if args.log_out else "")

@@ -334,6 +334,29 @@ BASE: dict[str, tuple[str, str]] = {
     "articles_added": (COUNT, "articles the publish adds"),
     "saves_left_out": (COUNT, "the publish's saves (rows), left out of the fitted mix and profile"),
     "shape_json": ("JSON", "the fitted edit shape, as `python -m sim calibrate` writes it"),
+    # the map (sim/studymap)
+    "relation": (TEXT, "how question popularity relates to edit popularity: same or independent"),
+    "edits_per_article_day": (
+        "edits per article per 24 h",
+        "mean edit intensity: saves over articles (alive ones, for a log), per calendar day",
+    ),
+    "age_s": ("s", "citation age: seconds from the read (for a CAS edit, its delay)"),
+    "stale_at_age": (SHARE, "citations stale at that age (closed form, steady rates)"),
+    "rejected_by": (TEXT, "whose write rejects: human (a save) or agent (its own other edits)"),
+    "form_z": ("standard errors", "simulated mean minus the closed form, in standard errors"),
+    "closed_form_in_ci": (FLAG, "the closed form lies inside the simulated mean's 95 % CI"),
+    "within_tolerance": (FLAG, "the closed form is within its stated tolerance"),
+    "saves_per_check": (COUNT, "human saves per hourly check (saves a day over checks a day)"),
+    "citations_held": (COUNT, "distinct cited articles re-read per check (closed form)"),
+    "saves_per_check_at_break_even": (COUNT, "saves per check where poll's calls reach re-read's"),
+    "draw": (TEXT, "how the read's article is drawn: by the log's edit popularity, or uniformly"),
+    "measured": (SHARE, "reads stale at that age, measured from the log's own rows"),
+    "poisson_own_rates": (SHARE, "the same, for Poisson saves at the log's own article rates"),
+    "model_writeup_shape": (SHARE, "the same, the write-up's popularity at the log's intensity"),
+    "within_hour_share": (SHARE, "saves within an hour of the same article's previous save"),
+    "within_hour_poisson": (SHARE, "the same, for Poisson saves at the log's own article rates"),
+    "bulk_save_share": (SHARE, "saves in publishes that change 10 or more articles"),
+    "saves_per_hour": ("saves per hour", "the log's saves over its span"),
 }
 """Base names: (unit, meaning)."""
 
@@ -391,6 +414,12 @@ FILES: dict[str, str] = {
     "calibration_shape.csv": "the fitted shape as JSON",
     "calibration_transfer.csv": "a shape fitted on one log against another log's last third",
     "calibration_imports.csv": "each log's initial imports, left out of its fit's mix and profile",
+    "map_logs.csv": "each shared log's stale share by age and draw, from its own rows",
+    "map_agreement.csv": "the map's closed forms against the simulated grid, point by point",
+    "map_stale.csv": "stale share by edit intensity, citation age and relation (closed form)",
+    "map_cas.csv": "CAS rejection by delay: a human's save, the agent's own edits (closed form)",
+    "map_break_even.csv": "poll's calls over re-read's by saves per check and questions",
+    "map_break_even_points.csv": "saves per check where polling stops being cheaper",
 }
 """What each file holds (the per-seed rows in seeds/ share a table's name)."""
 SEED_FILES = {
@@ -410,6 +439,8 @@ SEED_FILES = {
     "realshape.csv": "each real-shape arm's figures per seed",
     "realshape_traits.csv": "each panel log's traits the conclusions depend on (pooled)",
     "break_even.csv": "the break-even grid per point and seed",
+    "map_stale.csv": "the map's grid: citations stale at the day's end per point and seed",
+    "map_cas.csv": "the map's grid: CAS edits per point, seed and delay",
 }
 JSON_KEYS = {
     "summary.json": {

@@ -21,6 +21,7 @@ from sim.report.openchoices import (
 )
 from sim.report.realshape import Setting
 from sim.report.stats import seeds_for_half_width
+from sim.studymap.report import text as map_text
 
 FIXED_ASSUMPTIONS = (
     "The delay ladder, what a save drawn for an unpublished article does, when questions and "
@@ -508,6 +509,8 @@ over all seeds and in closed form (`sim/theory.py`). The whole curve is in
 {exposure_finding(t["exposure"]) if "exposure" in t else ""}
 
 {exposure_section(base, t, seeds, advice)}
+
+{map_text(base, t) if "map_agreement" in t else ""}
 
 ## Appendix A. The write-up's figures against this model
 

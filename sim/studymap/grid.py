@@ -1,0 +1,85 @@
+"""The map's simulation grid: a few points of edit intensity × how questions relate to
+edits, each a day of the write-up's model run as ``sweep`` runs it (same seeds, same
+determinism), turned into per-seed rows that the closed forms are held to.
+
+The staleness day runs without its checkers (they only read, so each citation's fate is
+the same draw) and the CAS day on the write-up's delay ladder."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+
+from sim.experiments import PointRuns, Request, frames_of
+from sim.params import Params
+from sim.studymap.forms import Relation
+
+SAVES: dict[Relation, tuple[int, ...]] = {"same": (3, 30, 300, 3000), "independent": (30, 300)}
+"""Saves in the 8-hour day at each point: 0.0225 to 22.5 edits per article per 24 h on
+400 articles (the write-up's day is 300); the independent ranking where it moves most."""
+SEEDS = 20
+"""Seeds per point in `make reproduce` (a quick run: two)."""
+RECORDS = ("days", "citations", "edits")
+
+
+Saves = dict[Relation, tuple[int, ...]]
+
+
+def points(base: Params, saves: Saves = SAVES) -> list[tuple[Relation, Params]]:
+    """Every grid point: (relation, the day's params)."""
+    return [
+        (
+            relation,
+            replace(
+                base,
+                n_saves=n,
+                run_checker=False,
+                edit_follows_questions=1.0 if relation == "same" else 0.0,
+            ),
+        )
+        for relation, counts in saves.items()
+        for n in counts
+    ]
+
+
+def request(base: Params, seeds: list[int], saves: Saves = SAVES) -> Request:
+    points_ = tuple(p for _, p in points(base, saves))
+    return Request(points_, tuple(seeds), ("staleness", "cas"), RECORDS)
+
+
+def stale_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFrame:
+    """Per point and seed: citations held at the day's end and those stale or gone."""
+    parts = []
+    for (relation, p), point_runs in zip(points(base, saves), runs, strict=True):
+        c = frames_of(point_runs).citations
+        c = c[c["experiment"] == "staleness"]
+        g = c.assign(stale=c["final_status"] != "fresh").groupby("seed", as_index=False)
+        parts.append(
+            g.agg(citations=("stale", "size"), stale=("stale", "sum")).assign(
+                relation=relation, n_saves=p.n_saves
+            )
+        )
+    out = pd.concat(parts, ignore_index=True)
+    return out[["relation", "n_saves", "seed", "citations", "stale"]]
+
+
+def cas_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFrame:
+    """Per point, seed and delay: CAS edits, those whose article a human saved or
+    unpublished in the delay, and first tries rejected by the agent's own edits alone."""
+    parts = []
+    for (relation, p), point_runs in zip(points(base, saves), runs, strict=True):
+        e = frames_of(point_runs).edits
+        g = e.assign(
+            edits=1,
+            human_save_in_window=e["human_save_in_window"].astype(int),
+            rejected_by_agent_edit=(
+                (e["first_outcome"] == "conflict") & (e["conflict_cause"] == "agent")
+            ).astype(int),
+        ).groupby(["seed", "delay_s"], as_index=False)[
+            ["edits", "human_save_in_window", "rejected_by_agent_edit"]
+        ]
+        parts.append(g.sum().assign(relation=relation, n_saves=p.n_saves))
+    out = pd.concat(parts, ignore_index=True)
+    cols = ["relation", "n_saves", "seed", "delay_s", "edits"]
+    return out[[*cols, "human_save_in_window", "rejected_by_agent_edit"]]

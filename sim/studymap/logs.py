@@ -1,0 +1,179 @@
+"""A real help centre on the map, measured from its edit log's own rows, without the model.
+
+A citation is a read at a random instant r of the log's span; it is stale at age a when the
+log saves (modifies, renames or deletes) that article in (r, r + a]. The same measure is the
+CAS rejection a human's save alone causes: an edit sent a after the read, with the read's
+version, is rejected exactly when a save lands in between. The article read is drawn among
+those alive at r (from its first row; until its deletion, if the log deletes it last) either
+by the log's own edit popularity (weight ∝ its saves over the log) or uniformly. Shares are
+exact measures of the read instants, not samples: for an article's sorted saves s₁ < s₂ < …,
+the reads made stale are the disjoint pieces [max(sᵢ − a, sᵢ₋₁), sᵢ).
+
+Intervals come from time windows: the reads are cut into WINDOWS equal spans of the log and
+the windows resampled with replacement (a block bootstrap, fixed draws), so a year of heavy
+editing and a quiet one both show in the width. Beside each measured share: the Poisson
+prediction at the log's own per-article rates (the log's popularity, no bursts), whose gap
+to the measurement is the log's burstiness and bulk publishes."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pandas as pd
+
+from sim.calibrate.logs import CHANGES, EditLog
+from sim.studymap.forms import DAY_S, Relation, human_rejection
+
+AGES_S = (5.0, 60.0, 600.0, 3600.0, 4 * 3600.0, 8 * 3600.0, DAY_S, 7 * DAY_S, 30 * DAY_S)
+"""Citation ages (and CAS delays) measured: 5 s and 4 h are the write-up's delays."""
+DRAWS = ("popularity", "uniform")
+WINDOWS = 8
+BOOT = 2000
+BULK_ARTICLES = 10
+"""A publish touching at least this many articles is a bulk publish."""
+BURST_S = 3600.0
+
+
+def _saves(log: EditLog) -> np.ndarray:
+    """Rows that change a published article a reader may hold: modify, rename, delete."""
+    return log.kind != CHANGES["add"]
+
+
+def _alive(log: EditLog, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each article's span [start, end) clipped to [lo, hi]: from its first row, to its last
+    row if that is a delete."""
+    n = log.n_articles
+    start = np.full(n, np.inf)
+    np.minimum.at(start, log.article, log.epoch_s)
+    last = np.full(n, -np.inf)
+    np.maximum.at(last, log.article, log.epoch_s)
+    last_kind = np.full(n, -1)
+    order = np.lexsort((log.epoch_s, log.article))
+    last_kind[log.article[order]] = log.kind[order]  # the last write per article wins
+    end = np.where(last_kind == CHANGES["delete"], last, hi)
+    return np.clip(start, lo, hi), np.clip(end, lo, hi)
+
+
+def _pieces(log: EditLog, age_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Disjoint read spans made stale by a save within age_s: (article, lo, hi)."""
+    keep = _saves(log)
+    art, t = log.article[keep], log.epoch_s[keep]
+    order = np.lexsort((t, art))
+    art, t = art[order], t[order]
+    prev = np.concatenate([[-np.inf], t[:-1]])
+    prev[np.concatenate([[True], art[1:] != art[:-1]])] = -np.inf
+    return art, np.maximum(t - age_s, prev), t
+
+
+def _overlap(lo: np.ndarray, hi: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """|[lo, hi) ∩ [a, b)| for pieces (rows) × windows (columns)."""
+    inside = np.minimum(hi[:, None], b[None, :]) - np.maximum(lo[:, None], a[None, :])
+    return np.clip(inside, 0, None)
+
+
+def intensity(log: EditLog) -> float:
+    """Saves per alive article per day over the log's span."""
+    lo, hi = float(log.epoch_s.min()), float(log.epoch_s.max())
+    start, end = _alive(log, lo, hi)
+    return float(_saves(log).sum() / ((end - start).sum() / DAY_S))
+
+
+def measure(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> pd.DataFrame:
+    """Per age and draw: the measured stale share with its window interval, the Poisson
+    prediction at the log's own rates, and the write-up's popularity at the log's intensity."""
+    t0, t1 = float(log.epoch_s.min()), float(log.epoch_s.max())
+    rate = intensity(log)
+    saves_per = np.bincount(log.article[_saves(log)], minlength=log.n_articles)
+    weights = {"popularity": saves_per.astype(float), "uniform": np.ones(log.n_articles)}
+    draws = np.random.default_rng(0).integers(0, WINDOWS, (BOOT, WINDOWS))
+    rows = []
+    for age in ages_s:
+        hi = t1 - age
+        if hi <= t0:  # the log is shorter than the age: no read has its whole window in it
+            continue
+        edges = np.linspace(t0, hi, WINDOWS + 1)
+        start, end = _alive(log, t0, hi)
+        held = _overlap(start, end, edges[:-1], edges[1:])  # article × window
+        art, lo_p, hi_p = _pieces(log, age)
+        lo_p = np.maximum(lo_p, start[art])  # a read needs the article alive
+        hi_p = np.minimum(hi_p, end[art])
+        stale = _overlap(lo_p, np.maximum(hi_p, lo_p), edges[:-1], edges[1:])
+        own = saves_per / np.maximum((end - start) / DAY_S, 1e-12) / DAY_S  # λ per s
+        for draw in DRAWS:
+            w = weights[draw]
+            per_window_num = (w[art][:, None] * stale).sum(0)
+            per_window_den = (w[:, None] * held).sum(0)
+            boot = per_window_num[draws].sum(1) / np.maximum(per_window_den[draws].sum(1), 1e-12)
+            alive = w * (end - start)
+            relation: Relation = "same" if draw == "popularity" else "independent"
+            rows.append(
+                {
+                    "age_s": age,
+                    "draw": draw,
+                    "measured": float(per_window_num.sum() / per_window_den.sum()),
+                    "measured_ci_lo": float(np.quantile(boot, 0.025)),
+                    "measured_ci_hi": float(np.quantile(boot, 0.975)),
+                    "poisson_own_rates": float((alive * -np.expm1(-own * age)).sum() / alive.sum()),
+                    "model_writeup_shape": float(human_rejection(rate, age, relation)),
+                    "edits_per_article_day": rate,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def render(log: EditLog) -> str:
+    """The measurement as `python -m sim calibrate` prints it."""
+    m = measure(log)
+    if m.empty:
+        return "  Stale citations by age: the log spans less than every age measured."
+    t = traits(log)
+    head = (
+        f"Stale citations by age, from the log's own rows ({t['edits_per_article_day']:.3g}"
+        " saves per article a day; a read at a random instant, its article drawn by the log's"
+        " edit popularity, [95 % interval over time windows]; uniform draw; Poisson at the"
+        " log's own rates). The same share at a delay is the CAS rejection a human's save"
+        " alone causes:"
+    )
+    lines = textwrap.wrap(head, 96, initial_indent="  ", subsequent_indent="  ")
+    for age, g in m.groupby("age_s", sort=False):
+        p, u = g.set_index("draw").loc["popularity"], g.set_index("draw").loc["uniform"]
+        lines.append(
+            f"    {_age(age):>8}: {100 * p['measured']:.3g} % [{100 * p['measured_ci_lo']:.3g},"
+            f" {100 * p['measured_ci_hi']:.3g}]; uniform {100 * u['measured']:.3g} %;"
+            f" Poisson {100 * p['poisson_own_rates']:.3g} %"
+        )
+    return "\n".join(lines)
+
+
+def _age(age_s: float) -> str:
+    for unit, size in (("d", DAY_S), ("h", 3600.0), ("min", 60.0)):
+        if age_s >= size:
+            return f"{age_s / size:g} {unit}"
+    return f"{age_s:g} s"
+
+
+def traits(log: EditLog) -> dict[str, float]:
+    """What makes a log depart from Poisson saves: the share of its saves that come within
+    an hour of the same article's previous save (and what Poisson saves at its own rates
+    would give), and the share of saves in bulk publishes."""
+    keep = _saves(log)
+    art, t, pub = log.article[keep], log.epoch_s[keep], log.publish[keep]
+    order = np.lexsort((t, art))
+    art, t = art[order], t[order]
+    same = np.concatenate([[False], art[1:] == art[:-1]])
+    gap = np.diff(t, prepend=-np.inf)
+    lo, hi = float(log.epoch_s.min()), float(log.epoch_s.max())
+    start, end = _alive(log, lo, hi)
+    counts = np.bincount(art, minlength=log.n_articles)
+    own = counts / np.maximum(end - start, 1.0)
+    ids, touched = np.unique(log.publish, return_counts=True)  # rows: articles a publish changed
+    bulk = touched[np.searchsorted(ids, pub)] >= BULK_ARTICLES
+    return {
+        "saves": float(keep.sum()),
+        "edits_per_article_day": intensity(log),
+        "within_hour_share": float((same & (gap <= BURST_S)).sum() / max(1, len(t))),
+        "within_hour_poisson": float((counts * (1 - np.exp(-own * BURST_S))).sum() / counts.sum()),
+        "bulk_save_share": float(bulk.mean()) if len(bulk) else 0.0,
+        "saves_per_hour": float(keep.sum() / ((hi - lo) / 3600.0)),
+    }

@@ -1,0 +1,254 @@
+"""The map's tables: pure functions of the map's per-seed rows, the break-even rows and the
+edit logs given (read by the caller), written by `make reproduce` as results/map_*.csv."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from sim.calibrate.logs import EditLog
+from sim.params import Params
+from sim.studymap import forms, logs
+from sim.studymap.forms import DAY_S, RELATIONS
+
+Z_TOLERANCE = 3.5
+"""A closed form that is exact for the model agrees at a point when it lies within 3.5
+standard errors of the simulated mean over seeds (as tests/test_theory.py holds it: a
+correct form fails about once in 2,000 points)."""
+AGENT_FACTOR = 2.0
+"""The agent-only form is approximate (``forms.day_cas``: the search's first hit, not the
+question's target, and retries' later landings are left out), so it is held as a lower
+bound within a factor: form − 3.5 SE ≤ simulated ≤ 2 × form + 3.5 SE."""
+RATIO_TOLERANCE = 0.10
+"""The break-even's form (``theory.expected_check_calls``) takes changes as independent of
+citations and leaves unpublishing out; on three seeds a point it is held within 3.5 SE or
+10 % of its value, and the table records how far it is."""
+MAP_AGES_S = (60.0, 600.0, 3600.0, 8 * 3600.0, DAY_S, 7 * DAY_S, 30 * DAY_S)
+"""The map's citation ages: a minute to a month."""
+MAP_DELAYS_S = tuple(
+    sorted({*np.round(np.geomspace(1, 30 * DAY_S, 41)).tolist(), 5.0, 600.0, 3600.0, 14400.0})
+)
+AGENT_INTENSITIES = (0.09, 0.9, 9.0)
+"""The agent's edits per article per day: the write-up's agent (120 answers, each editing,
+in 8 hours on 400 articles) is 0.9."""
+QUESTIONS = (10, 40, 120, 400)
+"""Questions a day of the break-even map (citations held grow with them)."""
+
+
+def per_article_day(base: Params, n_saves: float) -> float:
+    """A simulated day's saves as edits per article per 24 h."""
+    return n_saves / base.n_articles * DAY_S / base.day_s
+
+
+def _summary(share: pd.Series, seed: pd.Series, trials: float, form: float) -> dict[str, float]:
+    """Mean over seeds and its 95 % interval; the standard error is at least the binomial
+    one of the form over every trial (a rare event seen on no seed has no spread of its
+    own)."""
+    per_seed = share.groupby(seed.to_numpy()).sum()
+    n = len(per_seed)
+    mean = float(per_seed.mean())
+    spread = float(per_seed.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
+    se = max(spread, math.sqrt(max(form * (1 - form), 0.0) / trials))
+    return {
+        "seeds": n,
+        "simulated": mean,
+        "se": se,
+        "ci_lo": mean - 1.96 * se,
+        "ci_hi": mean + 1.96 * se,
+    }
+
+
+def agreement(
+    base: Params, stale: pd.DataFrame, cas: pd.DataFrame, break_even: pd.DataFrame
+) -> pd.DataFrame:
+    """Every grid point: the simulated mean over seeds with its 95 % interval, the closed
+    form, z and whether the form is within its tolerance."""
+    rows = []
+    for (relation, n_saves), g in stale.groupby(["relation", "n_saves"], sort=False):
+        p = replace(base, n_saves=int(n_saves))
+        at = _Point(relation, base, p, math.nan, g["seed"], g["citations"].sum())
+        rows.append(
+            at.row(
+                "stale_at_day_end", g["stale"] / g["citations"], forms.day_end_stale(p, relation)
+            )
+        )
+    delays = tuple(sorted(cas["delay_s"].unique()))
+    for (relation, n_saves), g in cas.groupby(["relation", "n_saves"], sort=False):
+        p = replace(base, n_saves=int(n_saves))
+        form = forms.day_cas(p, relation, delays)
+        for delay, d in g.groupby("delay_s"):
+            at = _Point(relation, base, p, delay, d["seed"], d["edits"].sum())
+            rows.append(
+                at.row(
+                    "human_save_in_window",
+                    d["human_save_in_window"] / d["edits"],
+                    form[delay]["human"],
+                )
+            )
+            if "agent" in form[delay]:
+                rows.append(
+                    at.row(
+                        "rejected_by_agent_edit",
+                        d["rejected_by_agent_edit"] / d["edits"],
+                        form[delay]["agent"],
+                    )
+                )
+    for (n_saves, questions), g in break_even.groupby(["n_saves", "n_questions"]):
+        p = replace(base, n_saves=int(n_saves), n_questions=int(questions))
+        at = _Point("same", base, p, math.nan, g["seed"], math.inf)
+        ratio = g["poll_method_calls"] / g["reread_calls"]
+        rows.append(at.row("poll_over_reread_calls", ratio, forms.check_calls_ratio(p)["ratio"]))
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class _Point:
+    """A grid point of the agreement table: its relation, params, delay, seeds and trials
+    (citations or edits over all seeds; inf for a ratio of counts)."""
+
+    relation: str
+    base: Params
+    p: Params
+    delay: float
+    seed: pd.Series
+    trials: float
+
+    def row(self, quantity: str, share: pd.Series, form: float) -> dict[str, object]:
+        return _row(quantity, self, share, form)
+
+
+def _row(quantity: str, at: _Point, share: pd.Series, form: float) -> dict[str, object]:
+    s = _summary(share.reset_index(drop=True), at.seed.reset_index(drop=True), at.trials, form)
+    z = (
+        (s["simulated"] - form) / s["se"]
+        if s["se"] > 0
+        else (0.0 if s["simulated"] == form else math.inf)
+    )
+    if quantity == "rejected_by_agent_edit":
+        within = (
+            form - Z_TOLERANCE * s["se"]
+            <= s["simulated"]
+            <= AGENT_FACTOR * form + Z_TOLERANCE * s["se"]
+        )
+    elif quantity == "poll_over_reread_calls":
+        within = abs(z) <= Z_TOLERANCE or abs(s["simulated"] - form) <= RATIO_TOLERANCE * form
+    else:
+        within = abs(z) <= Z_TOLERANCE
+    return {
+        "quantity": quantity,
+        "relation": at.relation,
+        "n_saves": at.p.n_saves,
+        "n_questions": at.p.n_questions,
+        "edits_per_article_day": per_article_day(at.base, at.p.n_saves),
+        "delay_s": at.delay,
+        **{k: v for k, v in s.items() if k != "se"},
+        "closed_form": form,
+        "form_z": z,
+        "closed_form_in_ci": bool(s["ci_lo"] <= form <= s["ci_hi"]),
+        "within_tolerance": bool(within),
+    }
+
+
+def rate_axis(log_rates: list[float], top: float) -> np.ndarray:
+    """Edits per article per day from the decade below the quietest log to the decade above
+    ``top`` (the busiest grid point): at least four decades."""
+    lo = 10.0 ** math.floor(math.log10(min(log_rates)))
+    hi = 10.0 ** math.ceil(math.log10(top))
+    return np.geomspace(lo, hi, round(math.log10(hi / lo)) * 8 + 1)
+
+
+def stale_map(
+    rates: Sequence[float] | np.ndarray, ages_s: tuple[float, ...] = MAP_AGES_S
+) -> pd.DataFrame:
+    """The stale share of citations by intensity, age and relation (steady rates)."""
+    rows = [
+        {"relation": relation, "age_s": age, "edits_per_article_day": r,
+         "stale_at_age": float(forms.stale_share(r, age, relation))}
+        for relation in RELATIONS for age in ages_s for r in rates
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def cas_map(intensities: list[float]) -> pd.DataFrame:
+    """CAS rejection by delay: a human's save at each edit intensity, the agent's own edits
+    alone at each of its intensities (question popularity, the same ranking)."""
+    delays = np.asarray(MAP_DELAYS_S)
+    rows = []
+    for r in intensities:
+        for d, v in zip(delays, forms.human_rejection(r, delays), strict=True):
+            rows.append(
+                {
+                    "rejected_by": "human",
+                    "edits_per_article_day": r,
+                    "delay_s": d,
+                    "rejected_share": float(v),
+                }
+            )
+    for a in AGENT_INTENSITIES:
+        for d, v in zip(delays, forms.agent_rejection(a, delays), strict=True):
+            rows.append(
+                {
+                    "rejected_by": "agent",
+                    "edits_per_article_day": a,
+                    "delay_s": d,
+                    "rejected_share": float(v),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def break_even_map(base: Params) -> pd.DataFrame:
+    """Poll's calls over re-read's per hourly check by saves per check and questions a day
+    (citations held), closed form; the saves per check where the ratio reaches 1."""
+    saves = np.unique(np.round(np.geomspace(1, 160_000, 49)).astype(int))
+    checks = base.day_s / base.check_interval_s
+    rows = []
+    for q in QUESTIONS:
+        for n in saves:
+            c = forms.check_calls_ratio(replace(base, n_saves=int(n), n_questions=q))
+            rows.append(
+                {
+                    "n_questions": q,
+                    "n_saves": int(n),
+                    "saves_per_check": n / checks,
+                    "citations_held": c["reread_calls_per_check"],
+                    "calls_ratio": c["ratio"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def break_even_points(table: pd.DataFrame) -> pd.DataFrame:
+    """Per questions a day: saves per check where poll's calls reach re-read's (log-log
+    interpolation on the map's fine grid; NaN past it)."""
+    rows = []
+    for q, g in table.groupby("n_questions"):
+        x, y = np.log(g["saves_per_check"].to_numpy()), np.log(g["calls_ratio"].to_numpy())
+        at = math.nan
+        for i in range(len(x) - 1):
+            if y[i] < 0 <= y[i + 1]:
+                at = math.exp(x[i] - y[i] * (x[i + 1] - x[i]) / (y[i + 1] - y[i]))
+                break
+        rows.append(
+            {
+                "n_questions": q,
+                "citations_held": float(g["citations_held"].mean()),
+                "saves_per_check_at_break_even": at,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def logs_table(panel: dict[str, EditLog]) -> pd.DataFrame:
+    """Each log measured from its own rows (``studymap.logs.measure``) with its traits."""
+    parts = []
+    for name, log in panel.items():
+        traits = logs.traits(log)
+        kept = ("within_hour_share", "within_hour_poisson", "bulk_save_share", "saves_per_hour")
+        parts.append(logs.measure(log).assign(log=name, **{k: traits[k] for k in kept}))
+    out = pd.concat(parts, ignore_index=True)
+    return out[["log", *[c for c in out.columns if c != "log"]]]
