@@ -26,9 +26,9 @@ from sim.popularity import top_share
 from sim.report import (
     breakeven,
     columns,
-    designer,
     exposure,
     figures,
+    firstpage,
     gate,
     openchoices,
     readme,
@@ -199,7 +199,9 @@ def texts(base: Params, rows: Rows, t: Tables) -> dict[str, str]:
     """summary.json, advise.txt and REPORT.md: from the tables and the rows."""
     seeds = seedrows.seed_counts(rows)
     advice, advice_result = advice_example(base, _exposure_rows(rows))
-    first_page = designer.page(t, rows, advice_result, ADVICE_TARGET_MIN)
+    first_page = firstpage.page(
+        t, rows, advice_result, ADVICE_TARGET_MIN, studymap.writeup_rate(base)
+    )
     shape = EditShape.from_json(rows["calibration_shape"]["shape_json"].iloc[0])
     setting = realshape.setting(
         base, shape, realshape.advised_choice(base), rows["realshape_traits"]

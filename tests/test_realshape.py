@@ -201,11 +201,11 @@ def test_a_save_at_the_instant_of_the_one_before_waits_no_negative_time(
     assert result.saves
 
 
-def test_the_first_page_keeps_an_assumed_question_relation_apart_from_the_logs_features() -> None:
-    """The arm moving a figure most among the log's features is named as such; an arm that
-    only changes how questions relate to edits (no log measures it) is named apart, even when
-    it moves the figure more."""
-    from sim.report.designer import _real, top_real_move
+def test_the_first_page_names_only_an_assumed_question_relation_from_the_panel() -> None:
+    """The first page picks from the panel only the arms that change how questions relate to
+    edits (no log measures it; the logs' features are the map's), by Holm over them."""
+    from sim.report.designer import top_real_move
+    from sim.report.firstpage import _assumed
 
     values = {
         "writeup": [0.30, 0.32, 0.31, 0.35],
@@ -215,8 +215,8 @@ def test_the_first_page_keeps_an_assumed_question_relation_apart_from_the_logs_f
         "calibrated_independent": [0.10, 0.12, 0.11, 0.13],
     }
     m = top_real_move(realshape.realshape_table(_rows(values)), "stale_share")
-    assert [f["arm"] for f in m["feature"]] == [realshape_section.LABELS["+popularity"]]
     assert m["assumption"]["arm"] == realshape_section.LABELS["calibrated_independent"]
-    text = _real(m, "the day-end share")
-    assert text.index("of the logs' single features") < text.index("no edit log measures")
-    assert "moves it more" in text
+    assert set(m["family"]["arm"]) == {"calibrated_independent"}  # features are not picked
+    text = _assumed(m)
+    assert "questions independent of edits move it by -18.8 points (" in text
+    assert f"over the {len(m['family'])} panel moves" in text

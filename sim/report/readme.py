@@ -56,17 +56,21 @@ def advise_block(output: str) -> str:
 
 def answers_block(report: str) -> str:
     """The three answers of REPORT.md's first page: each question, its finding (the bold
-    sentence) and what to do, as written there."""
+    sentence), the command that gives the reader's own, and what to do, as written there."""
     page = report.split("## The answers on one page", 1)[1].split("\n## ", 1)[0]
     lines = []
     for part in page.split("\n### ")[1:]:
         question, body = part.split("\n", 1)
         finding = re.search(r"\*\*(.+?)\*\*", body, re.S)
         todo = re.search(r"\*What to do:\* (.+?)(?:\n\n|\n- |$)", body, re.S)
-        if finding is None or todo is None:
-            raise ValueError(f"REPORT.md's answer {question!r} has no finding or no advice")
+        yours = re.search(r"\*Your KB:\* (.+?)(?:\n\n|\n- |$)", body, re.S)
+        if finding is None or todo is None or yours is None:
+            raise ValueError(
+                f"REPORT.md's answer {question!r} has no finding, no advice or no command"
+            )
         lines.append(
             f"- **{question.strip()}** {' '.join(finding.group(1).split())}. "
+            f"*Your KB:* {' '.join(yours.group(1).split())} "
             f"*Do:* {' '.join(todo.group(1).split())}"
         )
     return "\n".join(lines)

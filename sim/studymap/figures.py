@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from sim import exactmath
 from sim.studymap.forms import DAY_S
 
 MARKERS = ("o", "s", "^", "D", "v")
@@ -40,7 +41,9 @@ def _span(values: pd.Series) -> str:
 
 def stale_title(stale: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -> str:
     same = stale[stale["relation"] == "same"]
-    at = same.assign(gap=(np.log(same["edits_per_article_day"]) - np.log(writeup_rate)).abs())
+    at = same.assign(
+        gap=np.abs(exactmath.log(same["edits_per_article_day"].to_numpy() / writeup_rate))
+    )
     near = at[at["gap"] == at["gap"].min()].set_index("age_s")["stale_at_age"]
     pop = logs[logs["draw"] == "popularity"].set_index("age_s")
     return (
@@ -109,7 +112,9 @@ def stale_figure(stale: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -
 
 def cas_title(cas: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -> str:
     human = cas[(cas["rejected_by"] == "human")]
-    near = human[(np.log(human["edits_per_article_day"]) - np.log(writeup_rate)).abs() < 1e-9]
+    near = human[
+        np.abs(exactmath.log(human["edits_per_article_day"].to_numpy() / writeup_rate)) < 1e-9
+    ]
     at_1h = float(np.interp(3600.0, near["delay_s"], near["rejected_share"]))
     agent = cas[(cas["rejected_by"] == "agent") & (cas["edits_per_article_day"] == 0.9)]
     own_1h = float(np.interp(3600.0, agent["delay_s"], agent["rejected_share"]))

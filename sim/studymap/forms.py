@@ -53,7 +53,11 @@ def first_weights(relation: Relation, n: int, s: float) -> np.ndarray:
 def unchanged(rates: np.ndarray, weights: np.ndarray, window_s: np.ndarray) -> np.ndarray:
     """Σᵢ wᵢ e^{−λᵢ a} for every window a (any shape)."""
     a = np.asarray(window_s, dtype=float)
-    return (weights[:, None] * np.exp(-rates[:, None] * a.reshape(1, -1))).sum(0).reshape(a.shape)
+    return (
+        (weights[:, None] * exactmath.exp(-rates[:, None] * a.reshape(1, -1)))
+        .sum(0)
+        .reshape(a.shape)
+    )
 
 
 def stale_share(
@@ -105,7 +109,7 @@ def day_end_stale(params: Params, relation: Relation) -> float:
     lam = theory.save_rates_per_s(_writeup(params))[:, None]
     w = first_weights(relation, params.n_articles, params.zipf_s)[:, None]
     t = np.linspace(0.0, params.day_s, _GRID)
-    published = np.exp(-params.save_mix[2] * lam * t[None, :])
+    published = exactmath.exp(-params.save_mix[2] * lam * t[None, :])
     changed = theory.p_changed(lam, (params.day_s - t)[None, :])
     random_article = (published * changed).sum(0) / published.sum(0)
     first = (w * (published * changed + (1 - published) * random_article)).sum(0)
@@ -119,7 +123,7 @@ def _first_on_day(params: Params, relation: Relation, t: np.ndarray) -> np.ndarr
     published article (``day_end_stale``); on an independent ranking, its expectation."""
     lam = theory.save_rates_per_s(_writeup(params))[:, None]
     w = first_weights(relation, params.n_articles, params.zipf_s)[:, None]
-    published = np.exp(-params.save_mix[2] * lam * t[None, :])
+    published = exactmath.exp(-params.save_mix[2] * lam * t[None, :])
     held = w * published
     return held + (1.0 - held.sum(0)) * published / published.sum(0)
 
@@ -148,7 +152,7 @@ def day_cas(params: Params, relation: Relation, delays_s: tuple[float, ...]) -> 
     w = _first_on_day(p, relation, t)  # rank × t
     out: dict[float, dict[str, float]] = {}
     for delay in delays_s:
-        no_human = np.exp(-lam * np.minimum(delay, d - t)[None, :])
+        no_human = exactmath.exp(-lam * np.minimum(delay, d - t)[None, :])
         human = (w * (1 - no_human)).sum(0)
         out[delay] = {"human": float(np.trapezoid(human, dx=1.0 / (_GRID - 1)))}
     if relation == "same":
@@ -164,7 +168,7 @@ def _agent_only(p: Params, delays_s: tuple[float, ...]) -> dict[float, float]:
     q = zipf_weights(n, p.zipf_s)[:, None]
     t = np.linspace(0.0, d, _AGENT_GRID)
     step = d / (_AGENT_GRID - 1)
-    published = np.exp(-p.save_mix[2] * lam * t[None, :])
+    published = exactmath.exp(-p.save_mix[2] * lam * t[None, :])
     draws = np.random.default_rng(0)
     shares = np.zeros(len(delays_s))
     for _ in range(_MAPS):
@@ -184,8 +188,8 @@ def _agent_only(p: Params, delays_s: tuple[float, ...]) -> dict[float, float]:
         for k, delay in enumerate(delays_s):
             landed = sum(by(t + delay - other) - before[other] for other in delays_s)
             nu = p.n_questions * landed / (d * len(delays_s))
-            no_human = np.exp(-lam * np.minimum(delay, d - t)[None, :])
-            agent_only = (w * no_human * -np.expm1(-nu)).sum(0)
+            no_human = exactmath.exp(-lam * np.minimum(delay, d - t)[None, :])
+            agent_only = (w * no_human * -exactmath.expm1(-nu)).sum(0)
             shares[k] += np.trapezoid(agent_only, dx=1.0 / (_AGENT_GRID - 1)) / _MAPS
     return {delay: float(v) for delay, v in zip(delays_s, shares, strict=True)}
 

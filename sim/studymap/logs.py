@@ -22,6 +22,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from sim import exactmath
 from sim.calibrate.logs import CHANGES, EditLog
 from sim.studymap.forms import DAY_S, Relation, human_rejection
 
@@ -114,7 +115,9 @@ def measure(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> pd.DataFrame:
                     "measured": float(per_window_num.sum() / per_window_den.sum()),
                     "measured_ci_lo": float(np.quantile(boot, 0.025)),
                     "measured_ci_hi": float(np.quantile(boot, 0.975)),
-                    "poisson_own_rates": float((alive * -np.expm1(-own * age)).sum() / alive.sum()),
+                    "poisson_own_rates": float(
+                        (alive * -exactmath.expm1(-own * age)).sum() / alive.sum()
+                    ),
                     "model_writeup_shape": float(human_rejection(rate, age, relation)),
                     "edits_per_article_day": rate,
                 }
@@ -173,7 +176,9 @@ def traits(log: EditLog) -> dict[str, float]:
         "saves": float(keep.sum()),
         "edits_per_article_day": intensity(log),
         "within_hour_share": float((same & (gap <= BURST_S)).sum() / max(1, len(t))),
-        "within_hour_poisson": float((counts * (1 - np.exp(-own * BURST_S))).sum() / counts.sum()),
+        "within_hour_poisson": float(
+            (counts * (1 - exactmath.exp(-own * BURST_S))).sum() / counts.sum()
+        ),
         "bulk_save_share": float(bulk.mean()) if len(bulk) else 0.0,
         "saves_per_hour": float(keep.sum() / ((hi - lo) / 3600.0)),
     }

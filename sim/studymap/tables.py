@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from sim import exactmath
 from sim.calibrate.logs import EditLog
 from sim.params import Params
 from sim.studymap import forms, logs
@@ -156,9 +157,14 @@ def _row(quantity: str, at: _Point, share: pd.Series, form: float) -> dict[str, 
 def rate_axis(log_rates: list[float], top: float) -> np.ndarray:
     """Edits per article per day from the decade below the quietest log to the decade above
     ``top`` (the busiest grid point): at least four decades."""
-    lo = 10.0 ** math.floor(math.log10(min(log_rates)))
-    hi = 10.0 ** math.ceil(math.log10(top))
-    return np.geomspace(lo, hi, round(math.log10(hi / lo)) * 8 + 1)
+    eighths = np.arange(
+        8 * math.floor(math.log10(min(log_rates))), 8 * math.ceil(math.log10(top)) + 1
+    )
+    # 10^(k/8) the same on every CPU (sim.exactmath), each decade itself exact
+    steps = exactmath.exp(eighths * (math.log(10.0) / 8))
+    return np.array(
+        [float(f"1e{k // 8}") if k % 8 == 0 else s for k, s in zip(eighths, steps, strict=True)]
+    )
 
 
 def stale_map(
@@ -227,7 +233,10 @@ def break_even_points(table: pd.DataFrame) -> pd.DataFrame:
     interpolation on the map's fine grid; NaN past it)."""
     rows = []
     for q, g in table.groupby("n_questions"):
-        x, y = np.log(g["saves_per_check"].to_numpy()), np.log(g["calls_ratio"].to_numpy())
+        x, y = (
+            exactmath.log(g["saves_per_check"].to_numpy()),
+            exactmath.log(g["calls_ratio"].to_numpy()),
+        )
         at = math.nan
         for i in range(len(x) - 1):
             if y[i] < 0 <= y[i + 1]:
