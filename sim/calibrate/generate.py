@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim import exactmath
+from sim.calibrate import blockdraw
 from sim.calibrate.shape import EditShape
 
 FEATURES = ("popularity", "bursts", "bulk", "profile")
@@ -184,9 +185,10 @@ def generate(
     # sittings and sessions started before time 0 still reach into the window: start early
     burn_s = (len(sitting_pmf) - 1) * shape.sitting_gap_s
     burn_s += (len(session_pmf) - 1) * shape.session_gap_s
-    rate = saves_per_day / DAY_S / mean_saves
-    intensity = hour_of_week_intensity(shape, features)
-    sittings = _sitting_starts(rate, intensity, start_s, -burn_s, span_s, rngs["cal_starts"])
+    rate, intensity = saves_per_day / DAY_S / mean_saves, hour_of_week_intensity(shape, features)
+    sittings = blockdraw.sitting_starts(
+        rate, intensity, start_s, -burn_s, span_s, rngs["cal_starts"]
+    )
     m = 1 + rngs["cal_sittings"].choice(len(sitting_pmf), size=len(sittings), p=sitting_pmf)
     offset = _offsets(m, shape.sitting_gap_quantiles_s, rngs["cal_sittings"])
     starts = np.sort(np.repeat(sittings, m) + offset)
@@ -215,57 +217,6 @@ def generate(
     return Saves(time, rank.astype(np.int64), kind.astype(np.int8), publish.astype(np.int64))
 
 
-HOURS_AT_ONCE = 1 << 18
-"""Clock hours whose sitting counts are drawn in one go: a log of centuries covers millions
-of hours, and their whole arrays at once were most of a long calibration's memory."""
-
-
-def _sitting_starts(
-    rate: float,
-    intensity: np.ndarray,
-    start_s: float,
-    t0: float,
-    t1: float,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """Sitting starts in [t0, t1) (relative to time 0, ``start_s`` after a Monday 00:00 UTC):
-    a Poisson count in each clock hour at ``rate`` per second times the hour of week's
-    ``intensity``, each start uniform in its hour. The hours go a block at a time, and only
-    those with a start are kept: the same draws from ``rng``, in the same order, as all
-    hours at once."""
-    first = np.floor((start_s + t0) / HOUR_S)
-    last = max(first + 1, np.ceil((start_s + t1) / HOUR_S))
-    n = int(last - first)
-    at, counts = [], []
-    for a in range(0, n, HOURS_AT_ONCE):
-        b = min(n, a + HOURS_AT_ONCE)
-        width = np.diff(_hour_edges(first, a, b, start_s, t0, t1))
-        hour = (int(first) + a + np.arange(b - a)) % 168
-        count = rng.poisson(rate * intensity[hour] * width)
-        hit = np.flatnonzero(count)
-        at.append(a + hit)
-        counts.append(count[hit])
-    hours, count = np.concatenate(at), np.concatenate(counts)
-    lo = _hour_edges(first, 0, 0, start_s, t0, t1, hours)
-    width = _hour_edges(first, 0, 0, start_s, t0, t1, hours + 1) - lo
-    return np.repeat(lo, count) + np.repeat(width, count) * rng.random(int(count.sum()))
-
-
-def _hour_edges(
-    first: float,
-    a: int,
-    b: int,
-    start_s: float,
-    t0: float,
-    t1: float,
-    which: np.ndarray | None = None,
-) -> np.ndarray:
-    """Edges a..b (or those ``which``) of the clock hours from ``first`` (an hour count since
-    the Monday), relative to time 0 and clipped to [t0, t1]."""
-    j = np.arange(a, b + 1) if which is None else which
-    return np.clip((first + j.astype(float)) * HOUR_S - start_s, t0, t1)
-
-
 def _size_pmf(shape: EditShape) -> np.ndarray:
     """P(k = 1, 2, ...) of a session-starting publish."""
     return np.r_[1 - shape.bulk_share, shape.bulk_share * np.asarray(shape.bulk_size_pmf)]
@@ -279,36 +230,10 @@ def _draw_articles(
     k: np.ndarray, weights: np.ndarray, single: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
     """Ranks of each publish's k distinct articles, concatenated in order: a one-article
-    publish by ``single``; a bulk one by ``weights`` without replacement, as successive
-    draws (Efraimidis–Spirakis: the k smallest exponential(1) / weight). The bulk
-    publishes' keys are drawn a block of publishes at a time, row after row: the same
-    draws as one publish at a time."""
+    publish by ``single``; a bulk one by ``weights`` without replacement (``blockdraw``)."""
     ranks = np.repeat(rng.choice(len(single), size=len(k), p=single), k)
-    live = np.flatnonzero(weights)
-    bulk = np.flatnonzero(k > 1)
-    first = (np.cumsum(k) - k)[bulk]
-    step = max(1, KEYS_AT_ONCE // len(live))
-    for a in range(0, len(bulk), step):
-        kb = k[bulk[a : a + step]]
-        keys = rng.exponential(size=(len(kb), len(live))) / weights[live]
-        top = int(kb.max())
-        pick = np.argpartition(keys, top - 1, axis=1)[:, :top] if top < len(live) else None
-        if pick is None:
-            pick = np.broadcast_to(np.arange(len(live)), keys.shape)
-        # in key order, the successive draws' order: argpartition leaves the k in an order
-        # that numpy's selection kernel decides, and it picks its kernel by CPU
-        by_key = np.take_along_axis(
-            pick, np.argsort(np.take_along_axis(keys, pick, axis=1), axis=1, kind="stable"), 1
-        )
-        kept = np.arange(top) < kb[:, None]
-        into = np.repeat(first[a : a + step] - (np.cumsum(kb) - kb), kb) + np.arange(kb.sum())
-        ranks[into] = live[by_key[kept]]
+    blockdraw.bulk_articles(ranks, k, weights, rng)
     return ranks
-
-
-KEYS_AT_ONCE = 1 << 20
-"""Keys of bulk draws made in one go (8 MB): a long log holds tens of thousands of bulk
-publishes, each a key for every live article."""
 
 
 @functools.lru_cache(maxsize=64)
