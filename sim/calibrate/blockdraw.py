@@ -101,38 +101,27 @@ def bulk_articles(
     """Put in ``ranks`` (k[i] places a publish, concatenated) each bulk publish's (k > 1)
     articles by ``weights`` without replacement, as successive draws (Efraimidis–Spirakis:
     the k smallest exponential(1) / weight, in key order): a key per live article a publish,
-    a block of publishes' rows at a time."""
+    drawn a block of publishes' rows at a time, then chosen for all the block's publishes of
+    one size at once."""
     live = np.flatnonzero(weights)
     bulk = np.flatnonzero(k > 1)
     first = (np.cumsum(k) - k)[bulk]
     step = max(1, KEYS_AT_ONCE // len(live))
     for a in range(0, len(bulk), step):
-        kb = k[bulk[a : a + step]]
+        kb, at = k[bulk[a : a + step]], first[a : a + step]
         keys = rng.exponential(size=(len(kb), len(live))) / weights[live]
-        ranks[_places(first[a : a + step], kb)] = live[_smallest(keys, kb)]
+        for size in np.unique(kb).tolist():
+            rows = np.flatnonzero(kb == size)
+            ranks[at[rows, None] + np.arange(size)] = live[_smallest(keys[rows], size)]
 
 
-def _places(first: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """first[i], ..., first[i] + k[i] - 1 for each i, concatenated."""
-    return np.repeat(first - (np.cumsum(k) - k), k) + np.arange(int(k.sum()))
-
-
-def _smallest(keys: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Columns of each row's k[i] smallest keys, in key order, rows concatenated: each row's
-    k-th smallest key (the cut) by a partition of the rows of one k at a time, then the keys
-    up to it ordered by (row, key) with a stable sort. Distinct keys (exponentials over
-    weights: ties have probability 0) make the choice unique; a tie at a cut sorts the
-    block's rows whole."""
-    order = np.argsort(k, kind="stable")
-    by_k, held = k[order], keys[order]
-    bounds = np.flatnonzero(np.r_[True, by_k[1:] != by_k[:-1], True])
-    cut = np.empty(len(k))
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        rows = held[lo:hi]
-        rows.partition(by_k[lo] - 1, axis=1)
-        cut[order[lo:hi]] = rows[:, by_k[lo] - 1]
-    row, col = np.nonzero(keys <= cut[:, None])
-    if len(row) != int(k.sum()):
-        by_key = np.argsort(keys, axis=1, kind="stable")
-        return by_key[np.arange(keys.shape[1]) < k[:, None]]
-    return col[np.lexsort((keys[row, col], row))]
+def _smallest(keys: np.ndarray, k: int) -> np.ndarray:
+    """Columns of each row's k smallest keys, in key order (the successive draws' order):
+    argpartition leaves them in an order its selection kernel decides, and it picks its
+    kernel by CPU, so they are then sorted, stably (sim.exactmath)."""
+    if k < keys.shape[1]:
+        pick = np.argpartition(keys, k - 1, axis=1)[:, :k]
+    else:
+        pick = np.broadcast_to(np.arange(keys.shape[1]), keys.shape)
+    by_key = np.argsort(np.take_along_axis(keys, pick, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(pick, by_key, axis=1)

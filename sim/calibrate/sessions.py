@@ -29,8 +29,14 @@ GAP_QUANTILES = 51
 
 
 def by_article(article: np.ndarray, time: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows ordered by (article, time); mask: the previous row is the same article's."""
-    order = np.lexsort((time, article))
+    """Rows ordered by (article, time); mask: the previous row is the same article's. Rows
+    already in time order (a log, a generated run) need only a stable sort by article: the
+    same order; a radix sort when the labels fit 16 bits, a fifth of sorting by both."""
+    if len(time) < 2 or bool((time[1:] >= time[:-1]).all()):
+        small = len(article) and article.min() >= 0 and article.max() < 2**16
+        order = np.argsort(article.astype(np.uint16) if small else article, kind="stable")
+    else:
+        order = np.lexsort((time, article))
     same = np.zeros(len(order), dtype=bool)
     same[1:] = article[order][1:] == article[order][:-1]
     return order, same
