@@ -1,7 +1,9 @@
-"""`python -m sim calibrate` on a large edit log: a log of 4 M rows generated from the shape
-fitted to the bundled log (its popularity, sessions, bulk publishes, mix and profile, at a
-volume and article count scaled up), written in the shared CSV format, then calibrated in
-its own process as a user runs it: wall and CPU seconds, and the process's peak memory.
+"""`python -m sim calibrate` on large edit logs, each written in the shared CSV format, then
+calibrated in its own process as a user runs it: wall and CPU seconds, and the process's
+peak memory. Two logs: 4 M rows generated from the shape fitted to the bundled log (its
+popularity, sessions, bulk publishes, mix and profile, at a volume and article count scaled
+up); and the bundled log itself repeated in time to 400,000 rows on its own 288 articles,
+a long history per article (and centuries of clock hours for the burst runs to cover).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from sim.calibrate.generate import CAL_STREAMS, DAY_S, FEATURES, generate
-from sim.calibrate.logs import CHANGES
+from sim.calibrate.logs import BUNDLED, CHANGES
 
 ROWS = 4_000_000
 ARTICLES = 2_000
@@ -62,13 +65,41 @@ def write_log(path: Path, rows: int = ROWS, seed: int = 1) -> int:
     return len(saves)
 
 
-def calibrate_wall(rows: int = ROWS) -> dict[str, Any]:
-    """Generate the log (not timed), then time `python -m sim calibrate LOG` once."""
+LONG_ROWS = 400_000
+"""Rows of the repeated log: 136 copies of the bundled log's 2,938."""
+
+
+def write_long_log(path: Path, rows: int = LONG_ROWS) -> int:
+    """The bundled log repeated until about ``rows`` rows: copy i shifted i times by the
+    log's span (its first to its last save), its publishes numbered on; returns the rows
+    written."""
+    with BUNDLED.open(newline="", encoding="utf-8") as f:
+        header, *body = list(csv.reader(f))
+    at = {c: header.index(c) for c in ("time", "publish")}
+    when = [datetime.fromisoformat(r[at["time"]].replace("Z", "+00:00")) for r in body]
+    span, publishes = when[-1] - when[0], 1 + max(int(r[at["publish"]]) for r in body)
+    copies = max(1, round(rows / len(body)))
+    with path.open("w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(header)
+        for i in range(copies):
+            for row, t in zip(body, when, strict=True):
+                row = list(row)
+                row[at["time"]] = (t + i * span).strftime("%Y-%m-%dT%H:%M:%SZ")
+                row[at["publish"]] = str(int(row[at["publish"]]) + i * publishes)
+                out.writerow(row)
+    return copies * len(body)
+
+
+def calibrate_wall(
+    rows: int = ROWS, write: Callable[[Path, int], int] = write_log
+) -> dict[str, Any]:
+    """Write the log with ``write`` (not timed), then time `python -m sim calibrate LOG` once."""
     from sim.bench.loops import _children_cpu_s
 
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "generated-edits.csv"
-        written = write_log(log, rows)
+        written = write(log, rows)
         command = [sys.executable, "-m", "sim", "calibrate", str(log), "--out",
                    f"{tmp}/generated.shape.json"]  # fmt: skip
         t, cpu = time.perf_counter(), _children_cpu_s()

@@ -130,6 +130,14 @@ def calibrate_4m() -> dict[str, Any]:
     return calibrate_wall()
 
 
+def calibrate_long() -> dict[str, Any]:
+    """`python -m sim calibrate` on the bundled log repeated in time to 400,000 rows on its
+    288 articles (sim/bench/calibrate_size.py): long histories per article."""
+    from sim.bench.calibrate_size import LONG_ROWS, calibrate_wall, write_long_log
+
+    return calibrate_wall(LONG_ROWS, write_long_log)
+
+
 def http_load_table() -> dict[str, Any]:
     """`serve --http` under 1 to 200 clients beside the SDK's echo floor, in one run
     (sim/bench/http_load.py; about a minute)."""
@@ -158,6 +166,7 @@ LOOPS: dict[str, Callable[[], dict[str, Any]]] = {
     "advise_5000": lambda: advise_wall(5_000),
     "advise_50000": lambda: advise_wall(50_000),
     "calibrate_4m": calibrate_4m,
+    "calibrate_long_400k": calibrate_long,
     "import_advise_1000": lambda: _import_advise_wall(1_000),
     "import_advise_10000": lambda: _import_advise_wall(10_000),
     "advise_edit_log": _edit_log_wall,

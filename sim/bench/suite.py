@@ -232,6 +232,13 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
             "",
         ),
         (
+            "calibrate_long_400k",
+            "`python -m sim calibrate` on the shared log repeated to 400,000 rows (288 articles,"
+            " long histories) wall",
+            25.0,
+            "",
+        ),
+        (
             "advise_edit_log",
             "`python -m sim advise --edit-log` on the shared log wall (issue 35)",
             30.0,

@@ -1,0 +1,148 @@
+"""`calibrate` on a long history per article (issue 46, item 5): the burst runs' block-wise
+draws (``sim.calibrate.blockdraw``) and the time-ordered sort by article
+(``sessions.by_article``) give the same runs, fit and burst table as the straightforward
+code they replaced, kept here as the reference, on the shared log repeated three times in
+time with blocks small enough that every run crosses many of them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sim.bench.calibrate_size import write_long_log
+from sim.calibrate import blockdraw, generate, sessions
+from sim.calibrate.fit import fit
+from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
+from sim.calibrate.shape import stretch_sessions
+from sim.calibrate.validate import burstiness_table
+
+
+def _sitting_starts_ref(
+    rate: float,
+    intensity: np.ndarray,
+    start_s: float,
+    t0: float,
+    t1: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Every clock hour's edges and mean at once, as before."""
+    first = np.floor((start_s + t0) / 3600.0)
+    last = max(first + 1, np.ceil((start_s + t1) / 3600.0))
+    hours = np.arange(first, last)
+    edges = np.clip(np.r_[hours, last] * 3600.0 - start_s, t0, t1)
+    counts = rng.poisson(rate * intensity[(hours % 168).astype(np.int64)] * np.diff(edges))
+    lo = np.repeat(edges[:-1], counts)
+    width = np.repeat(np.diff(edges), counts)
+    return lo + width * rng.random(len(lo))
+
+
+def _bulk_articles_ref(
+    ranks: np.ndarray, k: np.ndarray, weights: np.ndarray, rng: np.random.Generator
+) -> None:
+    """One bulk publish at a time, as before."""
+    live = np.flatnonzero(weights)
+    first = np.cumsum(k) - k
+    for i in np.flatnonzero(k > 1):
+        keys = rng.exponential(size=len(live)) / weights[live]
+        pick = np.argpartition(keys, k[i] - 1)[: k[i]]
+        ranks[first[i] : first[i] + k[i]] = live[pick[np.argsort(keys[pick], kind="stable")]]
+
+
+def _by_article_ref(article: np.ndarray, time: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.lexsort((time, article))
+    same = np.zeros(len(order), dtype=bool)
+    same[1:] = article[order][1:] == article[order][:-1]
+    return order, same
+
+
+@pytest.fixture(scope="module")
+def long_log(tmp_path_factory: pytest.TempPathFactory) -> EditLog:
+    path = tmp_path_factory.mktemp("long") / "long-edits.csv"
+    one = read_log(BUNDLED)
+    assert write_long_log(path, 3 * len(one)) == 3 * len(one)
+    log = read_log(path)
+    assert log.n_articles == one.n_articles and len(log) == 3 * len(one)
+    return log
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(blockdraw, "HOURS_AT_ONCE", 1_000)
+    monkeypatch.setattr(blockdraw, "KEYS_AT_ONCE", 5_000)
+
+
+def _runs(log: EditLog, shape, seeds: int = 2) -> list[generate.Saves]:
+    t0 = float(log.epoch_s[0])
+    span = float(log.epoch_s[-1]) - t0 + 1.0
+    out = []
+    for features in (frozenset(generate.FEATURES), frozenset(), frozenset({"bulk"})):
+        for seed in range(seeds):
+            children = np.random.SeedSequence([1, seed]).spawn(len(generate.CAL_STREAMS))
+            rngs = {
+                s: np.random.default_rng(c)
+                for s, c in zip(generate.CAL_STREAMS, children, strict=True)
+            }
+            per_day = shape.log_saves_per_day
+            out.append(
+                generate.generate(
+                    shape, log.n_articles, per_day, span, rngs, features, start_s=week_offset(t0)
+                )
+            )
+    return out
+
+
+def _same(a: list[generate.Saves], b: list[generate.Saves]) -> None:
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        for field in ("time_s", "rank", "kind", "publish"):
+            u, v = getattr(x, field), getattr(y, field)
+            assert u.dtype == v.dtype and np.array_equal(u, v), field
+
+
+def test_block_draws_make_the_same_runs_as_one_hour_and_one_publish_at_a_time(
+    long_log: EditLog, small_blocks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = fit(long_log, boot=2, gof_sims=2)
+    shapes = (f.shape, stretch_sessions(f.shape, 2.5))
+    fast = [run for shape in shapes for run in _runs(long_log, shape)]
+    assert sum(len(r) for r in fast) > 0 and any(
+        (r.publish[1:] == r.publish[:-1]).any() for r in fast
+    )
+    monkeypatch.setattr(blockdraw, "sitting_starts", _sitting_starts_ref)
+    monkeypatch.setattr(blockdraw, "bulk_articles", _bulk_articles_ref)
+    _same(fast, [run for shape in shapes for run in _runs(long_log, shape)])
+
+
+def test_an_hour_cut_by_the_window_or_a_fractional_start_draws_as_before(
+    small_blocks: None,
+) -> None:
+    intensity = 168.0 * np.linspace(0.2, 1.8, 168) / np.linspace(0.2, 1.8, 168).sum()
+    for start_s, t0, t1 in (
+        (12_345.0, -7_200.5, 5_000_000.25),  # whole-second start: the week's means
+        (12_345.5, -7_200.0, 5_000_000.0),  # a fractional start: every hour its own width
+        (0.0, 0.0, 3_600.0),  # one hour
+        (59.0, -10.0, 7_000.0),  # three hours, two cut
+    ):
+        a, b = (
+            draw(1e-3, intensity, start_s, t0, t1, np.random.default_rng(7))
+            for draw in (blockdraw.sitting_starts, _sitting_starts_ref)
+        )
+        assert np.array_equal(a, b) and len(a) > 0
+
+
+def test_the_fit_and_burst_table_of_a_long_log_are_those_of_the_sort_by_both(
+    long_log: EditLog, small_blocks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def both() -> tuple[pd.DataFrame, str, pd.DataFrame]:
+        f = fit(long_log, boot=20, gof_sims=5)
+        return f.table, f.shape.to_json(), burstiness_table(long_log, f, reps=3, stretch=2.0)
+
+    fast = both()
+    monkeypatch.setattr(sessions, "by_article", _by_article_ref)
+    monkeypatch.setattr(blockdraw, "sitting_starts", _sitting_starts_ref)
+    monkeypatch.setattr(blockdraw, "bulk_articles", _bulk_articles_ref)
+    ref = both()
+    pd.testing.assert_frame_equal(fast[0], ref[0], check_exact=True)
+    assert fast[1] == ref[1]
+    pd.testing.assert_frame_equal(fast[2], ref[2], check_exact=True)
