@@ -1,8 +1,9 @@
 """`calibrate` on a long history per article (issue 46, item 5): the burst runs' block-wise
-draws (``sim.calibrate.blockdraw``) and the time-ordered sort by article
-(``sessions.by_article``) give the same runs, fit and burst table as the straightforward
-code they replaced, kept here as the reference, on the shared log repeated three times in
-time with blocks small enough that every run crosses many of them."""
+draws (``sim.calibrate.blockdraw``), the time-ordered sort by article
+(``sessions.by_article``) and the runs made in threads (``sim.calibrate.overlog``) give the
+same runs, fit and burst table as the straightforward code they replaced, kept here as the
+reference, on the shared log repeated three times in time with blocks small enough that
+every run crosses many of them."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pandas as pd
 import pytest
 
 from sim.bench.calibrate_size import write_long_log
-from sim.calibrate import blockdraw, generate, sessions
+from sim.calibrate import blockdraw, generate, overlog, sessions
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
 from sim.calibrate.shape import stretch_sessions
@@ -138,7 +139,10 @@ def test_the_fit_and_burst_table_of_a_long_log_are_those_of_the_sort_by_both(
         f = fit(long_log, boot=20, gof_sims=5)
         return f.table, f.shape.to_json(), burstiness_table(long_log, f, reps=3, stretch=2.0)
 
+    monkeypatch.setattr(overlog, "THREADS", 3)  # the runs in threads, as a long log's
+    monkeypatch.setattr(overlog, "THREADED_ROWS", 1)
     fast = both()
+    monkeypatch.setattr(overlog, "THREADED_ROWS", 10**12)  # one after another
     monkeypatch.setattr(sessions, "by_article", _by_article_ref)
     monkeypatch.setattr(blockdraw, "sitting_starts", _sitting_starts_ref)
     monkeypatch.setattr(blockdraw, "bulk_articles", _bulk_articles_ref)

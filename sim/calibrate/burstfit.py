@@ -17,8 +17,8 @@ import numpy as np
 from sim.calibrate import sessions
 from sim.calibrate.fit import Fit
 from sim.calibrate.logs import EditLog
+from sim.calibrate.overlog import coefficients_over_log
 from sim.calibrate.shape import stretch_sessions
-from sim.calibrate.validate import lazy_over_log
 
 RUNS = 4
 """Generated runs per trial stretch, on the same seeds at every stretch (common random
@@ -33,8 +33,8 @@ def generated_b(f: Fit, log: EditLog, stretch: float, runs: int = RUNS, seed: in
     """Mean B of ``runs`` processes of ``f``'s shape, sessions stretched, over the log's span
     at its volume."""
     stretched = replace(f, shape=stretch_sessions(f.shape, stretch))
-    [(_, made)] = lazy_over_log(stretched, log, runs, seed, processes=("calibrated",))
-    return float(np.nanmean([sessions.coefficients(s.rank, s.time_s)[0] for s in made]))
+    made = coefficients_over_log(stretched, log, runs, seed, ("calibrated",))["calibrated"]
+    return float(np.nanmean(made[:, 0]))
 
 
 def burst_stretch(f: Fit, log: EditLog) -> float:

@@ -79,23 +79,26 @@ def lazy_replicates(
 
     def runs(name: str) -> Iterator[Saves]:
         for i in range(reps):
-            children = np.random.SeedSequence([seed, i]).spawn(len(CAL_STREAMS))
-            rngs = {s: np.random.default_rng(c) for s, c in zip(CAL_STREAMS, children, strict=True)}
-            yield generate(
-                f.shape, n_articles, per_day, span_s, rngs, PROCESSES[name], start_s=start_s
-            )
+            yield one_run(f, name, n_articles, per_day, span_s, start_s, seed, i)
 
     return [(name, runs(name)) for name in processes]
 
 
-def lazy_over_log(
-    f: Fit, log: EditLog, reps: int, seed: int, processes: tuple[str, ...] = tuple(PROCESSES)
-) -> list[tuple[str, Iterator[Saves]]]:
-    """``over_log``'s runs, each generated only when it is read."""
-    t0 = float(log.epoch_s[0])
-    span = float(log.epoch_s[-1]) - t0 + 1.0
-    return lazy_replicates(
-        f, log.n_articles, span, week_offset(t0), reps, seed, processes=processes
+def one_run(
+    f: Fit,
+    process: str,
+    n_articles: int,
+    saves_per_day: float,
+    span_s: float,
+    start_s: float,
+    seed: int,
+    i: int,
+) -> Saves:
+    """Run i of ``process``: its own streams, from seed (seed, i)."""
+    children = np.random.SeedSequence([seed, i]).spawn(len(CAL_STREAMS))
+    rngs = {s: np.random.default_rng(c) for s, c in zip(CAL_STREAMS, children, strict=True)}
+    return generate(
+        f.shape, n_articles, saves_per_day, span_s, rngs, PROCESSES[process], start_s=start_s
     )
 
 
@@ -188,6 +191,8 @@ def burstiness_table(
     process fitted to the whole log, with the range over ``reps`` runs over the log's span;
     and of the calibrated process with its sessions stretched ``stretch`` times (default:
     the stretch fitted to the log's B, the real-shape panel's burst arm)."""
+    from sim.calibrate.overlog import coefficients_over_log  # it runs with this module
+
     est = f.table.set_index("quantity")
     rows = []
     for coef in ("B", "M"):
@@ -198,15 +203,13 @@ def burstiness_table(
 
         stretch = burst_stretch(f, log)
     stretched = replace(f, shape=stretch_sessions(f.shape, stretch))
-    reps_of = [
-        *lazy_over_log(f, log, reps, seed),
-        *(
-            (f"calibrated, sessions ×{stretch:g}", runs)
-            for _, runs in lazy_over_log(stretched, log, reps, seed, processes=("calibrated",))
-        ),
-    ]
-    for process, runs in reps_of:
-        values = np.array([sessions.coefficients(s.rank, s.time_s)[:2] for s in runs])
+    reps_of = {
+        **coefficients_over_log(f, log, reps, seed),
+        f"calibrated, sessions ×{stretch:g}": coefficients_over_log(
+            stretched, log, reps, seed, ("calibrated",)
+        )["calibrated"],
+    }
+    for process, values in reps_of.items():
         for j, coef in enumerate(("B", "M")):
             v = values[:, j][np.isfinite(values[:, j])]
             lo, hi = np.quantile(v, [0.025, 0.975]) if len(v) else (np.nan, np.nan)

@@ -1,0 +1,50 @@
+"""The burst coefficients B and M of generated runs over a log's span, a few runs at a time.
+
+A long log's burst table and burst stretch generate about a hundred runs over its span (on
+the shared log repeated to 400,000 rows, centuries of clock hours and 400,000 saves each).
+numpy's draws, sorts and arithmetic release the GIL, so runs made in threads overlap on a
+machine's cores; each run has its own streams from seed (seed, i), so its values do not
+depend on which thread made it or when, and the runs come back in order.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from sim.calibrate import sessions
+from sim.calibrate.fit import Fit
+from sim.calibrate.logs import EditLog, week_offset
+from sim.calibrate.validate import PROCESSES, one_run
+
+THREADS = min(4, os.cpu_count() or 1)
+"""Runs made at once on a long log: each holds its run's arrays (some 50 MB at 400,000
+saves), so at most four."""
+THREADED_ROWS = 100_000
+"""From this many log rows on, runs go THREADS at a time; a shorter log's runs take
+milliseconds, one after another."""
+
+
+def coefficients_over_log(
+    f: Fit, log: EditLog, reps: int, seed: int, processes: tuple[str, ...] = tuple(PROCESSES)
+) -> dict[str, np.ndarray]:
+    """For each process, B and M (reps × 2) of its ``reps`` runs over the log's span at the
+    fitted volume, run i on seed (seed, i)."""
+    t0 = float(log.epoch_s[0])
+    span, start = float(log.epoch_s[-1]) - t0 + 1.0, week_offset(t0)
+
+    def coefficients(job: tuple[str, int]) -> tuple[float, float]:
+        process, i = job
+        run = one_run(f, process, log.n_articles, f.shape.log_saves_per_day, span, start, seed, i)
+        b, m, _ = sessions.coefficients(run.rank, run.time_s)
+        return b, m
+
+    jobs = [(process, i) for process in processes for i in range(reps)]
+    if len(log) >= THREADED_ROWS and THREADS > 1:
+        with ThreadPoolExecutor(THREADS) as pool:
+            values = list(pool.map(coefficients, jobs))
+    else:
+        values = [coefficients(job) for job in jobs]
+    return {p: np.array(values[j * reps : (j + 1) * reps]) for j, p in enumerate(processes)}
