@@ -7,12 +7,15 @@ every run crosses many of them."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from sim.bench.calibrate_size import write_long_log
-from sim.calibrate import blockdraw, generate, overlog, sessions
+from sim.calibrate import blockdraw, generate, logs, overlog, sessions
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
 from sim.calibrate.shape import stretch_sessions
@@ -150,3 +153,23 @@ def test_the_fit_and_burst_table_of_a_long_log_are_those_of_the_sort_by_both(
     pd.testing.assert_frame_equal(fast[0], ref[0], check_exact=True)
     assert fast[1] == ref[1]
     pd.testing.assert_frame_equal(fast[2], ref[2], check_exact=True)
+
+
+def test_a_log_past_2262_is_read_in_one_pass_as_row_by_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pandas' nanosecond times end in 2262: a history repeated in time reaches past it."""
+    path = tmp_path / "centuries-edits.csv"
+    write_long_log(path, 50 * 2_938)  # 50 copies of six years: past 2262
+    raw = path.read_bytes()
+    assert b"\n2263-" in raw
+    fast = logs._parse_fast(raw.decode(), str(path))
+    assert fast is not None
+    monkeypatch.setattr(logs, "_parse_fast", lambda text, name: None)
+    slow = logs.parse_log(raw, str(path))
+    for field in ("epoch_s", "publish", "article", "kind"):
+        u, v = getattr(fast, field), getattr(slow, field)
+        assert u.dtype == v.dtype and np.array_equal(u, v), field
+    bad = re.sub(rb"\n2263-[0-9]{2}-", b"\n2263-13-", raw, count=1)  # no 13th month
+    assert b"\n2263-13-" in bad
+    assert logs._parse_fast(bad.decode(), str(path)) is None

@@ -15,11 +15,14 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from sim.calibrate.generate import DAY_S, WEEK_S, Saves
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ("time", "publish", "author", "article", "change", "lines_added", "lines_removed")
 CHANGES = {"modify": 0, "rename": 1, "delete": 2, "add": 3}
@@ -219,7 +222,6 @@ def _parse_fast(text: str, name: str) -> EditLog | None:
         names = list(df.columns)
         if names != [str(c).strip() for c in names] or set(COLUMNS) - set(names) or not len(df):
             return None
-        when = pd.to_datetime(df["time"], format=_TIME_FORMAT, utc=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, KeyError, TypeError):
         return None
     if len(set(df.columns)) != len(df.columns) or df.isna().to_numpy().any():
@@ -235,11 +237,9 @@ def _parse_fast(text: str, name: str) -> EditLog | None:
         ids[col] = (again[raw_codes], distinct)
     if not set(ids["change"][1]) <= set(CHANGES):
         return None
-    try:
-        since = (when - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(seconds=1)
-    except (ValueError, OverflowError):
+    epoch = _epoch_s(df["time"])
+    if epoch is None:
         return None
-    epoch = since.to_numpy(dtype=np.int64).astype(float)
     if (epoch < _YEAR_1_S).any() or (epoch >= _YEAR_10000_S).any():
         return None  # outside what a UTC datetime holds: the careful way says so
     publish = df["publish"].to_numpy()
@@ -252,6 +252,34 @@ def _parse_fast(text: str, name: str) -> EditLog | None:
     return EditLog(
         epoch[order], publish[order], article[order], kinds[order], len(ids["article"][1]), name
     )
+
+
+_UTC_Z = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"
+"""A time in UTC with a Z, which numpy's whole seconds read at any year of four digits."""
+
+
+def _epoch_s(times: pd.Series) -> np.ndarray | None:
+    """Unix seconds of each time (the strict format), or None at the first doubt. pandas'
+    nanosecond times end in 2262; a log reaching past it (a history repeated in time) is
+    read, if every time is in UTC with a Z, as numpy's seconds, each distinct text once."""
+    import pandas as pd
+
+    try:
+        when = pd.to_datetime(times, format=_TIME_FORMAT, utc=True)
+        since = (when - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(seconds=1)
+        return since.to_numpy(dtype=np.int64).astype(float)
+    except pd.errors.OutOfBoundsDatetime:
+        pass
+    except (ValueError, OverflowError, TypeError):
+        return None
+    codes, distinct = pd.factorize(times, sort=False)
+    if not pd.Series(distinct, dtype=object).str.fullmatch(_UTC_Z).all():
+        return None
+    try:
+        seconds = np.array([t[:-1] for t in distinct], dtype="datetime64[s]")
+    except ValueError:
+        return None
+    return seconds.astype(np.int64).astype(float)[codes]
 
 
 def _time(text: str, name: str, line: int) -> float:
