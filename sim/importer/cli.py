@@ -160,6 +160,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
+        from sim.studymap import yourlog
+
+        print(yourlog.lines_for(log_path)[0])
     print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
     return 0
 
