@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from sim.calibrate.logs import COLUMNS, write_atomic
+from sim.corpus import KB_ID  # the KB serve serves
 from sim.importer import git
 from sim.importer.files import Notes
 from sim.importer.paths import Clash, built_whole, check_outputs
@@ -18,7 +19,6 @@ from sim.importer.select import Taken
 from sim.kb.importing import HistoryDiverged, digest
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
-from sim.model.opening import KB_ID  # the KB serve serves
 
 HELP = """\
 Import a folder of Markdown (.md, .markdown, .mdx) articles into a KB file that `serve --db`
