@@ -40,9 +40,12 @@ lock:
 	uv export --quiet --frozen --all-extras --no-emit-project --format requirements.txt \
 	  -o requirements.lock
 
+# ruff, then the import contracts ([tool.importlinter] in pyproject.toml: the KB store below
+# its MCP face below the model, no cycle among a package's modules).
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check sim tests notebooks
 	$(VENV)/bin/ruff format --check sim tests notebooks
+	$(VENV)/bin/lint-imports --no-cache
 
 # Every function in sim/ typed and checked ([tool.mypy] in pyproject.toml); the cache in
 # .mypy_cache makes a second run take seconds.
@@ -69,4 +72,4 @@ bench: $(VENV)/.installed
 	$(PY) -m sim bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .grimp_cache .import_linter_cache

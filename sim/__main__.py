@@ -136,6 +136,10 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
             habits,
         )
         text = text.replace("\n", f"\n{note}\n", 1) if note else text
+        if args.edit_shape is None:
+            from sim.importer.cli import default_edit_log
+
+            text, out = _with_log(text, out, args.edit_log or default_edit_log(args.db))
         print(json.dumps(out, indent=2) if args.json else text)
         return 0
     try:
@@ -156,8 +160,21 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
     text, out = advise_db.edit_log_advice(
         params, shape, costs, target, want, args.workers, args.simulate
     )
+    if args.edit_log is not None:
+        text, out = _with_log(text, out, args.edit_log)
     print(json.dumps(out, indent=2) if args.json else text)
     return 0
+
+
+def _with_log(text: str, out: dict[str, Any], log: Path) -> tuple[str, dict[str, Any]]:
+    """The advice with the edit log's own stale share by age (as § 7 measures the shared
+    logs), when there is a log."""
+    if not log.exists():
+        return text, out
+    from sim.studymap import yourlog
+
+    lines, rows = yourlog.lines_for(log)
+    return f"{text}\n{lines}", out | {"stale_by_age_from_log": rows}
 
 
 def _serve(srv: argparse.ArgumentParser, args: argparse.Namespace) -> NoReturn:

@@ -13,11 +13,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import numpy as np
 
 from sim import draws
 from sim.kb.store import KBStore
+from sim.kb.versions import us_from_datetime
+
+KB_ID = "kb-support"
+"""The id of the KB every simulated day, `serve` and `import` write (one KB a file)."""
+DAY_START_US = us_from_datetime(datetime(2026, 11, 9, 9, 0, tzinfo=UTC))
+"""09:00 UTC on a Monday: simulated time 0 as a version timestamp."""
 
 TOPICS: dict[str, tuple[str, ...]] = {
     "billing": (

@@ -42,6 +42,9 @@ def test_advise_from_the_packaged_log(tmp_path: Path) -> None:
     assert "nan" not in r.stdout
     progress = [x for x in r.stderr.splitlines() if x.startswith("advise: ")]
     assert progress and "calibrated 1 simulated day (1 in full, 0 without a save)" in progress[-1]
+    # the log itself measured as the report's map measures the shared logs
+    measured = r.stdout.split("  Stale citations by age, from the log's own rows", 1)[1]
+    assert "30 d: 25.2 % [21, 29.7]" in measured
 
 
 def test_advise_from_a_fitted_shape_as_json(

@@ -156,7 +156,7 @@ def test_a_loop_timed_several_times_reports_its_median_run(
 
     walls = iter([2.5, 1.5, 9.0, 1.9, 2.1])
     monkeypatch.setattr(
-        loops, "_run", lambda steps: {"wall_s": next(walls), "passed": True, "steps": []}
+        loops, "run_steps", lambda steps: {"wall_s": next(walls), "passed": True, "steps": []}
     )
     timed = loops._median_of(5, [("advise", ["true"])])
     assert timed["wall_s"] == 2.1 and timed["runs_wall_s"] == [2.5, 1.5, 9.0, 1.9, 2.1]
@@ -165,7 +165,7 @@ def test_a_loop_timed_several_times_reports_its_median_run(
     assert row["met"] is False
     passed = iter([True, False, True])  # the median run passed, another did not
     monkeypatch.setattr(
-        loops, "_run", lambda steps: {"wall_s": 1.0, "passed": next(passed), "steps": []}
+        loops, "run_steps", lambda steps: {"wall_s": 1.0, "passed": next(passed), "steps": []}
     )
     assert loops._median_of(3, [("advise", ["false"])])["passed"] is False
 

@@ -165,3 +165,26 @@ def test_calibrate_on_the_shared_log_prints_each_value_with_its_interval(
     assert {r["quantity"] for r in data["fit"]} >= {"zipf s", "saves per day", "mix body"}
     month = [r for r in data["stale_by_age"] if r["age_s"] == 30 * 86400 and r["draw"] == "uniform"]
     assert len(month) == 1 and 0 < month[0]["measured"] < 1
+
+
+def test_map_figure_places_the_log_on_the_map_and_bad_names_change_nothing(
+    tmp_path: Path, capsys
+) -> None:
+    out, png = tmp_path / "shape.json", tmp_path / "map.png"
+    code, stdout, _ = _run(
+        ["calibrate", str(BUNDLED), "--out", str(out), "--boot", "4", "--map-figure", str(png)],
+        capsys,
+    )
+    assert code == 0 and f"the map's figure in {png}" in stdout
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    made = png.read_bytes()
+    for flags, says in (
+        (["--map-figure", str(tmp_path / "map.svg")], "expected a .png file name"),
+        (["--map-figure", str(png)], "the file exists; pass --force"),
+        (["--map-figure", str(tmp_path / "no" / "map.png")], "its folder does not exist"),
+    ):
+        code, _, err = _run(["calibrate", str(BUNDLED), "--out", str(tmp_path / "x.json"),
+                             "--boot", "4", *flags], capsys)  # fmt: skip
+        assert code == 2 and "--map-figure" in err and says in err, err
+        assert "Traceback" not in err
+    assert png.read_bytes() == made and not (tmp_path / "x.json").exists()

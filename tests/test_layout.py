@@ -1,49 +1,56 @@
-"""The knowledge base and its face stay two packages: ``sim.server`` imports the store, and
-the store (``sim.kb``) imports neither its face nor the simulation, so it can be served or
-tested without them."""
+"""The import contracts (`[tool.importlinter]` in pyproject.toml, run by `make test`'s lint):
+they hold on the code, and each breaks when an import crosses it, a function's lazy one
+included, on a copy of the package."""
 
 from __future__ import annotations
 
-import ast
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-KB = Path(__file__).resolve().parent.parent / "sim" / "kb"
+ROOT = Path(__file__).resolve().parents[1]
+LINT = Path(sys.executable).with_name("lint-imports")
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Every module a file imports, at any depth (a function's lazy import counts)."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, f"{path.name}: a relative import; name the package"
-            assert node.module is not None
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
-
-
-def test_the_kb_package_holds_the_store_and_the_face_is_elsewhere() -> None:
-    assert (KB / "store.py").is_file()
-    assert not (KB / "tools.py").exists() and not (KB / "mcp_server.py").exists()
-
-
-@pytest.mark.parametrize("path", sorted(KB.glob("*.py")), ids=lambda p: p.name)
-def test_the_store_imports_nothing_from_its_face_or_the_model(path: Path) -> None:
-    forbidden = ("sim.server", "simpy", "sim.model")
-    bad = sorted(
-        name
-        for name in imported_modules(path)
-        if any(name == f or name.startswith(f + ".") for f in forbidden)
+def _lint(package_parent: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(package_parent)}
+    return subprocess.run(
+        [str(LINT), "--no-cache", "--config", str(ROOT / "pyproject.toml")],
+        cwd=package_parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    assert not bad, f"sim/kb/{path.name} imports {bad}"
 
 
-def test_the_scan_sees_a_lazy_import_of_the_face(tmp_path: Path) -> None:
-    """The check above can fail: a file importing the face, even inside a function, is seen."""
-    probe = tmp_path / "probe.py"
-    probe.write_text("import simpy\n\ndef f():\n    from sim.server import tools\n")
-    assert {"simpy", "sim.server", "sim.server.tools"} <= imported_modules(probe)
+def test_the_contracts_hold_on_the_code(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "sim", tmp_path / "sim", ignore=shutil.ignore_patterns("__pycache__"))
+    done = _lint(tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "3 kept, 0 broken" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "contract"),
+    [
+        ("kb/store.py", "import simpy", "The KB store knows nothing of its MCP face"),
+        ("kb/cas.py", "from sim.server import tools", "The KB store knows nothing of its MCP face"),
+        ("server/tools.py", "from sim.model import day", "Layers: the model, its MCP face"),
+        ("bench/process.py", "from sim.bench import loops", "No import cycle among the modules"),
+    ],
+)
+def test_an_import_across_a_contract_breaks_it(
+    tmp_path: Path, module: str, line: str, contract: str
+) -> None:
+    shutil.copytree(ROOT / "sim", tmp_path / "sim", ignore=shutil.ignore_patterns("__pycache__"))
+    path = tmp_path / "sim" / module
+    path.write_text(path.read_text() + f"\n\ndef _lazy() -> None:\n    {line}  # noqa\n")
+    done = _lint(tmp_path)
+    assert done.returncode != 0
+    broken = [x for x in done.stdout.splitlines() if x.endswith("BROKEN")]
+    assert any(x.startswith(contract) for x in broken), done.stdout[-3000:]

@@ -35,11 +35,16 @@ def test_two_workers_give_the_rows_of_one(one_process: dict[str, str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
+def cluster(deep: bool) -> Iterator[Any]:
+    """A local Dask cluster: its workers' start and stop cost about 9 CPU-s, so `make check`
+    runs these (--deep), and `make test` holds the worker count (above) and the CPU levels."""
+    if not deep:
+        pytest.skip("a Dask cluster: make check (pytest --deep -m deep)")
     with local_cluster() as c:
         yield c
 
 
+@pytest.mark.deep
 def test_a_dask_cluster_gives_the_rows_of_one_process(
     one_process: dict[str, str], cluster: Any
 ) -> None:
@@ -55,6 +60,7 @@ def test_a_dask_cluster_gives_the_rows_of_one_process(
     }
 
 
+@pytest.mark.deep
 def test_a_sweep_on_a_dask_cluster_gives_the_table_of_one_process(cluster: Any) -> None:
     points = grid(Params(n_articles=60, n_questions=20, n_saves=40), {"zipf_s": [0.5, 1.0]})
     local = sweep(points, [1, 2], ("staleness", "cas"), workers=1, progress=False)

@@ -95,16 +95,16 @@ def calibrate_wall(
     rows: int = ROWS, write: Callable[[Path, int], int] = write_log
 ) -> dict[str, Any]:
     """Write the log with ``write`` (not timed), then time `python -m sim calibrate LOG` once."""
-    from sim.bench.loops import _children_cpu_s
+    from sim.bench.process import children_cpu_s
 
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "generated-edits.csv"
         written = write(log, rows)
         command = [sys.executable, "-m", "sim", "calibrate", str(log), "--out",
                    f"{tmp}/generated.shape.json"]  # fmt: skip
-        t, cpu = time.perf_counter(), _children_cpu_s()
+        t, cpu = time.perf_counter(), children_cpu_s()
         done = subprocess.run(command, capture_output=True, text=True, check=False)
-        wall, cpu = time.perf_counter() - t, _children_cpu_s() - cpu
+        wall, cpu = time.perf_counter() - t, children_cpu_s() - cpu
     peak = re.search(r"peak memory ([\d,]+) MB", done.stderr)
     return {
         "wall_s": wall,

@@ -35,8 +35,9 @@ import anyio
 
 from sim.bench import http_raw as raw
 from sim.bench.http_process import HttpServer
+from sim.bench.http_report import MODES, table
 from sim.bench.http_wire import Connection, WireError, WireResponse
-from sim.model.opening import KB_ID
+from sim.corpus import KB_ID
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS = (1, 10, 50, 200)
@@ -181,14 +182,6 @@ async def level(url: str, clients: int, tools: list[str], seconds: float) -> dic
     }
 
 
-MODES: tuple[tuple[str, str, str, list[str]], ...] = (
-    ("kb", "floor", "SSE", []),
-    ("kb_json", "floor_json", "JSON", ["--http-json"]),
-)
-"""(this server's key, the floor's key, how each POST is answered, serve's flag): the SDK's
-default SSE stream, and one JSON body (`serve --http-json`, the floor's --json)."""
-
-
 def measure(
     clients: tuple[int, ...] = CLIENTS,
     seconds: float = LEVEL_S,
@@ -233,8 +226,6 @@ def measure(
 
 
 if __name__ == "__main__":
-    from sim.bench.http_report import table
-
     result = measure()
     print(table(result))
     for kb_key, floor_key, _answered, _flags in MODES:

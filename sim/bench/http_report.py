@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.bench.http_load import MODES
+MODES: tuple[tuple[str, str, str, list[str]], ...] = (
+    ("kb", "floor", "SSE", []),
+    ("kb_json", "floor_json", "JSON", ["--http-json"]),
+)
+"""(this server's key, the floor's key, how each POST is answered, serve's flag): the SDK's
+default SSE stream, and one JSON body (`serve --http-json`, the floor's --json)."""
 
 TARGET_CLIENTS = 50
 TARGET_FLOOR_RATIO = 0.9

@@ -1,5 +1,5 @@
 """`import` and `advise --db` at a real docs site's size, and `advise --edit-log` on the
-shared log, timed end to end as a user runs them (``loops._run``).
+shared log, timed end to end as a user runs them (``process.run_steps``).
 
 The site is ``docsrepo.build``'s generated git repository (1,000 or 10,000 articles, two
 commits per article), built in a scratch folder before the clock starts. `import` is
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.bench.docsrepo import build
-from sim.bench.loops import MAKE_ENV, ROOT, _run
+from sim.bench.process import MAKE_ENV, ROOT, run_steps
 from sim.calibrate.logs import BUNDLED
 
 
@@ -30,7 +30,7 @@ def import_and_advise_wall(articles: int) -> dict[str, Any]:
         repo = build(Path(tmp) / "docs", articles)
         db = str(Path(tmp) / "kb.sqlite")
         advise = [sys.executable, "-m", "sim", "advise", "--db", db]
-        return _run(
+        return run_steps(
             [
                 ("import", [sys.executable, "-m", "sim", "import", str(repo), "--db", db]),
                 ("advise --db, 2 days", [*advise, "--simulate", "2"]),
@@ -45,7 +45,7 @@ def edit_log_wall() -> dict[str, Any]:
     with --json once more for what it stopped on and each process's choice with its days
     and interval (the time of that second run is not the loop's)."""
     command = [sys.executable, "-m", "sim", "advise", "--edit-log", str(BUNDLED)]
-    timed = _run([("advise --edit-log", command)])
+    timed = run_steps([("advise --edit-log", command)])
     done = subprocess.run(
         [*command, "--json"], cwd=ROOT, env=MAKE_ENV, capture_output=True, text=True
     )

@@ -10,51 +10,13 @@ the repository's own suite, its regression test included.
 
 from __future__ import annotations
 
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-MAKE_ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": ""}
-"""The environment the Makefile gives its commands: bytecode caches are written."""
-
-
-def _children_cpu_s() -> float:
-    import resource  # Unix only: imported here, so `python -m sim` starts on Windows too
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _run(steps: list[tuple[str, list[str]]]) -> dict[str, Any]:
-    """Wall seconds of the (name, command) steps in order, run from the repository, and
-    whether all passed; the first to fail stops the timing."""
-    started = time.perf_counter()
-    timed = []
-    for name, command in steps:
-        t, cpu = time.perf_counter(), _children_cpu_s()
-        done = subprocess.run(command, cwd=ROOT, env=MAKE_ENV, capture_output=True, text=True)
-        timed.append(
-            {
-                "step": name,
-                "wall_s": time.perf_counter() - t,
-                "cpu_s": _children_cpu_s() - cpu,
-            }
-        )
-        if done.returncode != 0:
-            return {
-                "wall_s": time.perf_counter() - started,
-                "passed": False,
-                "steps": timed,
-                "failure": (done.stdout + done.stderr)[-2_000:],
-            }
-    return {"wall_s": time.perf_counter() - started, "passed": True, "steps": timed}
+from sim.bench.process import run_steps
 
 
 def reproduce_wall() -> dict[str, Any]:
@@ -64,7 +26,7 @@ def reproduce_wall() -> dict[str, Any]:
 
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
-        timed = _run(
+        timed = run_steps(
             [
                 ("study", [py, "-m", "sim", "reproduce", "--out", f"{tmp}/results"]),
                 ("notebook", [py, "-m", "sim", "notebook", "--out", f"{tmp}/notebook"]),
@@ -77,14 +39,14 @@ def quick_wall() -> dict[str, Any]:
     """`python -m sim reproduce --quick`: every table and figure on a twentieth of the seeds."""
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "sim", "reproduce", "--quick", "--out", f"{tmp}/q"]
-        return _run([("quick study", command)])
+        return run_steps([("quick study", command)])
 
 
 def test_wall() -> dict[str, Any]:
     """`make test` once its environment is installed: ruff, then pytest (on every core, up to
     four: pyproject's addopts run it under pytest-xdist)."""
     py = sys.executable
-    return _run(
+    return run_steps(
         [
             ("ruff check", [py, "-m", "ruff", "check", "sim", "tests", "notebooks"]),
             ("ruff format", [py, "-m", "ruff", "format", "--check", "sim", "tests", "notebooks"]),
@@ -97,14 +59,14 @@ def check_wall() -> dict[str, Any]:
     """`make check`: the full fresh rerun (study, notebook) compared with results/, then the
     deep tests."""
     deep = [sys.executable, "-m", "pytest", "-q", "--deep", "-m", "deep"]
-    return _run([("check", [sys.executable, "-m", "sim.check"]), ("deep tests", deep)])
+    return run_steps([("check", [sys.executable, "-m", "sim.check"]), ("deep tests", deep)])
 
 
 def _median_of(runs: int, steps: list[tuple[str, list[str]]]) -> dict[str, Any]:
     """`_run` `runs` times: the run of median wall time, with every run's wall seconds
     (`runs_wall_s`); passed only if every run passed. For loops of seconds, where one run
     says more about the machine's neighbours than about the code."""
-    done = [_run(steps) for _ in range(runs)]
+    done = [run_steps(steps) for _ in range(runs)]
     walls = [d["wall_s"] for d in done]
     median = statistics.median_low(walls)
     passed = all(d["passed"] for d in done)
@@ -147,7 +109,7 @@ def http_load_table() -> dict[str, Any]:
 
 
 def _import_advise_wall(articles: int) -> dict[str, Any]:
-    from sim.bench import imported  # it imports this module: loaded when a loop runs
+    from sim.bench import imported  # loaded when a loop runs
 
     return imported.import_and_advise_wall(articles)
 

@@ -66,7 +66,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             f"--session-gap-h: expected hours above 0 up to a year; got {args.session_gap_h}"
         )
     out = args.out if args.out is not None else default_out(args)
-    for flag, path in (("--out", out), ("--log-out", args.log_out)):
+    if args.map_figure is not None and args.map_figure.suffix.lower() != ".png":
+        parser.error(f"--map-figure {args.map_figure}: expected a .png file name")
+    for flag, path in (
+        ("--out", out),
+        ("--log-out", args.log_out),
+        ("--map-figure", args.map_figure),
+    ):
         if path is not None and not path.resolve().parent.is_dir():
             parser.error(f"{flag} {path}: its folder does not exist; create it or choose another")
         if path is not None and path.exists() and not args.force:
@@ -104,6 +110,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         write_atomic(out, f.shape.to_json() + "\n")
     except OSError as e:
         parser.exit(2, f"{parser.prog}: error: --out {out}: cannot write it ({e.strerror})\n")
+    if args.map_figure is not None:
+        from sim.studymap import yourlog
+
+        try:
+            yourlog.save(yourlog.figure(log, Path(log.source).stem), args.map_figure)
+        except OSError as e:
+            parser.exit(
+                2,
+                f"{parser.prog}: error: --map-figure {args.map_figure}: cannot write it "
+                f"({e.strerror}); the shape is written\n",
+            )
     if args.json:
         stale = stale_by_age.measure(log).to_dict(orient="records")
         print(
@@ -117,6 +134,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(
             f"{'Replaced' if replaced else 'Wrote'} the shape in {out}"
             + (f" and the log in {args.log_out}" if args.log_out else "")
+            + (f", the map's figure in {args.map_figure}" if args.map_figure else "")
             + ". Use it:"
         )
         print(f"  python -m sim advise --edit-shape {out}")

@@ -53,8 +53,16 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         type=Path,
         help="shape file to write (default: LOG-NAME.shape.json in the current folder)",
     )
-    cal.add_argument("--force", action="store_true", help="replace an existing --out file")
+    cal.add_argument(
+        "--force", action="store_true", help="replace an existing --out (or --map-figure) file"
+    )
     cal.add_argument("--log-out", type=Path, help="with --git: also write the extracted CSV")
+    cal.add_argument(
+        "--map-figure",
+        type=Path,
+        metavar="PNG",
+        help="also draw the log on the map's stale-share figure (REPORT.md § 7), into PNG",
+    )
     cal.add_argument("--json", action="store_true", help="print the fit as JSON, not text")
     cal.add_argument("--boot", type=int, default=200, help="bootstrap resamples (default 200)")
     cal.add_argument("--seed", type=int, default=1, help="seed of the bootstrap (default 1)")

@@ -1,4 +1,5 @@
-"""The burst coefficients B and M of generated runs over a log's span, a few runs at a time.
+"""The processes a log's fit is compared with, their seeded runs, and the burst coefficients
+B and M of runs over a log's span, a few runs at a time.
 
 A long log's burst table and burst stretch generate about a hundred runs over its span (on
 the shared log repeated to 400,000 rows, centuries of clock hours and 400,000 saves each).
@@ -16,15 +17,35 @@ import numpy as np
 
 from sim.calibrate import sessions
 from sim.calibrate.fit import Fit
+from sim.calibrate.generate import CAL_STREAMS, FEATURES, Saves, generate
 from sim.calibrate.logs import EditLog, week_offset
-from sim.calibrate.validate import PROCESSES, one_run
 
+PROCESSES = {"calibrated": frozenset(FEATURES), "write-up (volume only)": frozenset()}
+"""Each process as the generator's features: all real features, or none (the write-up's)."""
 THREADS = min(4, os.cpu_count() or 1)
 """Runs made at once on a long log: each holds its run's arrays (some 50 MB at 400,000
 saves), so at most four."""
 THREADED_ROWS = 100_000
 """From this many log rows on, runs go THREADS at a time; a shorter log's runs take
 milliseconds, one after another."""
+
+
+def one_run(
+    f: Fit,
+    process: str,
+    n_articles: int,
+    saves_per_day: float,
+    span_s: float,
+    start_s: float,
+    seed: int,
+    i: int,
+) -> Saves:
+    """Run i of ``process``: its own streams, from seed (seed, i)."""
+    children = np.random.SeedSequence([seed, i]).spawn(len(CAL_STREAMS))
+    rngs = {s: np.random.default_rng(c) for s, c in zip(CAL_STREAMS, children, strict=True)}
+    return generate(
+        f.shape, n_articles, saves_per_day, span_s, rngs, PROCESSES[process], start_s=start_s
+    )
 
 
 def coefficients_over_log(

@@ -22,13 +22,12 @@ from matplotlib.figure import Figure
 
 from sim.calibrate import drift, popfit, sessions
 from sim.calibrate.fit import Fit, fit
-from sim.calibrate.generate import CAL_STREAMS, DAY_S, FEATURES, Saves, generate
+from sim.calibrate.generate import DAY_S, Saves
 from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
+from sim.calibrate.overlog import PROCESSES, coefficients_over_log, one_run
 from sim.calibrate.shape import stretch_sessions
 from sim.calibrate.stats import STATISTICS, summary
 
-PROCESSES = {"calibrated": frozenset(FEATURES), "write-up (volume only)": frozenset()}
-"""Each process as the generator's features: all real features, or none (the write-up's)."""
 TRAIN_SHARE = 2 / 3
 
 
@@ -82,24 +81,6 @@ def lazy_replicates(
             yield one_run(f, name, n_articles, per_day, span_s, start_s, seed, i)
 
     return [(name, runs(name)) for name in processes]
-
-
-def one_run(
-    f: Fit,
-    process: str,
-    n_articles: int,
-    saves_per_day: float,
-    span_s: float,
-    start_s: float,
-    seed: int,
-    i: int,
-) -> Saves:
-    """Run i of ``process``: its own streams, from seed (seed, i)."""
-    children = np.random.SeedSequence([seed, i]).spawn(len(CAL_STREAMS))
-    rngs = {s: np.random.default_rng(c) for s, c in zip(CAL_STREAMS, children, strict=True)}
-    return generate(
-        f.shape, n_articles, saves_per_day, span_s, rngs, PROCESSES[process], start_s=start_s
-    )
 
 
 def over_log(
@@ -191,8 +172,6 @@ def burstiness_table(
     process fitted to the whole log, with the range over ``reps`` runs over the log's span;
     and of the calibrated process with its sessions stretched ``stretch`` times (default:
     the stretch fitted to the log's B, the real-shape panel's burst arm)."""
-    from sim.calibrate.overlog import coefficients_over_log  # it runs with this module
-
     est = f.table.set_index("quantity")
     rows = []
     for coef in ("B", "M"):

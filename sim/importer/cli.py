@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from sim.calibrate.logs import COLUMNS, write_atomic
+from sim.corpus import KB_ID  # the KB serve serves
 from sim.importer import git
 from sim.importer.files import Notes
 from sim.importer.paths import Clash, built_whole, check_outputs
@@ -18,7 +19,6 @@ from sim.importer.select import Taken
 from sim.kb.importing import HistoryDiverged, digest
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
-from sim.model.opening import KB_ID  # the KB serve serves
 
 HELP = """\
 Import a folder of Markdown (.md, .markdown, .mdx) articles into a KB file that `serve --db`
@@ -160,6 +160,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
+        from sim.studymap import yourlog
+
+        print(yourlog.lines_for(log_path)[0])
     print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
     return 0
 

@@ -18,11 +18,10 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.corpus import ArticleSpec
+from sim.corpus import DAY_START_US, KB_ID, ArticleSpec
 from sim.importer.markdown import headings
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
-from sim.model.opening import DAY_START_US, KB_ID  # it imports this module only lazily
 from sim.server.reads import search_words
 
 MAX_QUERIES = 100_000

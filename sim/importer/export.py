@@ -15,12 +15,12 @@ import sqlite3
 import sys
 from pathlib import Path, PurePosixPath
 
+from sim.corpus import KB_ID
 from sim.importer.frontmatter import Malformed
 from sim.importer.markdown import parse
 from sim.kb.importing import digest
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
-from sim.model.opening import KB_ID
 
 HELP = """\
 Write the articles of an imported KB whose title or text changed since its last import (an

@@ -8,35 +8,12 @@ instead of re-creating every article.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from sim import corpus, rng
-from sim.corpus import ArticleSpec
+from sim.corpus import DAY_START_US, KB_ID, ArticleSpec
+from sim.gcpause import collector_paused
 from sim.kb.store import KBStore
-from sim.kb.versions import us_from_datetime
-
-KB_ID = "kb-support"
-DAY_START_US = us_from_datetime(datetime(2026, 11, 9, 9, 0, tzinfo=UTC))
-"""09:00 UTC on a Monday: simulated time 0 as a version timestamp."""
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off meanwhile, for work that allocates many
-    containers and frees no cycle: an opening (the collector's passes over the caller's
-    heap, the advisor's holding pandas, cost 0.3-0.6 s of a 50,000-article opening), or
-    loading the MCP SDK (``sim.serve``)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def open_kb(store: KBStore, seed: int, n_articles: int) -> tuple[ArticleSpec, ...]:

@@ -35,8 +35,9 @@ from typing import Any, TextIO
 
 import anyio
 
+from sim.corpus import KB_ID
+from sim.gcpause import collector_paused
 from sim.kb.store import KBStore
-from sim.model.opening import KB_ID, collector_paused
 from sim.server.follow import DEFAULT_FOLLOW_S
 from sim.server.grants import Grant, Verifier, loopback_grant
 
@@ -216,8 +217,8 @@ async def serve_http(
     with collector_paused():  # as serve() on stdio: the SDK's classes load once, then freeze
         import uvicorn
 
-        from sim.serve import human_editor, wall_clock_us
         from sim.server.calllog import CallLog
+        from sim.server.editor import human_editor, wall_clock_us
         from sim.server.follow import follow_log
         from sim.server.tools import KBServer
     gc.freeze()

@@ -39,22 +39,30 @@ def _span(values: pd.Series) -> str:
     return pct(lo) if pct(lo) == pct(hi) else f"{pct(lo)}–{pct(hi)}"
 
 
-def stale_title(stale: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -> str:
+def stale_title(stale: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float, who: str) -> str:
     same = stale[stale["relation"] == "same"]
     at = same.assign(
         gap=np.abs(exactmath.log(same["edits_per_article_day"].to_numpy() / writeup_rate))
     )
     near = at[at["gap"] == at["gap"].min()].set_index("age_s")["stale_at_age"]
     pop = logs[logs["draw"] == "popularity"].set_index("age_s")
+    spans = [
+        f"{_span(pop.loc[age, 'measured'])} after {when}"
+        for age, when in ((DAY_S, "a day"), (30 * DAY_S, "a month"))
+        if age in pop.index  # a log shorter than the age measures none at it
+    ]
     return (
         f"At the write-up's {writeup_rate:.3g} edits per article a day {pct(near[8 * 3600.0])}"
-        f" of citations are stale after 8 h;\nthe real help centres' own rows: "
-        f"{_span(pop.loc[DAY_S, 'measured'])} after a day, "
-        f"{_span(pop.loc[30 * DAY_S, 'measured'])} after a month"
+        f" of citations are stale after 8 h;\n{who}: " + (", ".join(spans) or "too short a log")
     )
 
 
-def stale_figure(stale: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -> Figure:
+def stale_figure(
+    stale: pd.DataFrame,
+    logs: pd.DataFrame,
+    writeup_rate: float,
+    who: str = "the real help centres' own rows",
+) -> Figure:
     """Stale share against edits per article per day, one line per citation age (solid:
     questions on the edits' ranking; dashed: independent); each log's own measurement at
     its intensity (popularity draw, window interval)."""
@@ -98,7 +106,7 @@ def stale_figure(stale: pd.DataFrame, logs: pd.DataFrame, writeup_rate: float) -
     ax.set(xscale="log", yscale="log", ylim=(1e-3, 100))
     ax.set_xlabel("edits per cited article per day (mean over articles)")
     ax.set_ylabel("citations stale at that age (%)")
-    ax.set_title(stale_title(stale, logs, writeup_rate), fontsize=9)
+    ax.set_title(stale_title(stale, logs, writeup_rate, who), fontsize=9)
     ax.legend(
         fontsize=7,
         ncol=2,

@@ -17,6 +17,7 @@ to the measurement is the log's burstiness and bulk publishes."""
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 import numpy as np
@@ -77,7 +78,8 @@ def intensity(log: EditLog) -> float:
     """Saves per alive article per day over the log's span."""
     lo, hi = float(log.epoch_s.min()), float(log.epoch_s.max())
     start, end = _alive(log, lo, hi)
-    return float(_saves(log).sum() / ((end - start).sum() / DAY_S))
+    alive_days = float((end - start).sum()) / DAY_S
+    return float(_saves(log).sum() / alive_days) if alive_days > 0 else math.nan
 
 
 def measure(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> pd.DataFrame:

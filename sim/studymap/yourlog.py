@@ -1,0 +1,59 @@
+"""A user's own edit log on the map: the same measurement § 7 makes of the shared logs (its
+stale share by citation age from its own rows, with window intervals) as text, rows and a
+figure that places the log beside the closed form's lines. `calibrate`, `advise` and
+`import` print it for the log they were given or wrote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from sim.calibrate.logs import EditLog, LogError, read_log
+from sim.params import Params
+from sim.studymap import figures, logs, tables
+
+
+def measured(log: EditLog, name: str) -> Any:
+    """The log's rows as the map's ``map_logs`` holds the shared logs'."""
+    return tables.logs_table({name: log})
+
+
+def figure(log: EditLog, name: str, base: Params | None = None) -> Figure:
+    """The map's stale figure with this log placed on it, its lines drawn from a decade
+    below the log's intensity to a decade above the write-up's day."""
+    base = base or Params()
+    rate = tables.per_article_day(base, base.n_saves)
+    rows = measured(log, name)
+    axis = tables.rate_axis([logs.intensity(log)], max(rate, logs.intensity(log)))
+    return figures.stale_figure(tables.stale_map(axis), rows, rate, f"{name}'s own rows")
+
+
+def save(fig: Figure, path: Path) -> None:
+    """The figure as `make reproduce` saves the map's, written whole (a temporary file beside
+    it, then renamed) so a failed write leaves what was there."""
+    import os
+    import tempfile
+
+    import matplotlib.pyplot as plt
+
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.resolve().parent)
+    os.close(fd)
+    try:
+        fig.savefig(name, dpi=120, bbox_inches="tight", metadata={"Software": None})
+        os.replace(name, path)
+    finally:
+        plt.close(fig)
+        Path(name).unlink(missing_ok=True)
+
+
+def lines_for(path: Path) -> tuple[str, list[dict[str, Any]]]:
+    """The measurement of the edit log at `path` as `advise` and `import` print it (and its
+    rows, for JSON), or one line saying why there is none: a log they cannot read is
+    reported, not raised, as the advice or the import stands without it."""
+    try:
+        log = read_log(path)
+    except (LogError, ValueError, OSError) as e:
+        return f"  Stale citations by age: {path} cannot be measured ({e}).", []
+    return logs.render(log), logs.measure(log).to_dict(orient="records")
