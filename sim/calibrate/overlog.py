@@ -25,7 +25,7 @@ PROCESSES = {"calibrated": frozenset(FEATURES), "write-up (volume only)": frozen
 THREADS = min(4, os.cpu_count() or 1)
 """Runs made at once on a long log: each holds its run's arrays (some 50 MB at 400,000
 saves), so at most four."""
-THREADED_ROWS = 100_000
+THREADED_ROWS = 20_000
 """From this many log rows on, runs go THREADS at a time; a shorter log's runs take
 milliseconds, one after another."""
 
