@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import math
 import textwrap
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from sim import exactmath
 from sim.calibrate.logs import CHANGES, EditLog
 from sim.studymap.forms import DAY_S, Relation, human_rejection
+
+if TYPE_CHECKING:  # only measure() makes a table: `import` and `advise` skip loading pandas
+    import pandas as pd
 
 AGES_S = (5.0, 60.0, 600.0, 3600.0, 4 * 3600.0, 8 * 3600.0, DAY_S, 7 * DAY_S, 30 * DAY_S)
 """Citation ages (and CAS delays) measured: 5 s and 4 h are the write-up's delays."""
@@ -83,6 +86,13 @@ def intensity(log: EditLog) -> float:
 
 
 def measure(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> pd.DataFrame:
+    """``measured_rows`` as a table (what the map's ``map_logs`` holds)."""
+    import pandas as pd
+
+    return pd.DataFrame(measured_rows(log, ages_s))
+
+
+def measured_rows(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> list[dict[str, Any]]:
     """Per age and draw: the measured stale share with its window interval, the Poisson
     prediction at the log's own rates, and the write-up's popularity at the log's intensity."""
     t0, t1 = float(log.epoch_s.min()), float(log.epoch_s.max())
@@ -124,13 +134,13 @@ def measure(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> pd.DataFrame:
                     "edits_per_article_day": rate,
                 }
             )
-    return pd.DataFrame(rows)
+    return rows
 
 
 def render(log: EditLog) -> str:
-    """The measurement as `python -m sim calibrate` prints it."""
-    m = measure(log)
-    if m.empty:
+    """The measurement as `python -m sim calibrate` (and `advise`, `import`) prints it."""
+    m = measured_rows(log)
+    if not m:
         return "  Stale citations by age: the log spans less than every age measured."
     t = traits(log)
     head = (
@@ -141,8 +151,9 @@ def render(log: EditLog) -> str:
         " alone causes:"
     )
     lines = textwrap.wrap(head, 96, initial_indent="  ", subsequent_indent="  ")
-    for age, g in m.groupby("age_s", sort=False):
-        p, u = g.set_index("draw").loc["popularity"], g.set_index("draw").loc["uniform"]
+    by = {(r["age_s"], r["draw"]): r for r in m}
+    for age in dict.fromkeys(r["age_s"] for r in m):
+        p, u = by[age, "popularity"], by[age, "uniform"]
         lines.append(
             f"    {_age(age):>8}: {100 * p['measured']:.3g} % [{100 * p['measured_ci_lo']:.3g},"
             f" {100 * p['measured_ci_hi']:.3g}]; uniform {100 * u['measured']:.3g} %;"

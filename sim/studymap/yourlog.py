@@ -6,23 +6,29 @@ figure that places the log beside the closed form's lines. `calibrate`, `advise`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from sim.calibrate.logs import EditLog, LogError, read_log
-from sim.params import Params
-from sim.studymap import figures, logs, tables
+
+if TYPE_CHECKING:  # matplotlib and the map's tables load only for a figure (import: 1 s less)
+    from matplotlib.figure import Figure
+
+    from sim.params import Params
 
 
 def measured(log: EditLog, name: str) -> Any:
     """The log's rows as the map's ``map_logs`` holds the shared logs'."""
+    from sim.studymap import tables
+
     return tables.logs_table({name: log})
 
 
 def figure(log: EditLog, name: str, base: Params | None = None) -> Figure:
     """The map's stale figure with this log placed on it, its lines drawn from a decade
     below the log's intensity to a decade above the write-up's day."""
+    from sim.params import Params
+    from sim.studymap import figures, logs, tables
+
     base = base or Params()
     rate = tables.per_article_day(base, base.n_saves)
     rows = measured(log, name)
@@ -52,8 +58,10 @@ def lines_for(path: Path) -> tuple[str, list[dict[str, Any]]]:
     """The measurement of the edit log at `path` as `advise` and `import` print it (and its
     rows, for JSON), or one line saying why there is none: a log they cannot read is
     reported, not raised, as the advice or the import stands without it."""
+    from sim.studymap import logs
+
     try:
         log = read_log(path)
     except (LogError, ValueError, OSError) as e:
         return f"  Stale citations by age: {path} cannot be measured ({e}).", []
-    return logs.render(log), logs.measure(log).to_dict(orient="records")
+    return logs.render(log), logs.measured_rows(log)
