@@ -65,7 +65,7 @@ def sitting_starts(
     return np.repeat(lo, count) + np.repeat(width, count) * rng.random(int(count.sum()))
 
 
-def _edges(first: float, start_s: float, t0: float, t1: float, j: np.ndarray) -> np.ndarray:
+def _edges(first: float, start_s: float, t0: float, t1: float, j: np.ndarray | int) -> np.ndarray:
     """Edge ``j`` of the clock hours from hour ``first`` (counted from the Monday), relative
     to time 0 and clipped to [t0, t1]."""
     return np.clip((first + np.asarray(j).astype(float)) * HOUR_S - start_s, t0, t1)
