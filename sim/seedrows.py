@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from sim.calibrate.validate import calibration_outputs
+from sim.calibrate.panel import calibration_outputs
 from sim.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
 from sim.metrics import joined, per_seed
 from sim.params import Params

@@ -21,9 +21,10 @@ from sim.calibrate.generate import (
     saves_per_day_for,
 )
 from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
+from sim.calibrate.panel import calibration_outputs
 from sim.calibrate.shape import EditShape, load_shape
 from sim.calibrate.stats import STATISTICS, summary
-from sim.calibrate.validate import calibration_outputs, replicate
+from sim.calibrate.validate import replicate
 from sim.report.calibration import calibration_text
 from sim.rng import STREAMS
 

@@ -17,9 +17,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from matplotlib.figure import Figure
 
-from sim.calibrate.logs import PANEL, initial_imports, read_log
-from sim.calibrate.validate import Split, compare, held_out_rows, replicate, split_log
+from sim.calibrate.fit import fit
+from sim.calibrate.logs import BUNDLED, PANEL, initial_imports, read_log
+from sim.calibrate.validate import (
+    Split,
+    burstiness_table,
+    compare,
+    figure,
+    gof_table,
+    held_out_rows,
+    replicate,
+    split_log,
+)
 
 
 def panel_tables(
@@ -90,3 +101,24 @@ def imports(splits: dict[str, Split]) -> pd.DataFrame:
 
 def _log_first(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[["log", *[c for c in frame.columns if c != "log"]]]
+
+
+def calibration_outputs(
+    log_path: str | Path | None = None,
+    reps: int = 200,
+    boot: int = 200,
+    seed: int = 1,
+    panel: dict[str, Path] | None = None,
+) -> tuple[dict[str, pd.DataFrame], Figure]:
+    """What `make reproduce` commits of the calibration: tables (fit, gof, burstiness of a
+    log, default the bundled help-centre log; the validation, transfer and imports of every
+    log of the panel) and the figure."""
+    log = read_log(log_path or BUNDLED)
+    f = fit(log, boot=boot, gof_sims=boot, seed=seed)
+    tables = {
+        "fit": f.table,
+        "gof": gof_table(f),
+        "burstiness": burstiness_table(log, f, max(2, reps // 4), seed),
+        **panel_tables(panel, reps, seed, gof_sims=boot),
+    }
+    return tables, figure(log, f, seed)

@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from sim.calibrate import drift, popfit, sessions
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.generate import DAY_S, Saves
-from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
+from sim.calibrate.logs import EditLog, week_offset
 from sim.calibrate.overlog import PROCESSES, coefficients_over_log, one_run
 from sim.calibrate.shape import stretch_sessions
 from sim.calibrate.stats import STATISTICS, summary
@@ -211,28 +211,6 @@ def gof_table(f: Fit) -> pd.DataFrame:
             for g in f.gof
         ]
     )
-
-
-def calibration_outputs(
-    log_path: str | Path | None = None,
-    reps: int = 200,
-    boot: int = 200,
-    seed: int = 1,
-    panel: dict[str, Path] | None = None,
-) -> tuple[dict[str, pd.DataFrame], Figure]:
-    """Tables (fit, gof, burstiness of a log, default the bundled help-centre log; the
-    validation, transfer and imports of every log of the panel) and the figure."""
-    from sim.calibrate.panel import panel_tables
-
-    log = read_log(log_path or BUNDLED)
-    f = fit(log, boot=boot, gof_sims=boot, seed=seed)
-    tables = {
-        "fit": f.table,
-        "gof": gof_table(f),
-        "burstiness": burstiness_table(log, f, max(2, reps // 4), seed),
-        **panel_tables(panel, reps, seed, gof_sims=boot),
-    }
-    return tables, figure(log, f, seed)
 
 
 def figure(log: EditLog, f: Fit, seed: int = 1) -> Figure:

@@ -2,7 +2,7 @@
 whether the fitted process (and the write-up's) reproduces a stretch of the log it never saw.
 
 Every number comes from the calibration's tables (`calibration_*.csv`), which
-``sim.calibrate.validate.calibration_outputs`` makes from the packaged log (the fit) and
+``sim.calibrate.panel.calibration_outputs`` makes from the packaged log (the fit) and
 the panel of logs (the held-out and transfer tests: ``sim.report.calibration_panel``).
 """
 
