@@ -219,4 +219,5 @@ def test_the_first_page_names_only_an_assumed_question_relation_from_the_panel()
     assert set(m["family"]["arm"]) == {"calibrated_independent"}  # features are not picked
     text = _assumed(m)
     assert "questions independent of edits move it by -18.8 points (" in text
-    assert f"over the {len(m['family'])} panel moves" in text
+    assert f"the largest of the {len(m['family'])} panel moves" in text
+    assert "its interval is not adjusted for the pick" in text

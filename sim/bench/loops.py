@@ -14,6 +14,7 @@ import statistics
 import sys
 import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from sim.bench.process import run_steps
@@ -43,16 +44,22 @@ def quick_wall() -> dict[str, Any]:
 
 
 def test_wall() -> dict[str, Any]:
-    """`make test` once its environment is installed: ruff, then pytest (on every core, up to
-    four: pyproject's addopts run it under pytest-xdist)."""
+    """`make test` once its environment is installed: ruff and the import contracts, mypy
+    from an empty cache (as on a fresh clone), then pytest (on every core, up to four:
+    pyproject's addopts run it under pytest-xdist)."""
     py = sys.executable
-    return run_steps(
-        [
-            ("ruff check", [py, "-m", "ruff", "check", "sim", "tests", "notebooks"]),
-            ("ruff format", [py, "-m", "ruff", "format", "--check", "sim", "tests", "notebooks"]),
-            ("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"]),
-        ]
-    )
+    bin_dir = Path(py).parent
+    code = ["sim", "tests", "notebooks"]
+    with tempfile.TemporaryDirectory() as cache:
+        return run_steps(
+            [
+                ("ruff check", [py, "-m", "ruff", "check", *code]),
+                ("ruff format", [py, "-m", "ruff", "format", "--check", *code]),
+                ("lint-imports", [str(bin_dir / "lint-imports"), "--no-cache"]),
+                ("mypy", [py, "-m", "mypy", "--cache-dir", cache]),
+                ("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"]),
+            ]
+        )
 
 
 def check_wall() -> dict[str, Any]:

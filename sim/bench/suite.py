@@ -207,7 +207,7 @@ def targets(b: dict[str, Any]) -> list[dict[str, Any]]:
         ),
         (
             "make_test",
-            "`make test` wall, once installed (ruff, pytest)",
+            "`make test` wall, once installed (ruff, import contracts, mypy, pytest)",
             120.0,
             f" (before issue 23: {MAKE_TEST_BEFORE_S:.0f} s; on 4db5bcd pytest alone, in one"
             f" process, took {MAKE_TEST_BEFORE_SPLIT_S:.0f} s)",
