@@ -44,6 +44,9 @@ def agreement_table(a: pd.DataFrame) -> str:
     def delay(d: float) -> str:
         return "day's end" if math.isnan(d) else age_label(d)
 
+    # a share lies in [0, 1], a ratio of calls above 0: the interval shown is clipped there
+    # (at a point where no seed saw an event, the SE is the form's binomial one, symmetric)
+    tops = [math.inf if q == "poll_over_reread_calls" else 1.0 for q in a["quantity"]]
     shown = pd.DataFrame(
         {
             "quantity": a["quantity"].str.replace("_", " "),
@@ -55,8 +58,8 @@ def agreement_table(a: pd.DataFrame) -> str:
             "at": a["delay_s"].map(delay),
             "seeds": a["seeds"],
             "simulated (95 % CI)": [
-                f"{v:.4f} ({lo:.4f} – {hi:.4f})"
-                for v, lo, hi in zip(a["simulated"], a["ci_lo"], a["ci_hi"], strict=True)
+                f"{v:.4f} ({max(0.0, lo):.4f} – {min(top, hi):.4f})"
+                for v, lo, hi, top in zip(a["simulated"], a["ci_lo"], a["ci_hi"], tops, strict=True)
             ],
             "closed form": a["closed_form"].map(lambda x: f"{x:.4f}"),
             "z": a["form_z"].map(lambda x: f"{x:+.1f}" if math.isfinite(x) else "–"),
@@ -226,7 +229,8 @@ articles; a retry's later landing is left out), held as form − {Z_TOLERANCE:g}
 The stale share's z run from {stale_z.min():+.1f} to {stale_z.max():+.1f}: the form sits a
 little above the simulation at most points, as the search's first hit is not always the
 question's target. The day's forms keep its boundaries (every article fresh at dawn, saves
-stopping at the day's end), which the map's steady forms drop.
+stopping at the day's end), which the map's steady forms drop. In the table a share's interval
+is shown clipped to 0–1 (where no seed saw an event, its error is the form's binomial one).
 
 {agreement_table(a)}
 
