@@ -97,7 +97,9 @@ def _assumed(m: dict[str, Any] | None, unit: str = "points", fmt: Any = designer
         return ""
     a = m["assumption"]
     if a is None:
-        return " " + designer.picks.none_named(m["family"], m["assumptions"], "question relation")
+        return " " + _sentence(
+            designer.picks.none_named(m["family"], m["assumptions"], "question relation")
+        )
     return (
         f" In simulation on the real logs' edit processes, questions independent of edits move "
         f"it by {fmt(a['diff'])} {unit} ({fmt(a['lo'])} – {fmt(a['hi'])}, {a['seeds']} seeds"
