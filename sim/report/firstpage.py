@@ -31,6 +31,7 @@ from sim.report.designer import (
 )
 from sim.report.stats import interval, ratio_interval
 from sim.studymap.figures import pct
+from sim.studymap.section import stale_at
 
 DAY_S = 86400.0
 GLOSSARY = (
@@ -132,17 +133,8 @@ def page(
     pop_month = logs[(logs["draw"] == "popularity") & (logs["age_s"] == 30 * DAY_S)]
     bursts = month["measured"] / pop_month.set_index("log")["poisson_own_rates"]
     steady = t["map_stale"]
-    at_8h = steady[
-        (steady["relation"] == "same")
-        & (steady["age_s"] == 8 * HOUR_S)
-        & ((steady["edits_per_article_day"] / writeup_rate - 1).abs() < 1e-9)
-    ]["stale_at_age"]
-    wk = steady[
-        (steady["age_s"] == 7 * DAY_S) & ((steady["edits_per_article_day"] - 0.01).abs() < 1e-12)
-    ]
-    wk_same, wk_ind = (
-        float(wk.loc[wk["relation"] == r, "stale_at_age"].iloc[0]) for r in ("same", "independent")
-    )
+    at_8h = stale_at(steady, "same", writeup_rate, 8 * HOUR_S)
+    wk_same, wk_ind = (stale_at(steady, r, 0.01, 7 * DAY_S) for r in ("same", "independent"))
     st_read = designer.top_reading(sens, "zipf_stale_share") if sens is not None else None
     st_real = designer.top_real_move(realshape, "stale_share")
 
@@ -210,7 +202,7 @@ or gone at its 8-hour end**.
   read and the day's end (the canonical figure; the write-up's own count on its five seeds,
   and the even-popularity control, are in § 1); {_pct_ci(answers)} of answers hold at least
   one. The day's citations are read over its 8 hours, so they are of mixed ages: one aged
-  exactly 8 h at this rate is {pct(float(at_8h.iloc[0]))} stale (§ 7).
+  exactly 8 h at this rate is {pct(at_8h)} stale (§ 7).
 - *What else decides it:* how questions relate to edits: the formula holds article by
   article, and a KB's mean r understates it where questions go to the most-edited articles
   (at 0.01 edits per article a day and a week, {pct(wk_same)} on the edits' ranking,

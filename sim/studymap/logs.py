@@ -137,9 +137,10 @@ def measured_rows(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> list[dict
     return rows
 
 
-def render(log: EditLog) -> str:
-    """The measurement as `python -m sim calibrate` (and `advise`, `import`) prints it."""
-    m = measured_rows(log)
+def render(log: EditLog, rows: list[dict[str, Any]] | None = None) -> str:
+    """The measurement as `python -m sim calibrate` (and `advise`, `import`) prints it;
+    ``rows``: ``measured_rows(log)`` when the caller has them already."""
+    m = measured_rows(log) if rows is None else rows
     if not m:
         return "  Stale citations by age: the log spans less than every age measured."
     t = traits(log)

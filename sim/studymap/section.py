@@ -17,7 +17,8 @@ TABLE_RATES = (0.001, 0.01, 0.1, 1.0, 10.0)
 """Intensities shown in the section's stale table (beside the write-up's and the logs')."""
 
 
-def _at(stale: pd.DataFrame, relation: str, rate: float, age: float) -> float:
+def stale_at(stale: pd.DataFrame, relation: str, rate: float, age: float) -> float:
+    """The map's stale share at one intensity, age and question relation."""
     g = stale[(stale["relation"] == relation) & (stale["age_s"] == age)]
     hit = g[(g["edits_per_article_day"] / rate - 1).abs() < 1e-9]
     return float(hit["stale_at_age"].iloc[0])
@@ -33,9 +34,8 @@ def stale_table(stale: pd.DataFrame, writeup_rate: float, log_rates: dict[str, f
     for age in sorted(stale["age_s"].unique()):
         row = {"citation age": age_label(age)}
         for label, r in order:
-            row[label] = (
-                f"{pct(_at(stale, 'same', r, age))} ({pct(_at(stale, 'independent', r, age))})"
-            )
+            same, independent = (stale_at(stale, x, r, age) for x in ("same", "independent"))
+            row[label] = f"{pct(same)} ({pct(independent)})"
         rows.append(row)
     return md(pd.DataFrame(rows))
 

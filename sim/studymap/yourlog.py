@@ -37,20 +37,19 @@ def figure(log: EditLog, name: str, base: Params | None = None) -> Figure:
 
 
 def save(fig: Figure, path: Path) -> None:
-    """The figure as `make reproduce` saves the map's, written whole (a temporary file beside
-    it, then renamed) so a failed write leaves what was there."""
+    """The figure as `make reproduce` saves the map's (``sim.report.figures.save``), written
+    whole: a temporary file beside it, then renamed, so a failed write leaves what was there."""
     import os
     import tempfile
 
-    import matplotlib.pyplot as plt
+    from sim.report.figures import save as save_png
 
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.resolve().parent)
     os.close(fd)
     try:
-        fig.savefig(name, dpi=120, bbox_inches="tight", metadata={"Software": None})
+        save_png(fig, Path(name))
         os.replace(name, path)
     finally:
-        plt.close(fig)
         Path(name).unlink(missing_ok=True)
 
 
@@ -64,4 +63,5 @@ def lines_for(path: Path) -> tuple[str, list[dict[str, Any]]]:
         log = read_log(path)
     except (LogError, ValueError, OSError) as e:
         return f"  Stale citations by age: {path} cannot be measured ({e}).", []
-    return logs.render(log), logs.measured_rows(log)
+    rows = logs.measured_rows(log)
+    return logs.render(log, rows), rows
