@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from sim import advise_sampled as sampled
+from sim import stats
 from sim.advise_agent import Agent
-from sim.report.stats import Interval
 from sim.server.calllog import ToolCall, read_jsonl
+from sim.stats import Interval, median_interval
 
 SEARCH, READ, EDIT = "search_knowledge_base", "read_knowledge_article", "edit_knowledge_article"
 REREAD_S = 10.0
@@ -165,12 +165,12 @@ def habits(path: Path) -> Habits:
         source=path.name,
         days=len(day_ids),
         answers=len(answers),
-        questions_per_day=sampled.interval(n[0]),
-        searches_per_answer=sampled.ratio_interval(n[1], n[0]),
-        reads_per_answer=sampled.ratio_interval(n[2], n[0]),
-        citations_per_answer=sampled.ratio_interval(n[3], n[0]),
-        edit_share=sampled.share_interval(n[4], n[0]),
-        reread_share=sampled.share_interval(rereads, n[5]),
+        questions_per_day=stats.mean_interval(n[0]),
+        searches_per_answer=stats.ratio_interval(n[1], n[0]),
+        reads_per_answer=stats.ratio_interval(n[2], n[0]),
+        citations_per_answer=stats.ratio_interval(n[3], n[0]),
+        edit_share=stats.share_interval(n[4], n[0]),
+        reread_share=stats.share_interval(rereads, n[5]),
         delays_s=tuple(delays),
         delay_median=median_interval(np.array(delays)),
     )
@@ -226,20 +226,3 @@ def _read_client(
                 read_us, answer = cited_at[c.article_id]
                 answer.edits += 1
                 delays.append((c.t_us - read_us) / 1e6)
-
-
-def median_interval(x: np.ndarray) -> Interval:
-    """The median with its distribution-free 95 % interval (order statistics: the ranks a
-    binomial(n, ½) puts 2.5 % beyond each side); NaN bounds below 6 values."""
-    from scipy.stats import binom
-
-    n = len(x)
-    if n == 0:
-        return Interval(math.nan, math.nan, math.nan, math.nan, 0)
-    s = np.sort(x)
-    med = float(np.median(s))
-    if n < 6:
-        return Interval(med, math.nan, math.nan, math.nan, n)
-    lo = int(binom.ppf(0.025, n, 0.5))
-    hi = int(binom.isf(0.025, n, 0.5))
-    return Interval(med, float(s[max(lo - 1, 0)]), float(s[min(hi, n - 1)]), math.nan, n)
