@@ -104,7 +104,13 @@ def exposure_rows(base: Params, frames: StudyFrames) -> ExposureRows:
     sums = changed.groupby(["seed", *GROUP])[["changed", "unnoticed_s", "never"]].sum()
     costs = _costs(frames).set_index(["seed", *GROUP])
     rows = costs.join(sums).reset_index().sort_values(["seed", *GROUP], kind="stable")
-    held = (day_s - frames.citations["read_s"]).groupby(frames.citations["seed"]).sum()
+    read = frames.citations["read_s"]
+    # a citation is held from its read until the agent lets it go or the day ends
+    held = (
+        (np.minimum(read + base.citation_hold_s, day_s) - read)
+        .groupby(frames.citations["seed"])
+        .sum()
+    )
     rows["held_s"] = rows["seed"].map(held)
     p95 = changed.groupby(GROUP)["unnoticed_s"].quantile(0.95) / 60
     return ExposureRows(rows.reset_index(drop=True), p95.rename("p95_unnoticed_min").reset_index())
