@@ -195,6 +195,9 @@ def test_advise_db_moves_with_both_habits_and_says_them(kb, capsys) -> None:
     assert total(fewer, "edits") < total(base, "edits")
     assert total(fewer, "agent") < total(base, "agent")
     assert short["stale_share"]["count"] < base["stale_share"]["count"]
+    for r in short["rows"]["kb"]:  # a change goes unnoticed at most until it is let go
+        assert r["unnoticed_min"] is None or r["unnoticed_min"] <= 60
+    assert any(r["unnoticed_min"] for r in short["rows"]["kb"])
     assert any("1 h after its read (--hold-hours)" in x for x in short["assumptions"])
     assert any("(--edit-share)" in x for x in fewer["assumptions"])
     capsys.readouterr()

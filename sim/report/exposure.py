@@ -97,9 +97,11 @@ def exposure_rows(base: Params, frames: StudyFrames) -> ExposureRows:
     day_s = base.day_s
     d = frames.detections
     changed = d[d["changed_s"].notna()]
+    # a change never noticed goes unnoticed until its citation is let go or the day ends;
     # change times come from the store's microsecond clock, detections from SimPy's float
     # clock: push, noticing at the same instant, would read a few hundred ns below zero
-    unnoticed = (changed["detected_s"].fillna(day_s) - changed["changed_s"]).clip(lower=0.0)
+    end = np.minimum(changed["read_s"] + base.citation_hold_s, day_s)
+    unnoticed = (changed["detected_s"].fillna(end) - changed["changed_s"]).clip(lower=0.0)
     changed = changed.assign(unnoticed_s=unnoticed, never=changed["detected_s"].isna(), changed=1)
     sums = changed.groupby(["seed", *GROUP])[["changed", "unnoticed_s", "never"]].sum()
     costs = _costs(frames).set_index(["seed", *GROUP])
