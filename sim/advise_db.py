@@ -182,12 +182,17 @@ def db_advice(
         held["stale"].to_numpy(float), held["held_s"].to_numpy(float) / 3600
     )
     cas = pd.concat(s.cas, ignore_index=True) if s.cas else pd.DataFrame(columns=["delay_s"])
+    by_end = (
+        "by its end"
+        if math.isinf(agent.hold_s)
+        else "when let go (or at the day's end, if held to it)"
+    )
     staleness = (
         "No question found a published article, so nothing was cited."
         if stale.empty
         else "Citations going stale: "
         + _share_ci(share, 100.0, ".1f")
-        + f" % of the day's citations were stale by its end ({share.n} days); "
+        + f" % of the day's citations were stale {by_end} ({share.n} days); "
         + _share_ci(per_hour, 1000.0, ".2f", cap=math.inf)
         + " stale per 1,000 citation-hours held."
     )
@@ -217,6 +222,11 @@ def db_advice(
             *text.options_table(closed.as_options(cf, costs), cf.choice, exact=True),
         ]
     lines += [closed.check_line(checks), *text.needed_lines({"kb": s}, want)]
+    if not math.isinf(agent.hold_s):
+        lines.append(
+            "The closed forms hold every citation to the day's end: the hold (--hold-hours) "
+            "is not in them, only in the simulated days."
+        )
     cas_rows, cas_lines = cas_by_cause(cas)
     if agent.reread_before_edit and len(cas):
         cas_lines.append(
@@ -227,13 +237,7 @@ def db_advice(
     out = {"assumptions": lines[2:8], **_json({"kb": table}, why, target)}
     out["stale_share"] = _share_json(share, int(stale["stale"].sum()) if len(stale) else 0)
     out["cas_by_delay"] = cas_rows
-    out["agent"] = {
-        "source": agent.source,
-        "citations_per_answer": agent.citations,
-        "edit_delays_s": list(agent.cas_delays()),
-        "reread_before_edit": agent.reread_before_edit,
-        "edit_targets": agent.edit_targets,
-    }
+    out["agent"] = agent.as_json()
     out["call_log"] = None if habits is None else habits.as_json()
     out["decided_by"] = "simulation" if by_sim else "closed forms"
     out["closed_forms"] = closed.as_json(cf, checks, costs)

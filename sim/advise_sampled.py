@@ -50,7 +50,10 @@ from sim.stats import mean_interval, ratio_interval
 NO_CHECKS = pd.DataFrame(columns=["seed", "check", "method", "calls", "result_chars"])
 """The hourly checker's rows of a day run without it."""
 NO_DETECTIONS = pd.DataFrame(
-    {c: pd.Series(dtype=float) for c in ("seed", "method", "interval_s", "changed_s", "detected_s")}
+    {
+        c: pd.Series(dtype=float)
+        for c in ("seed", "method", "interval_s", "read_s", "changed_s", "detected_s")
+    }
 )
 """The detections of days in which no cited article changed (a small KB's quiet days)."""
 NO_CITATIONS = pd.DataFrame(
