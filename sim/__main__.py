@@ -157,8 +157,8 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
             zipf_s=args.zipf,
             citations_per_answer=args.citations_per_answer,
         )
-        if args.saves_per_day is None:
-            params = replace(params, n_saves=ac.log_volume(params, shape))
+        if args.saves_per_day is None:  # the log's volume, a mean: Poisson counts beside it
+            params = replace(params, n_saves=ac.log_volume(params, shape), arrivals="poisson")
         else:
             params = replace(params, n_saves=args.saves_per_day)
     except ValueError as e:  # LogError too

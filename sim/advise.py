@@ -365,7 +365,7 @@ def _fmt(x: float) -> str:
 def render(params: Params, costs: Costs, max_unnoticed_min: float, result: dict[str, Any]) -> str:
     best, choice = result["best"], result["choice"]
     head = (
-        f"A KB of {params.n_articles:,} articles, {params.n_saves:,} saves and "
+        f"A KB of {params.n_articles:,} articles, {params.n_saves:,g} saves and "
         f"{params.n_questions:,} questions in a {params.day_s / 3600:g}-hour day, "
         f"Zipf {params.zipf_s:g}, "
         f"{params.citations_per_answer} citations an answer; a call or notification costs "

@@ -59,7 +59,9 @@ def simulation_decides(table: pd.DataFrame, target_min: float) -> bool:
 def closed_forms(process: Params, costs: Costs, target_min: float) -> ClosedForms:
     """The closed forms for the KB's day with Poisson saves at its volume (the fitted
     shape's bursts and day profile are not in them)."""
-    poisson = replace(process, save_process="writeup", edit_shape="")
+    whole = float(process.n_saves).is_integer()  # else a quiet KB's fraction: a mean
+    arrivals = process.arrivals if whole else "poisson"
+    poisson = replace(process, save_process="writeup", edit_shape="", arrivals=arrivals)
     result = advise(poisson, costs, target_min)
     return ClosedForms(poisson, result["table"], result["choice"], result["sizes"])
 
@@ -109,7 +111,7 @@ def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: st
     c = cf.choice
     head = (
         "Decided by the closed forms (Poisson saves at the same volume, "
-        f"{cf.params.n_saves:,} a day; the simulated days, stopped because {why}, chose "
+        f"{cf.params.n_saves:,g} a day; the simulated days, stopped because {why}, chose "
         "nothing with margin): "
     )
     if c is None:

@@ -101,12 +101,17 @@ def test_advise_db_answers_for_the_imported_kb(kb, capsys) -> None:
 
 
 def test_advise_db_splits_cas_rejections_by_cause_and_json_agrees_with_text(kb, capsys) -> None:
-    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "3"]
+    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "5"]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert main([*args, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert "a human saved between read and edit" not in text
+    decided = next(x for x in text.splitlines() if x.startswith("Decided by"))
+    pick = out["pick"]  # the pick the text states, whichever decided
+    assert pick["decided_by"] == out["decided_by"] and out["decided_by"] in decided
+    every = "on every change" if pick["method"] == "push" else f"every {pick['interval_min']:g} min"
+    assert every in decided
     head = next(i for i, x in enumerate(text.splitlines()) if x.startswith("CAS edits rejected"))
     header = text.splitlines()[head + 1]
     for label in ("a human's newer save", "the agent's own other edit", "the article unpublished"):
@@ -148,6 +153,8 @@ def test_advise_db_states_every_assumption_with_its_flag(kb, capsys) -> None:
         "(--saves-per-day; --edit-log, --edit-shape)",
     ):
         assert says in head, says
+    cas = out[out.index("CAS edits rejected") :].splitlines()[2:]
+    assert cas and all("(not enough days)" in line for line in cas if " s " in line)
 
 
 def test_advise_db_decides_by_the_closed_forms_when_the_days_cannot(kb, capsys) -> None:

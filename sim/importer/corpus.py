@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import sqlite3
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.corpus import DAY_START_US, KB_ID, ArticleSpec
@@ -105,3 +106,33 @@ def _asked(store: KBStore, path: Path) -> dict[str, list[str]]:
 
 def published_count(corpus_db: str, queries: str = "") -> int:
     return len(imported(corpus_db, queries)[0])
+
+
+EVENT_CHANGES = {"created": "add", "saved": "modify", "published": "add", "unpublished": "delete"}
+"""An event of the KB's log as an edit log's change (``sim.calibrate.logs.CHANGES``)."""
+
+
+def event_log_rows(corpus_db: str) -> list[tuple[str, int, str, str, str, int, int]]:
+    """The KB file's own event log as edit-log rows (``calibrate.logs.COLUMNS``' order):
+    each event a row, its actor the author, the events of one instant one publish, no line
+    counts (the log does not keep them). What `advise --db` fits when no edit log is beside
+    the KB (copied or renamed without its NAME.edits.csv)."""
+    try:
+        store = KBStore(lambda: 0, path=corpus_db)
+    except (StoreError, sqlite3.Error) as e:
+        raise ValueError(f"--db {corpus_db}: {e}") from None
+    try:
+        events = store.all_events(KB_ID) if store.kb_exists(KB_ID) else []
+    finally:
+        store.close()
+    rows, publish, last = [], 0, None
+    for event in events:
+        if event.type not in EVENT_CHANGES:
+            continue
+        publish += last is not None and event.updated_us != last
+        last = event.updated_us
+        when = datetime.fromtimestamp(event.updated_us // 1_000_000, UTC)
+        change = EVENT_CHANGES[event.type]
+        rows.append((f"{when:%Y-%m-%dT%H:%M:%SZ}", publish, event.actor or "?", event.article_id,
+                     change, 0, 0))  # fmt: skip
+    return rows

@@ -162,7 +162,7 @@ class Setting(TypedDict):
     source: str
     zipf_s: float
     window: str
-    n_saves: int
+    n_saves: int | float
     log_volume: float
     target: float
     advice: str
