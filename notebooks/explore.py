@@ -331,8 +331,8 @@ show(fig)
 # %%
 if KB_DB:
     from sim.advise import Costs
-    from sim.advise_db import advise_for_db
-    from sim.advise_sampled import Precision
+    from sim.advise.db import advise_for_db
+    from sim.advise.sampled import Precision
 
     try:
         kb_text, kb_advice = advise_for_db(

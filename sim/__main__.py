@@ -70,10 +70,10 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
     import time
 
     started = time.monotonic()
-    from sim import advise_calibrated as ac
-    from sim import advise_db
     from sim.advise import Costs
-    from sim.advise_sampled import Precision
+    from sim.advise import calibrated as ac
+    from sim.advise import db as advise_db
+    from sim.advise.sampled import Precision
     from sim.params import Params
 
     want = Precision(args.half_width, args.min_changed, args.max_days, args.max_seconds, started)
@@ -92,12 +92,12 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
             )
         except ValueError as e:
             adv.error(str(e))
-        from sim.advise_agent import Agent
+        from sim.advise.agent import Agent
 
         defaults = (args.edit_delays, args.reread_before_edit, args.edit_targets)
         habits = None
         if args.call_log is not None:
-            from sim import advise_calllog
+            from sim.advise import calllog as advise_calllog
 
             if defaults != ((), "no", "any") or args.citations_per_answer != 2:
                 adv.error(

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from sim import advise_sampled as sampled
-from sim.advise_agent import Agent
+from sim.advise import sampled
+from sim.advise.agent import Agent
 from sim.report.stats import Interval
 from sim.server.calllog import ToolCall, read_jsonl
 
@@ -84,7 +84,7 @@ class Habits:
 
     def lines(self) -> list[str]:
         def fig(r: Interval, fmt: str, scale: float = 1.0) -> str:
-            from sim.advise_text import ci
+            from sim.advise.text import ci
 
             if math.isnan(r.mean):
                 return "none in the log"

@@ -1,5 +1,5 @@
 """Days to a precision for a sparse edit process (`advise --edit-log`): each figure on the
-days it needs (``sim.advise_sampled``'s docstring says which), in one pool of workers.
+days it needs (``sim.advise.sampled``'s docstring says which), in one pool of workers.
 
 On the shared log a day holds about one save and four days in five none, so the write-up's
 exposure day (every interval's re-read of every held article, nine tenths of its calls)
@@ -19,9 +19,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from sim import advise_sampled as sampled
 from sim import rng
-from sim.advise import Costs
+from sim.advise import Costs, sampled
 from sim.model.day import Day
 from sim.model.schedule import draw_schedule
 from sim.params import Params
