@@ -65,7 +65,7 @@ reproduce: $(VENV)/.installed
 # README's blocks must equal it; then the tests marked deep on their full samples.
 # Run before committing a change to sim/ or results/.
 check: $(VENV)/.installed
-	$(PY) -m sim.check
+	$(PY) -m sim.study.check
 	$(PY) -m pytest -q --deep -m deep
 
 bench: $(VENV)/.installed

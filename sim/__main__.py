@@ -698,7 +698,7 @@ def main(argv: list[str] | None = None) -> int:
     exp = add_export(sub)
     args = parser.parse_args(argv)
     if args.command == "reproduce":
-        from sim.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
+        from sim.study.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
 
         if args.scheduler is not None:
             _needs(rep, "dask", "distributed")
@@ -739,7 +739,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.out}/bench.json", file=sys.stderr)
     elif args.command == "sweep":
         from sim.params import Params
-        from sim.sweep import experiments_for, grid, parse_axis, sweep
+        from sim.study.sweep import experiments_for, grid, parse_axis, sweep
 
         try:
             axes = dict(parse_axis(a) for a in args.axes)

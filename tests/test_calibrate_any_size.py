@@ -23,7 +23,7 @@ from sim.calibrate.logs import BUNDLED, parse_log, read_log
 from sim.calibrate.shape import load_shape
 from sim.calibrate.validate import burstiness_table
 from sim.params import Params
-from sim.sweep import DEFAULT_EXPERIMENTS, experiments_for
+from sim.study.sweep import DEFAULT_EXPERIMENTS, experiments_for
 
 TINY = (
     "time,publish,author,article,change,lines_added,lines_removed\n"

@@ -33,9 +33,9 @@ COMMANDS += ("calibrate", "import")
 EXTRA_OF = {  # modules that import an extra's packages (inside the commands that need them)
     "sim/__main__.py": ("notebook",),
     "sim/notebook.py": ("notebook",),
-    "sim/check.py": ("notebook", "dask"),  # make check
-    "sim/experiments.py": ("dask",),  # --scheduler
-    "sim/sweep.py": ("dask",),
+    "sim/study/check.py": ("notebook", "dask"),  # make check
+    "sim/study/experiments.py": ("dask",),  # --scheduler
+    "sim/study/sweep.py": ("dask",),
     "sim/server/http.py": ("http",),  # serve --http
     "sim/server/http_front.py": ("http",),
     "sim/server/http_sessions.py": ("http",),

@@ -35,7 +35,7 @@ class Agent:
     """Where the habits come from, said in the output."""
 
     def cas_delays(self) -> tuple[float, ...]:
-        from sim.experiments import CURVE_DELAYS_S
+        from sim.study.experiments import CURVE_DELAYS_S
 
         if self.reread_before_edit:
             return (0.0,)

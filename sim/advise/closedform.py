@@ -35,8 +35,8 @@ from sim.server.tools import KBServer, structured_json
 if TYPE_CHECKING:
     import pandas as pd
 
-    from sim.experiments import StudyFrames
     from sim.report.exposure import ExposureRows
+    from sim.study.experiments import StudyFrames
 
 # pandas and the study's runner are imported where the closed forms are tabulated, after
 # the sizes' process has forked, so that the two processes import them in parallel.
@@ -156,7 +156,7 @@ class Counts:
 
 
 def closed_form_counts(params: Params) -> Counts:
-    from sim.experiments import SWEEP_INTERVALS_S
+    from sim.study.experiments import SWEEP_INTERVALS_S
 
     per_interval = []
     for interval in SWEEP_INTERVALS_S:
@@ -241,9 +241,9 @@ def simulated(
 ) -> pd.DataFrame:
     """The same rows from N seeded days: the exposure runs of the report (given, or run), with
     the 95 % interval's upper end of the minutes a change goes unnoticed (over seeds)."""
-    from sim.experiments import run_study
     from sim.report.exposure import ExposureRows, exposure_rows, exposure_table
     from sim.report.stats import ratio_interval
+    from sim.study.experiments import run_study
 
     if frames is None:
         frames = run_study(params, list(range(1, seeds + 1)), ("exposure",), workers, False)

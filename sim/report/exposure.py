@@ -18,10 +18,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from sim import exactmath, theory
-from sim.experiments import Request, StudyFrames
 from sim.params import Params
 from sim.report.markdown import md
 from sim.server.resources import UPDATED
+from sim.study.experiments import Request, StudyFrames
 
 SEEDS = 10
 METHODS = ("reread", "poll", "poll_from_oldest", "push", "title_only")

@@ -21,7 +21,7 @@ from sim.report.sensitivity import (
     unsettled,
 )
 from sim.report.verdicts import holm, p_value
-from sim.seedrule import REPEATED_ALPHA, SeedRule
+from sim.study.seedrule import REPEATED_ALPHA, SeedRule
 
 _BY_KEY = {r.key: r for r in REPORTED}
 MARK = {"reproduced": "", "not reproduced": " ✗", "undecided": " ?"}

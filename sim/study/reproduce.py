@@ -14,13 +14,11 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim import advise, environment, seedrows
+from sim import advise, environment
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
 from sim.calibrate.validate import figure as calibration_figure
-from sim.experiments import WRITEUP_SEEDS
-from sim.metrics import joined
 from sim.params import Params
 from sim.popularity import top_share
 from sim.report import (
@@ -40,7 +38,10 @@ from sim.report import (
     writeup,
 )
 from sim.report.comparison import comparison_table
-from sim.seedrows import CAS_SEEDS, STALENESS_SEEDS, Rows
+from sim.study import seedrows
+from sim.study.experiments import WRITEUP_SEEDS
+from sim.study.metrics import joined
+from sim.study.seedrows import CAS_SEEDS, STALENESS_SEEDS, Rows
 from sim.studymap import report as studymap
 
 __all__ = ["CAS_SEEDS", "STALENESS_SEEDS", "build_tables", "reproduce", "write_tables"]
