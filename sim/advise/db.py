@@ -88,7 +88,7 @@ def db_inputs(
     edit log beside it, unless another log or a shape is given; None: the KB's log is too
     short to fit, and the note says so); bad input raises ValueError naming it."""
     from sim.advise import calibrated as ac
-    from sim.importer.cli import default_edit_log
+    from sim.importer.paths import default_edit_log
 
     log = edit_log or default_edit_log(db)
     params = db_params(db, queries, base, saves)
