@@ -27,7 +27,7 @@ from sim.environment import cpu_features
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
 from sim.report import breakeven, realshape
-from sim.study import seedrows
+from sim.results import seedrows
 from sim.study.experiments import run_all
 
 SCHEDULE_FIELDS = (

@@ -21,9 +21,9 @@ from sim.model.cadence import check_instants
 from sim.model.day import run_day
 from sim.model.opening import KB_ID, open_kb
 from sim.params import Params
+from sim.results import seedrows
 from sim.server import resources
 from sim.server.tools import KBServer
-from sim.study import seedrows
 from sim.study.experiments import run_study
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,10 +19,10 @@ import pytest
 
 from sim.params import Params
 from sim.report import breakeven, readme, realshape, sensitivity
-from sim.study import seedrows
+from sim.results import seedrows
+from sim.results.reproduce import TABLES, readme_blocks, write_tables
+from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
 from sim.study.experiments import run_all
-from sim.study.reproduce import TABLES, readme_blocks, write_tables
-from sim.study.seedrows import BY_NAME, EXPERIMENTS, Experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(os.environ.get("REGRESSION_RESULTS") or ROOT / "results")

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from sim.report import realshape, realshape_seeds, sensitivity
-from sim.study import seedrows
+from sim.results import seedrows
 from sim.study.metrics import joined
 from sim.study.seedrule import SeedRule
 

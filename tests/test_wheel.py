@@ -33,7 +33,7 @@ COMMANDS += ("calibrate", "import")
 EXTRA_OF = {  # modules that import an extra's packages (inside the commands that need them)
     "sim/cli/notebook.py": ("notebook",),
     "sim/notebook.py": ("notebook",),
-    "sim/study/check.py": ("notebook", "dask"),  # make check
+    "sim/results/check.py": ("notebook", "dask"),  # make check
     "sim/study/experiments.py": ("dask",),  # --scheduler
     "sim/study/sweep.py": ("dask",),
     "sim/server/http.py": ("http",),  # serve --http

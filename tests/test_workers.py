@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from sim.params import Params
-from sim.study import seedrows
-from sim.study.check import local_cluster
+from sim.results import seedrows
+from sim.results.check import local_cluster
 from sim.study.sweep import grid, sweep
 
 SEEDS = [1, 2]

@@ -26,6 +26,7 @@ from sim.advise import Costs, sampled, sparse, text
 from sim.advise.agent import Agent
 from sim.advise.calibrated import log_volume
 from sim.advise.calllog import Habits
+from sim.advise.closedform import _plain
 from sim.calibrate.shape import EditShape
 from sim.params import Params
 from sim.report.stats import Interval
@@ -314,9 +315,3 @@ def _json(tables: dict[str, pd.DataFrame], why: str, target: float) -> dict[str,
             for n, t in tables.items()
         },
     }
-
-
-def _plain(v: Any) -> Any:
-    if hasattr(v, "item"):
-        v = v.item()
-    return None if isinstance(v, float) and v != v else v

@@ -23,9 +23,9 @@ from sim.bench.subscriptions import fanout
 from sim.bench.timing import spread, timed
 from sim.model.day import Day
 from sim.params import Params, Transport
-from sim.study import seedrows
+from sim.results import seedrows
+from sim.results.reproduce import build_tables
 from sim.study.experiments import EXPERIMENTS, WRITEUP_SEEDS, run_study
-from sim.study.reproduce import build_tables
 
 STUDY_TABLES = (
     "per_seed",

@@ -1,4 +1,4 @@
-"""`python -m sim reproduce`: run the study and write results/ (sim/study/reproduce.py)."""
+"""`python -m sim reproduce`: run the study and write results/ (sim/results/reproduce.py)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, rep: argparse.ArgumentParser) -> int:
-    from sim.study.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
+    from sim.results.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
 
     if args.scheduler is not None:
         needs(rep, "dask", "distributed")

@@ -18,8 +18,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from sim import exactmath, theory
+from sim.pages import md
 from sim.params import Params
-from sim.report.markdown import md
 from sim.server.resources import UPDATED
 from sim.study.experiments import Request, StudyFrames
 

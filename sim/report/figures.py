@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -25,12 +23,6 @@ LABELS = {
     "reread": "re-read every cited article",
     "poll": "poll events, re-read changed",
 }
-
-
-def save(fig: Figure, path: Path) -> None:
-    # No timestamp or version in the file, so a rerun writes the same bytes where it can.
-    fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
 
 
 def _stale_title(t: pd.DataFrame, n: int) -> str:

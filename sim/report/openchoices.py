@@ -7,9 +7,9 @@ import math
 
 import pandas as pd
 
+from sim.pages import md, pct
 from sim.report import picks
 from sim.report.comparison import REPORTED, gone_counted_as_rejection, holm_family
-from sim.report.markdown import md, pct
 from sim.report.sensitivity import (
     CHOICES,
     COUNTING,

@@ -17,8 +17,8 @@ from __future__ import annotations
 import pandas as pd
 
 from sim.calibrate.logs import PANEL
+from sim.pages import md
 from sim.params import Params
-from sim.report.markdown import md
 from sim.report.realshape import (
     ARMS,
     FIGURES,
