@@ -2,11 +2,12 @@
 article unnoticed under a target at the least cost.
 
 ``closedform`` advises from the closed forms of ``sim.theory`` (Poisson saves over a uniform
-day), its names re-exported here; the rest advise by simulation for a real edit process or
-KB: ``calibrated`` (the edit process from a log or shape), ``sampled`` (days run to a
-stated precision), ``sparse`` (the same for a sparse log), ``closed`` (the closed forms
-where the days cannot decide), ``db`` (`advise --db` and `--edit-log`), ``agent`` and
-``calllog`` (the team's agent, from flags or a call log), ``text`` (what is printed).
+day) and ``closedform_text`` says it, their names re-exported here; the rest advise by
+simulation for a real edit process or KB: ``calibrated`` (the edit process from a log or
+shape), ``sampled`` (days run to a stated precision), ``sparse`` (the same for a sparse log),
+``closed`` (the closed forms where the days cannot decide), ``db`` (`advise --db` and
+`--edit-log`), ``agent`` and ``calllog`` (the team's agent, from flags or a call log),
+``text`` (what is printed).
 """
 
 from sim.advise.closedform import (
@@ -15,11 +16,10 @@ from sim.advise.closedform import (
     Costs,
     Sizes,
     advise,
-    as_json,
     measured_sizes,
-    render,
     validated,
 )
+from sim.advise.closedform_text import as_json, render
 
 __all__ = [
     "LABELS",

@@ -141,7 +141,7 @@ def as_options(cf: ClosedForms, costs: Costs) -> pd.DataFrame:
 
 
 def as_json(cf: ClosedForms, checks: pd.DataFrame, costs: Costs) -> dict[str, Any]:
-    from sim.advise.closedform import _plain
+    from sim.advise.closedform_text import _plain
 
     def plain(row: dict[str, Any]) -> dict[str, Any]:
         return {k: _plain(v) for k, v in row.items()}

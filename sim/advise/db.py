@@ -26,7 +26,7 @@ from sim.advise import Costs, sampled, sparse, text
 from sim.advise.agent import Agent
 from sim.advise.calibrated import log_volume
 from sim.advise.calllog import Habits
-from sim.advise.closedform import _plain
+from sim.advise.closedform_text import _plain
 from sim.calibrate.shape import EditShape
 from sim.params import Params
 from sim.report.stats import Interval
