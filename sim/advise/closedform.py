@@ -245,7 +245,7 @@ def simulated(
     """The same rows from N seeded days: the exposure runs of the report (given, or run), with
     the 95 % interval's upper end of the minutes a change goes unnoticed (over seeds)."""
     from sim.report.exposure import ExposureRows, exposure_rows, exposure_table
-    from sim.report.stats import ratio_interval
+    from sim.stats import ratio_interval
     from sim.study.experiments import run_study
 
     if frames is None:

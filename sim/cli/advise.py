@@ -155,6 +155,22 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "article an earlier answer of the day edits (default any)",
     )
     habits.add_argument(
+        "--edit-share",
+        type=bounded(float, 0, 1),
+        default=1.0,
+        metavar="0..1",
+        help="the share of answers that edit, each drawn at random (default 1: every answer, "
+        "the write-up's agent)",
+    )
+    habits.add_argument(
+        "--hold-hours",
+        type=bounded(float, 0.01, 168),
+        default=None,
+        metavar="H",
+        help="hours a citation is held after its read; then it is no longer checked, and "
+        "counts as stale only if it was stale when let go (default: to the day's end)",
+    )
+    habits.add_argument(
         "--call-log",
         type=Path,
         default=None,
@@ -178,6 +194,8 @@ def run(args: argparse.Namespace, adv: argparse.ArgumentParser) -> int:
         ("--edit-delays", args.edit_delays, ()),
         ("--reread-before-edit", args.reread_before_edit, "no"),
         ("--edit-targets", args.edit_targets, "any"),
+        ("--edit-share", args.edit_share, 1.0),
+        ("--hold-hours", args.hold_hours, None),
     ):
         if value != default and args.db is None:
             adv.error(f"{flag}: only with --db (the agent's edits are simulated on a KB)")

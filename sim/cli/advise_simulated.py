@@ -40,15 +40,17 @@ def simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             adv.error(str(e))
         from sim.advise.agent import Agent
 
-        defaults = (args.edit_delays, args.reread_before_edit, args.edit_targets)
+        defaults = (args.edit_delays, args.reread_before_edit, args.edit_targets, args.edit_share)
+        hold_s = float("inf") if args.hold_hours is None else args.hold_hours * 3600
         habits = None
         if args.call_log is not None:
             from sim.advise import calllog as advise_calllog
 
-            if defaults != ((), "no", "any") or args.citations_per_answer != 2:
+            if defaults != ((), "no", "any", 1.0) or args.citations_per_answer != 2:
                 adv.error(
                     "--call-log: not with --citations-per-answer, --edit-delays, "
-                    "--reread-before-edit or --edit-targets (the log's habits are used)"
+                    "--reread-before-edit, --edit-targets or --edit-share (the log's habits "
+                    "are used; --hold-hours is not in a log and may be given)"
                 )
             try:
                 habits = advise_calllog.habits(args.call_log)
@@ -57,7 +59,7 @@ def simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             per_day = habits.questions_per_day.mean
             params = replace(params, n_questions=max(1, round(per_day)))
         agent = (
-            habits.agent()
+            habits.agent(hold_s)
             if habits is not None
             else Agent(
                 args.citations_per_answer,
@@ -65,8 +67,12 @@ def simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 args.reread_before_edit == "yes",
                 args.edit_targets,
                 "the write-up's agent"
-                if defaults == ((), "no", "any") and args.citations_per_answer == 2
+                if defaults == ((), "no", "any", 1.0)
+                and args.citations_per_answer == 2
+                and args.hold_hours is None
                 else "the agent the flags describe",
+                edit_share=args.edit_share,
+                hold_s=hold_s,
             )
         )
         text, out = advise_db.db_advice(

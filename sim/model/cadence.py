@@ -17,6 +17,7 @@ on its own; what each finds, and when, is the same as without the rule.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -24,7 +25,15 @@ from functools import partial
 import simpy
 
 from sim.model.agent import HeldCitation, Proc
-from sim.model.checker import Poller, call_costs, compare, flag_new, read_versions, reread
+from sim.model.checker import (
+    Poller,
+    call_costs,
+    compare,
+    flag_new,
+    held_now,
+    read_versions,
+    reread,
+)
 from sim.model.records import CadenceRecord
 from sim.server.calllog import CallLog, ToolCall
 from sim.server.tools import ToolCaller
@@ -68,6 +77,7 @@ class CadenceChecker:
         day_s: float,
         stop_known_stale: bool = False,
         methods: tuple[str, ...] = METHODS,
+        hold_s: float = math.inf,
     ) -> None:
         self.env = env
         self.log = log
@@ -82,40 +92,55 @@ class CadenceChecker:
         self.costs = {(m, t): Cost() for m in self.methods for t in self.intervals}
         self.detected: dict[tuple[str, float], dict[int, float]] = {k: {} for k in self.costs}
         self.stop_known_stale = stop_known_stale
+        self.hold_s = hold_s
 
     def run(self) -> Proc:
         for instant, intervals in self.due.items():
             yield self.env.timeout(max(0.0, instant - self.env.now))
             self.check(intervals)
 
-    def _round(self, method: str, intervals: list[float], find: Callable[[], list[str]]) -> None:
+    def _round(
+        self,
+        method: str,
+        intervals: list[float],
+        find: Callable[[], list[str]],
+        at: list[int] | None = None,
+    ) -> None:
         start = len(self.log)
         found = find()
         calls = self.log.records[start:]
         for t in intervals:
             self.costs[(method, t)].add(calls)
-            flag_new(self.detected[(method, t)], found, self.env.now)
+            flag_new(self.detected[(method, t)], found, self.env.now, at=at)
 
     def check(self, intervals: list[float]) -> None:
-        held = list(self.citations)
         if self.stop_known_stale:
+            held = list(self.citations)
             for t in intervals:
                 for method in self.methods:
                     self._round(method, [t], partial(self._unsure, method, t, held))
             return
+        at = held_now(self.citations, self.env.now, self.hold_s)
+        held = [self.citations[i] for i in at]
         if "reread" in self.methods:
-            self._round("reread", intervals, lambda: reread(self.reread_session, self.kb_id, held))
+            self._round(
+                "reread", intervals, lambda: reread(self.reread_session, self.kb_id, held), at
+            )
         if "poll_from_oldest" in self.methods:
-            self._round("poll_from_oldest", intervals, lambda: self.oldest.status(held))
+            self._round("poll_from_oldest", intervals, lambda: self.oldest.status(held), at)
         if "poll" in self.methods:
             for t in intervals:
-                self._round("poll", [t], partial(self.pollers[t].status, held))
+                self._round("poll", [t], partial(self.pollers[t].status, held), at)
 
     def _unsure(self, method: str, interval: float, held: list[HeldCitation]) -> list[str]:
         """One check under the stopping rule: only citations not yet known stale are
-        checked; the others read as 'fresh' here (flag_new keeps their first detection)."""
+        checked, and only while held; the others read as 'fresh' here (flag_new keeps their
+        first detection)."""
         known = self.detected[(method, interval)]
-        unsure = [i for i in range(len(held)) if i not in known]
+        now = self.env.now
+        unsure = [
+            i for i in range(len(held)) if i not in known and now - held[i].read_s < self.hold_s
+        ]
         found = ["fresh"] * len(held)
         if not held:
             return found

@@ -58,23 +58,25 @@ class Poller:
         self.kb_id = kb_id
         self.keep_cursor = keep_cursor
         self.cursor: int | None = None
-        self.known: list[str] = []
+        self.known: dict[tuple[int, int], str] = {}
+        """(answer, slot) -> what the last check found of each citation held then."""
 
     def status(self, held: list[HeldCitation]) -> list[str]:
         if not held:
             return []
         if self.cursor is None or not self.keep_cursor:
             self.cursor = min(c.event_sequence for c in held)
-            self.known = []
+            self.known = {}
         changed = self.page()
         cited = [a for a in dict.fromkeys(c.article_id for c in held) if a in changed]
         current = read_versions(self.session, self.kb_id, cited)
-        previous = self.known + ["fresh"] * (len(held) - len(self.known))
-        self.known = [
-            compare(c, current[c.article_id]) if c.article_id in current else prev
-            for c, prev in zip(held, previous, strict=True)
-        ]
-        return list(self.known)
+        self.known = {
+            (c.answer, c.slot): compare(c, current[c.article_id])
+            if c.article_id in current
+            else self.known.get((c.answer, c.slot), "fresh")
+            for c in held
+        }
+        return [self.known[(c.answer, c.slot)] for c in held]
 
     def page(self) -> set[str]:
         """The articles named in the events after the cursor, paging to the head; the
@@ -134,7 +136,8 @@ class Checker:
             self.check(k)
 
     def check(self, k: int) -> None:
-        held = list(self.citations)
+        at = held_now(self.citations, self.env.now, self.params.citation_hold_s)
+        held = [self.citations[i] for i in at]
         truth = self.oracle.statuses([(c.article_id, c.version, c.title) for c in held])
         status = [s for s, _ in truth]
         self._record(k, "truth", held, truth, status, [])
@@ -153,7 +156,7 @@ class Checker:
                     f"citations {wrong[:10]}"
                 )
             self._record(k, name, held, truth, found, self.log.records[start:])
-            flag_new(self.detected[name], found, self.env.now, status)
+            flag_new(self.detected[name], found, self.env.now, status, at)
 
     # -- the three methods ------------------------------------------------------
     def _title_only(self, held: list[HeldCitation]) -> list[str]:
@@ -224,11 +227,23 @@ def call_costs(calls: list[ToolCall]) -> dict[str, int]:
     }
 
 
+def held_now(citations: list[HeldCitation], now_s: float, hold_s: float) -> list[int]:
+    """The indices of the citations still held: read less than hold_s ago (the agent lets
+    a citation go at its read plus the hold; every one is held with the default inf)."""
+    return [i for i, c in enumerate(citations) if now_s - c.read_s < hold_s]
+
+
 def flag_new(
-    detected: dict[int, float], found: list[str], now_s: float, truth: list[str] | None = None
+    detected: dict[int, float],
+    found: list[str],
+    now_s: float,
+    truth: list[str] | None = None,
+    at: list[int] | None = None,
 ) -> None:
-    """Note the first time each citation (by its index in the held list) is flagged; with
-    the truth at hand, a false alarm (flagged while fresh) is no detection."""
-    for i, status in enumerate(found):
-        if status != "fresh" and i not in detected and (truth is None or truth[i] != "fresh"):
+    """Note the first time each citation (by its index in the agent's list: `at` maps a
+    position in `found` to it, the identity if None) is flagged; with the truth at hand, a
+    false alarm (flagged while fresh) is no detection."""
+    for j, status in enumerate(found):
+        i = j if at is None else at[j]
+        if status != "fresh" and i not in detected and (truth is None or truth[j] != "fresh"):
             detected[i] = now_s

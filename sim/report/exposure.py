@@ -97,14 +97,22 @@ def exposure_rows(base: Params, frames: StudyFrames) -> ExposureRows:
     day_s = base.day_s
     d = frames.detections
     changed = d[d["changed_s"].notna()]
+    # a change never noticed goes unnoticed until its citation is let go or the day ends;
     # change times come from the store's microsecond clock, detections from SimPy's float
     # clock: push, noticing at the same instant, would read a few hundred ns below zero
-    unnoticed = (changed["detected_s"].fillna(day_s) - changed["changed_s"]).clip(lower=0.0)
+    end = np.minimum(changed["read_s"] + base.citation_hold_s, day_s)
+    unnoticed = (changed["detected_s"].fillna(end) - changed["changed_s"]).clip(lower=0.0)
     changed = changed.assign(unnoticed_s=unnoticed, never=changed["detected_s"].isna(), changed=1)
     sums = changed.groupby(["seed", *GROUP])[["changed", "unnoticed_s", "never"]].sum()
     costs = _costs(frames).set_index(["seed", *GROUP])
     rows = costs.join(sums).reset_index().sort_values(["seed", *GROUP], kind="stable")
-    held = (day_s - frames.citations["read_s"]).groupby(frames.citations["seed"]).sum()
+    read = frames.citations["read_s"]
+    # a citation is held from its read until the agent lets it go or the day ends
+    held = (
+        (np.minimum(read + base.citation_hold_s, day_s) - read)
+        .groupby(frames.citations["seed"])
+        .sum()
+    )
     rows["held_s"] = rows["seed"].map(held)
     p95 = changed.groupby(GROUP)["unnoticed_s"].quantile(0.95) / 60
     return ExposureRows(rows.reset_index(drop=True), p95.rename("p95_unnoticed_min").reset_index())
