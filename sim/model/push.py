@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import simpy
 
 from sim.model.agent import HeldCitation, Proc
-from sim.model.checker import read_versions
+from sim.model.methods import read_versions
 from sim.server import resources
 from sim.server.tools import ToolCaller, ToolResult
 
