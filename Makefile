@@ -40,8 +40,8 @@ lock:
 	uv export --quiet --frozen --all-extras --no-emit-project --format requirements.txt \
 	  -o requirements.lock
 
-# ruff, then the import contracts ([tool.importlinter] in pyproject.toml: the KB store below
-# its MCP face below the model, no cycle among a package's modules).
+# ruff, then the import contracts ([tool.importlinter] in pyproject.toml: the packages in layers,
+# each importing only those below it; no cycle among a package's modules or sim's own).
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check sim tests notebooks
 	$(VENV)/bin/ruff format --check sim tests notebooks
@@ -65,7 +65,7 @@ reproduce: $(VENV)/.installed
 # README's blocks must equal it; then the tests marked deep on their full samples.
 # Run before committing a change to sim/ or results/.
 check: $(VENV)/.installed
-	$(PY) -m sim.check
+	$(PY) -m sim.results.check
 	$(PY) -m pytest -q --deep -m deep
 
 bench: $(VENV)/.installed

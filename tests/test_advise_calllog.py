@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from sim.__main__ import main
-from sim.advise_calllog import habits
+from sim.advise.calllog import habits
 from sim.bench.docsrepo import build
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID, Opening

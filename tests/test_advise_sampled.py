@@ -13,8 +13,8 @@ import pytest
 
 from sim.__main__ import main
 from sim.advise import Costs
-from sim.advise_sampled import MIN_DAYS_CHANGED, Sample, choice
-from sim.advise_text import ci, comparison_lines
+from sim.advise.sampled import MIN_DAYS_CHANGED, Sample, choice
+from sim.advise.text import ci, comparison_lines
 from sim.bench.docsrepo import build
 from sim.importer.corpus import imported
 from sim.params import Params
@@ -325,8 +325,8 @@ def test_differing_choices_say_by_how_much_and_whether_beyond_noise() -> None:
 
 
 def test_a_wide_choice_says_the_days_it_needs_and_every_poll_interval_is_shown() -> None:
-    from sim.advise_sampled import Precision, options
-    from sim.advise_text import needed_lines, periodic_line
+    from sim.advise.sampled import Precision, options
+    from sim.advise.text import needed_lines, periodic_line
 
     sample = _sample({1800.0: 20.0, 3600.0: 45.0}, 8.0)  # 60 changed; 30 min is ±8.6 min
     [line] = needed_lines({"calibrated": sample}, Precision(), 30.0, Costs())
@@ -341,7 +341,7 @@ def test_no_interval_is_shown_from_fewer_days_than_it_needs() -> None:
     """Two days that agree (1 of 9 CAS edits rejected on each) once printed "11.11 to 11.11":
     below MIN_DAYS_CHANGED days the share is shown with "not enough days", from them on with
     its interval."""
-    from sim.advise_db import _share_ci
+    from sim.advise.db import _share_ci
 
     for days in range(2, MIN_DAYS_CHANGED):
         r = ratio_interval(np.ones(days), np.full(days, 9.0))

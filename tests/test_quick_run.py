@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from sim import seedrows
 from sim.__main__ import main
 from sim.params import Params
+from sim.results import seedrows
 
 QUICK_DAYS = 365
 """At most this many days in the first batches (340 with the panel's two burst and bulk arms

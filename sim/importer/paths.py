@@ -26,6 +26,11 @@ class Clash(ValueError):
     """An output cannot be written; the message names the flag and what to do."""
 
 
+def default_edit_log(db: Path) -> Path:
+    """Where an import writes the edit log of the KB file `db`."""
+    return db.with_name(f"{db.stem}.edits.csv")
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"

@@ -18,8 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from sim import advise_sampled as sampled
-from sim.advise import Costs, Sizes, advise
+from sim.advise import Costs, Sizes, advise, sampled
 from sim.params import Params
 
 CHECK_COLUMNS = [
@@ -106,7 +105,7 @@ def check_line(checks: pd.DataFrame) -> str:
 
 def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: str) -> str:
     """The closed forms' choice, said as theirs, with the simulated figure at it so far."""
-    from sim.advise_text import ci, what
+    from sim.advise.text import ci, what
 
     c = cf.choice
     head = (
@@ -144,7 +143,7 @@ def as_options(cf: ClosedForms, costs: Costs) -> pd.DataFrame:
 
 
 def as_json(cf: ClosedForms, checks: pd.DataFrame, costs: Costs) -> dict[str, Any]:
-    from sim.advise_db import _plain
+    from sim.advise.closedform_text import _plain
 
     def plain(row: dict[str, Any]) -> dict[str, Any]:
         return {k: _plain(v) for k, v in row.items()}

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from sim import stats
-from sim.advise_agent import Agent
+from sim.advise.agent import Agent
 from sim.server.calllog import ToolCall, read_jsonl
 from sim.stats import Interval, median_interval
 
@@ -97,7 +97,7 @@ class Habits:
 
     def lines(self) -> list[str]:
         def fig(r: Interval, fmt: str, scale: float = 1.0) -> str:
-            from sim.advise_text import ci
+            from sim.advise.text import ci
 
             if math.isnan(r.mean):
                 return "none in the log"

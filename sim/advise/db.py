@@ -8,9 +8,9 @@ answers for that KB how fast its citations go stale, which method and interval k
 change unnoticed under the target most cheaply, and how often a compare-and-swap edit is
 rejected by the delay between read and edit. With --edit-log the synthetic corpus is
 used and the fitted process is compared with the write-up's Poisson process at the same
-volume on the same days. Days are run to a stated precision (``sim.advise_sampled``); for
+volume on the same days. Days are run to a stated precision (``sim.advise.sampled``); for
 --edit-log each figure on the days it needs, the days without a save not simulated
-(``sim.advise_sparse``).
+(``sim.advise.sparse``).
 """
 
 from __future__ import annotations
@@ -22,14 +22,12 @@ from typing import Any
 
 import pandas as pd
 
-from sim import advise_sampled as sampled
-from sim import advise_sparse as sparse
-from sim import advise_text as text
 from sim import stats
-from sim.advise import Costs
-from sim.advise_agent import Agent
-from sim.advise_calibrated import log_volume
-from sim.advise_calllog import Habits
+from sim.advise import Costs, sampled, sparse, text
+from sim.advise.agent import Agent
+from sim.advise.calibrated import log_volume
+from sim.advise.calllog import Habits
+from sim.advise.closedform_text import _plain
 from sim.calibrate.shape import EditShape
 from sim.params import Params
 from sim.server.reads import count
@@ -96,11 +94,11 @@ def db_inputs(
     """The day's parameters on an imported KB, the edit shape fitted to its history (the
     edit log beside it, unless another log or a shape is given; None: the KB's log is too
     short to fit, and the note says so); bad input raises ValueError naming it."""
-    from sim import advise_calibrated as ac
+    from sim.advise import calibrated as ac
     from sim.calibrate.fit import fit_shape
     from sim.calibrate.logs import from_rows
-    from sim.importer.cli import default_edit_log
     from sim.importer.corpus import event_log_rows
+    from sim.importer.paths import default_edit_log
 
     log = edit_log or default_edit_log(db)
     params = db_params(db, queries, base, saves)
@@ -174,7 +172,7 @@ def db_advice(
         + (" (the log's own volume)" if shape is not None and saves is None else "")
         + (" (the write-up's 300)" if shape is None and saves is None else "")
     )
-    from sim import advise_closed as closed
+    from sim.advise import closed
 
     cf = closed.closed_forms(process, costs, target)  # a second or so: before the days
     samples, why = sampled.run(
@@ -371,9 +369,3 @@ def _json(tables: dict[str, pd.DataFrame], why: str, target: float) -> dict[str,
             for n, t in tables.items()
         },
     }
-
-
-def _plain(v: Any) -> Any:
-    if hasattr(v, "item"):
-        v = v.item()
-    return None if isinstance(v, float) and v != v else v

@@ -14,13 +14,11 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim import advise, environment, seedrows
+from sim import advise, environment, pages
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
 from sim.calibrate.validate import figure as calibration_figure
-from sim.experiments import WRITEUP_SEEDS
-from sim.metrics import joined
 from sim.params import Params
 from sim.popularity import top_share
 from sim.report import (
@@ -40,7 +38,10 @@ from sim.report import (
     writeup,
 )
 from sim.report.comparison import comparison_table
-from sim.seedrows import CAS_SEEDS, STALENESS_SEEDS, Rows
+from sim.results import seedrows
+from sim.results.seedrows import CAS_SEEDS, STALENESS_SEEDS, Rows
+from sim.study.experiments import WRITEUP_SEEDS
+from sim.study.metrics import joined
 from sim.studymap import report as studymap
 
 __all__ = ["CAS_SEEDS", "STALENESS_SEEDS", "build_tables", "reproduce", "write_tables"]
@@ -265,7 +266,7 @@ def write_figures(
             # above the figure (saved with a tight box, so it is kept), clear of every label
             text = textwrap.fill(mark, 100)
             fig.text(0.5, 1.0, text, ha="center", va="bottom", fontsize=8, color="C3")
-        figures.save(fig, out / name)
+        pages.save(fig, out / name)
 
     save(figures.stale_over_day(t["stale_over_day"]), "stale_over_day.png")
     save(figures.check_cost(t["check_calls_by_check"]), "check_cost.png")

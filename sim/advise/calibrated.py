@@ -3,7 +3,7 @@ a real help centre's log (or read from a fitted file), at the log's own volume.
 
 The closed forms of ``sim.advise`` assume independent Poisson saves over a uniform day; a
 fitted edit shape has bursts, bulk publishes and a profile they do not describe, so that
-advice is by simulation (``sim.advise_sampled``, rendered by ``sim.advise_db``).
+advice is by simulation (``sim.advise.sampled``, rendered by ``sim.advise.db``).
 """
 
 from __future__ import annotations
