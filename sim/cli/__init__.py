@@ -8,6 +8,7 @@ are in ``calibrate_flags``, its work in ``calibrate``; `import` is ``import_`` (
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from types import ModuleType
@@ -74,6 +75,15 @@ def entry(argv: list[str] | None = None) -> int:
             return 0
         print("python -m sim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `... | head`: the reader left; say so once, no traceback
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit would fail again
+        print(
+            "python -m sim: the output was closed by its reader before the command ended "
+            "(anything after that point was not printed)",
+            file=sys.stderr,
+        )
+        return 1
 
 
 def main(argv: list[str] | None = None) -> int:

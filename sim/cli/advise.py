@@ -43,12 +43,42 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=None,
         help="human saves in the day (default 300; with an edit log, the log's own volume)",
     )
-    adv.add_argument("--questions-per-day", type=bounded(int, 1, 10_000_000), default=120)
-    adv.add_argument("--day-hours", type=bounded(float, 0.1, 24), default=8.0)
-    adv.add_argument("--zipf", type=bounded(float, 0, 10), default=0.9, help="popularity skew")
-    adv.add_argument("--citations-per-answer", type=bounded(int, 1, 20), default=2)
-    adv.add_argument("--cost-per-call", type=bounded(float, 0, 1e12), default=1.0)
-    adv.add_argument("--cost-per-1k-chars", type=bounded(float, 0, 1e12), default=0.1)
+    adv.add_argument(
+        "--questions-per-day",
+        type=bounded(int, 1, 10_000_000),
+        default=120,
+        help="questions the agent answers a day (default: %(default)s, the write-up's)",
+    )
+    adv.add_argument(
+        "--day-hours",
+        type=bounded(float, 0.1, 24),
+        default=8.0,
+        help="working hours a day, when questions and saves come (default: %(default)s)",
+    )
+    adv.add_argument(
+        "--zipf",
+        type=bounded(float, 0, 10),
+        default=0.9,
+        help="Zipf exponent of question popularity over the articles (default: %(default)s)",
+    )
+    adv.add_argument(
+        "--citations-per-answer",
+        type=bounded(int, 1, 20),
+        default=2,
+        help="top hits the agent reads and cites an answer (default: %(default)s)",
+    )
+    adv.add_argument(
+        "--cost-per-call",
+        type=bounded(float, 0, 1e12),
+        default=1.0,
+        help="cost of a tool call or notification (default: %(default)s)",
+    )
+    adv.add_argument(
+        "--cost-per-1k-chars",
+        type=bounded(float, 0, 1e12),
+        default=0.1,
+        help="cost of 1,000 characters of tool results (default: %(default)s)",
+    )
     adv.add_argument(
         "--chars-per-token",
         type=bounded(float, 0.1, 100),
@@ -59,7 +89,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--max-unnoticed-min",
         type=bounded(float, 0, 1e6),
         default=30.0,
-        help="target: mean minutes a change to a cited article goes unnoticed",
+        help="target: mean minutes a change to a cited article goes unnoticed "
+        "(default: %(default)s)",
     )
     adv.add_argument(
         "--simulate",

@@ -18,9 +18,10 @@ def run(args: argparse.Namespace, lr: argparse.ArgumentParser) -> int:
     from sim.server.logreport import report
 
     try:
-        print(report(args.file, args.json))
+        text = report(args.file, args.json)
     except OSError as e:
         lr.error(f"{args.file}: cannot read it ({e.strerror})")
     except BadLogLine as e:
         lr.error(f"{args.file}: not a call log of this project: {e}")
+    print(text)  # a closed output pipe is entry's to say, not a fault of the log
     return 0

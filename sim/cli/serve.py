@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from sim.cli.common import bounded, needs
+from sim.importer.paths import same_file
 
 MAX_SERVED_ARTICLES = 100_000
 MAX_EDITS_PER_MINUTE = 60_000.0
@@ -61,10 +62,23 @@ def run(args: argparse.Namespace, srv: argparse.ArgumentParser) -> NoReturn:
     from sim.kb.rows import StoreError
     from sim.serve import Interrupts, check_writable, leave, open_store, serve
 
+    if args.call_log is not None and args.db is not None and same_file(args.call_log, args.db):
+        srv.error(
+            f"--call-log {args.call_log}: the same file as --db {args.db}; name another file "
+            "(nothing was written)"
+        )
     http = _serve_http(srv, args)
     interrupts = Interrupts() if http is None else None  # a Ctrl-C while the KB is built too
+    created = args.db is not None and not args.db.exists()
     try:
         store = open_store(args.seed, args.articles, args.db)
+        if created:  # a mistyped --db serves a made-up help centre: say so, once
+            print(
+                f"{srv.prog}: --db {args.db} did not exist: created it with the synthetic "
+                f"help centre ({args.articles:,} articles); to serve your own docs, "
+                f"python -m sim import DOCS_DIR --db {args.db}",
+                file=sys.stderr,
+            )
         if args.db is not None and args.write_gate:
             check_writable(store, "--write-gate")
         if args.db is not None and args.human_edits_per_minute > 0:

@@ -57,6 +57,11 @@ def _own(title: str, content: str) -> tuple[str, ...]:
 def imported(corpus_db: str, queries: str = "") -> tuple[tuple[ImportedSpec, ...], KBStore]:
     """The published articles of the KB file (in id order) as specs, and the store holding
     them, read once per process; ValueError naming the file when it holds no KB."""
+    if Path(corpus_db).is_dir():
+        raise ValueError(
+            f"--db {corpus_db}: is a folder; name the KB file python -m sim import wrote "
+            "(import DOCS_DIR --db kb.sqlite, then --db kb.sqlite)"
+        )
     if not Path(corpus_db).is_file():
         raise ValueError(f"--db {corpus_db}: no such file; write one with python -m sim import")
     try:
@@ -89,8 +94,12 @@ def _asked(store: KBStore, path: Path) -> dict[str, list[str]]:
     """Article → the queries of the log whose best hit it is, in the log's order."""
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"--queries {path}: cannot be read as UTF-8 text ({e})") from None
+    except OSError as e:
+        raise ValueError(f"--queries {path}: cannot read it ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(
+            f"--queries {path}: not UTF-8 text ({e.reason} at byte {e.start})"
+        ) from None
     lines = [q.strip() for q in text.splitlines()[:MAX_QUERIES] if q.strip()]
     if not lines:
         raise ValueError(f"--queries {path}: no query in it; write one query a line")

@@ -39,7 +39,8 @@ def _kind(mode: int) -> str:
     )
 
 
-def _same(a: Path, b: Path) -> bool:
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: by resolved path, or by device and inode."""
     if a.resolve() == b.resolve():
         return True
     try:
@@ -64,7 +65,7 @@ def check_outputs(outputs: list[tuple[str, Path]], docs: Path | None = None) -> 
                 "created if missing), nothing was written"
             )
         for other, earlier in outputs[:i]:
-            if _same(path, earlier):
+            if same_file(path, earlier):
                 raise Clash(
                     f"{flag} {path}: the same file as {other} {earlier}; name another file, "
                     "nothing was written"
