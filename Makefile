@@ -10,7 +10,7 @@ PY     := $(VENV)/bin/python
 # test module's asserts again, on every run.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: install test lint typecheck reproduce check bench clean lock
+.PHONY: install test lint typecheck reproduce docs check bench clean lock
 
 # The exact versions, with their hashes, come from requirements.lock (pip's own hash-checking
 # format, so a fresh machine needs nothing but pip); the project itself goes on top of them
@@ -56,6 +56,12 @@ typecheck: $(VENV)/.installed
 # `-n 0` runs it in one process.
 test: lint typecheck
 	$(PY) -m pytest -q
+
+# Every table, figure and text of results/ and the README's blocks from the committed
+# per-seed rows (results/seeds/), no simulation: after a change to a page or a parameter's
+# description. The rows, and so every number, stay as they are.
+docs: $(VENV)/.installed
+	$(PY) -m sim reproduce --from-rows
 
 reproduce: $(VENV)/.installed
 	$(PY) -m sim reproduce

@@ -43,11 +43,18 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="every part on a twentieth of its seeds (at least 2), each page marked as a quick"
         " run: every table and figure in about a minute, into quick-results/ or --out",
     )
+    rep.add_argument(
+        "--from-rows",
+        action="store_true",
+        help="no simulation: rebuild every table, figure and text of --out (and the README) "
+        "from the per-seed rows already in its seeds/ (after a change to a page or a "
+        "parameter's description; make docs)",
+    )
     return rep
 
 
 def run(args: argparse.Namespace, rep: argparse.ArgumentParser) -> int:
-    from sim.results.reproduce import CAS_SEEDS, STALENESS_SEEDS, reproduce
+    from sim.results.reproduce import CAS_SEEDS, SEEDS_DIR, STALENESS_SEEDS, rebuild, reproduce
 
     if args.scheduler is not None:
         needs(rep, "dask", "distributed")
@@ -59,6 +66,17 @@ def run(args: argparse.Namespace, rep: argparse.ArgumentParser) -> int:
             "--quick: a quick run does not overwrite the study's results/; got --out"
             f" {args.out}: give another folder, e.g. --out quick-results"
         )
+    if args.from_rows:
+        if args.quick:
+            usage_error("--from-rows: not with --quick (a quick run's rows are rerun quickly)")
+        if not (args.out / SEEDS_DIR).is_dir():
+            usage_error(
+                f"--from-rows: {args.out}/{SEEDS_DIR} does not exist; run python -m sim "
+                "reproduce first (it writes the rows), or name the folder with --out"
+            )
+        rebuild(args.out, readme if in_place else None)
+        print(f"rebuilt {args.out}/ from {args.out}/{SEEDS_DIR}", file=sys.stderr)
+        return 0
     reproduce(
         args.out,
         args.seeds or STALENESS_SEEDS,

@@ -284,6 +284,23 @@ def write_figures(
     save(calibration_figure(log, fit(log, boot=0, shape_only=True)), "calibration.png")
 
 
+def rebuild(out: Path, readme_path: Path | None = None, base: Params | None = None) -> Tables:
+    """Every table, figure and text of out/ (and the README's blocks, if given) from the
+    per-seed rows already in out/seeds/, no simulation: what a change to a page, a table or
+    a parameter's description needs (`make docs`); the rows, and so every number, stay."""
+    base = base or Params()
+    t = write_tables(out, base, seedrows.read(out / SEEDS_DIR))
+    _dictionary_and_readme(out, t, readme_path)
+    return t
+
+
+def _dictionary_and_readme(out: Path, t: Tables, readme_path: Path | None) -> None:
+    (out / "DATA.md").write_text(columns.data_dictionary(out))
+    if readme_path is not None:
+        for name, block in readme_blocks(out, t).items():
+            readme.update(readme_path, name, block)
+
+
 def reproduce(
     out: Path,
     staleness_seeds: int = STALENESS_SEEDS,
@@ -310,8 +327,5 @@ def reproduce(
     rows = seedrows.read(out / SEEDS_DIR)
     t = write_tables(out, base, rows, mark=quick_mark(seeds) if quick else None)
     environment.write(out / environment.FILE)
-    (out / "DATA.md").write_text(columns.data_dictionary(out))
-    if readme_path is not None:
-        for name, block in readme_blocks(out, t).items():
-            readme.update(readme_path, name, block)
+    _dictionary_and_readme(out, t, readme_path)
     return t
