@@ -2,6 +2,11 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -54,6 +59,7 @@ from IPython.display import display
 from sim.params import Params
 from sim.report import breakeven, exposure
 from sim.study.experiments import StudyFrames, run_points, run_study
+from sim.study.exposure import exposure_table
 from sim.study.metrics import per_seed
 
 pd.set_option("display.width", 140)
@@ -262,7 +268,7 @@ sweep_params = replace(
 sweep_frames = run_study(
     sweep_params, list(range(1, SWEEP_SEEDS + 1)), ("staleness",), workers=WORKERS
 )
-exposure_sweep = exposure.exposure_table(params, sweep_frames)
+exposure_sweep = exposure_table(params, sweep_frames)
 if OUT_DIR:
     exposure_sweep.to_csv(Path(OUT_DIR) / "exposure.csv", index=False, float_format="%.10g")
 exposure.crossings(exposure_sweep)

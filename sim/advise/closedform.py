@@ -38,8 +38,8 @@ from sim.server.tools import KBServer, structured_json
 if TYPE_CHECKING:
     import pandas as pd
 
-    from sim.report.exposure import ExposureRows
     from sim.study.experiments import StudyFrames
+    from sim.study.exposure import ExposureRows
 
 # pandas and the study's runner are imported where the closed forms are tabulated, after
 # the sizes' process has forked, so that the two processes import them in parallel.
@@ -244,9 +244,9 @@ def simulated(
 ) -> pd.DataFrame:
     """The same rows from N seeded days: the exposure runs of the report (given, or run), with
     the 95 % interval's upper end of the minutes a change goes unnoticed (over seeds)."""
-    from sim.report.exposure import ExposureRows, exposure_rows, exposure_table
     from sim.stats import ratio_interval
     from sim.study.experiments import run_study
+    from sim.study.exposure import ExposureRows, exposure_rows, exposure_table
 
     if frames is None:
         frames = run_study(params, list(range(1, seeds + 1)), ("exposure",), workers, False)

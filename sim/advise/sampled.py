@@ -253,10 +253,9 @@ def run(
     exactly); the samples and why it stopped. Every process's days of a batch run in one
     pool; a batch doubles the days done so far while the time left allows. The CAS day is
     `cas_experiment`: the 13-delay curve, or 'cas' at the process's own edit delays."""
-    from sim.report.exposure import exposure_rows
-    from sim.report.tables import edit_rows
     from sim.study.experiments import Request, frames_of, run_all
-    from sim.study.metrics import staleness_by_seed
+    from sim.study.exposure import exposure_rows
+    from sim.study.metrics import edit_rows, staleness_by_seed
 
     samples = {name: Sample(p) for name, p in processes.items()}
     # the exposure day with the swept intervals only, run as the base experiment

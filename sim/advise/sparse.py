@@ -36,8 +36,8 @@ even without a save)."""
 def day_rows(task: Task) -> pd.DataFrame | None:
     """The day's exposure rows; None for a day after the cost days with no save inside it
     (not simulated: nothing changes in it)."""
-    from sim.report.exposure import exposure_rows
     from sim.study.experiments import _opening, _rows, frames_of
+    from sim.study.exposure import exposure_rows
 
     params, seed, methods, full = task
     if not full and draw_schedule(params, rng.streams(seed)).day_saves == 0:

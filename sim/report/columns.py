@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.params import Params, param_docs
-from sim.report.exposure import METHODS
+from sim.study.exposure import METHODS
 
 SHARE, COUNT, TEXT, FLAG = "share (0–1)", "count", "text", "true/false"
 

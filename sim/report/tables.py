@@ -49,7 +49,6 @@ CHECK_COLUMNS = [
     "result_chars",
 ]
 """The check records' columns the tables read: each is one seed's check of one method."""
-EDIT_KEYS = ["experiment", "delay_s", "seed"]
 
 
 def by_run_rows(f: StudyFrames) -> pd.DataFrame:
@@ -66,41 +65,6 @@ def by_run_rows(f: StudyFrames) -> pd.DataFrame:
 
 def check_rows(f: StudyFrames) -> pd.DataFrame:
     return f.checks[CHECK_COLUMNS].reset_index(drop=True)
-
-
-def edit_rows(f: StudyFrames) -> pd.DataFrame:
-    """Per run, delay and seed: the counts of the CAS tables."""
-    e = f.edits
-    return (
-        e.assign(
-            edits=1,
-            first_try_ok=e["first_outcome"] == "ok",
-            rejected=e["first_outcome"] == "conflict",
-            rejected_by_human_save=e["conflict_cause"] == "human",
-            rejected_by_agent_edit=e["conflict_cause"] == "agent",
-            gone=e["first_outcome"] == "gone",
-            succeeded=e["final_outcome"] == "ok",
-            gave_up=e["final_outcome"] == "gave_up",
-        )
-        .groupby(EDIT_KEYS, as_index=False)[
-            [
-                "edits",
-                "first_try_ok",
-                "rejected",
-                "rejected_by_human_save",
-                "rejected_by_agent_edit",
-                "gone",
-                "attempts",
-                "succeeded",
-                "gave_up",
-                "replay_matched",
-                "replay_new_events",
-                "human_save_in_window",
-            ]
-        ]
-        .sum()
-        .rename(columns={"replay_matched": "replays_matched"})
-    )
 
 
 def staleness_table(by_run: pd.DataFrame) -> pd.DataFrame:

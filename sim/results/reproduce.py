@@ -40,6 +40,7 @@ from sim.report import (
 from sim.report.comparison import comparison_table
 from sim.results import seedrows
 from sim.results.seedrows import CAS_SEEDS, STALENESS_SEEDS, Rows
+from sim.study import exposure as study_exposure
 from sim.study.experiments import WRITEUP_SEEDS
 from sim.study.metrics import joined
 from sim.studymap import report as studymap
@@ -83,8 +84,8 @@ def _calls(rows: Rows) -> pd.DataFrame:
     return pd.concat([rows["staleness_calls"], rows["cas_calls"]], ignore_index=True)
 
 
-def _exposure_rows(rows: Rows) -> exposure.ExposureRows:
-    return exposure.ExposureRows(rows["exposure"], rows["exposure_p95"])
+def _exposure_rows(rows: Rows) -> study_exposure.ExposureRows:
+    return study_exposure.ExposureRows(rows["exposure"], rows["exposure_p95"])
 
 
 def _checks5(rows: Rows) -> pd.DataFrame:
@@ -139,7 +140,10 @@ TABLES: tuple[Table, ...] = (
             rows["gate"], rows["gate_medians"], rows["gate_pairs"]
         ),
     ),
-    Table("exposure", lambda base, rows, t: exposure.exposure_table(base, _exposure_rows(rows))),
+    Table(
+        "exposure",
+        lambda base, rows, t: study_exposure.exposure_table(base, _exposure_rows(rows)),
+    ),
     Table("exposure_crossings", lambda base, rows, t: exposure.crossings(t["exposure"])),
     Table("exposure_theory", lambda base, rows, t: exposure.theory_check(base, t["exposure"])),
     Table("realshape", lambda base, rows, t: realshape.realshape_table(rows["realshape"])),
@@ -183,11 +187,11 @@ def summary(base: Params, t: Tables, seeds: dict[str, int]) -> dict[str, object]
 
 
 ADVICE_TARGET_MIN = 30.0
-ADVICE_SEEDS = exposure.SEEDS
+ADVICE_SEEDS = study_exposure.SEEDS
 """The advice example checks its pick on every exposure seed, as §6's table does."""
 
 
-def advice_example(base: Params, rows: exposure.ExposureRows) -> tuple[str, dict[str, Any]]:
+def advice_example(base: Params, rows: study_exposure.ExposureRows) -> tuple[str, dict[str, Any]]:
     """`python -m sim advise --simulate 10` on the write-up's day, as the README shows it;
     its simulated columns are the exposure runs' first seeds (the same days). The text and
     the result it renders."""

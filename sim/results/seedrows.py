@@ -31,15 +31,15 @@ from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
 from sim.report import (
     breakeven,
-    exposure,
     gate,
     realshape,
     realshape_seeds,
     sensitivity,
     tables,
 )
+from sim.study import exposure
 from sim.study.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
-from sim.study.metrics import joined, per_seed
+from sim.study.metrics import edit_rows, joined, per_seed
 from sim.study.seedrule import SeedRule
 from sim.studymap import grid as map_grid
 
@@ -129,7 +129,7 @@ def _staleness(base: Params, seeds: list[int]) -> Plan:
 def _cas(base: Params, seeds: list[int]) -> Plan:
     def finish(runs: list[PointRuns]) -> Rows:
         f = study_frames(runs[0])
-        return {"cas_headline": per_seed(f), "cas_edits": tables.edit_rows(f), "cas_calls": f.calls}
+        return {"cas_headline": per_seed(f), "cas_edits": edit_rows(f), "cas_calls": f.calls}
 
     records = ("days", "edits", "calls")
     return Plan((Request((base,), tuple(seeds), ("cas", "cas_curve"), records),), finish)

@@ -182,3 +182,41 @@ def joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
     out = pd.concat([p.drop(columns=DAY_COLUMNS) for p in indexed] + [days], axis=1)
     out.index.name = "seed"
     return out.reset_index()
+
+
+EDIT_KEYS = ["experiment", "delay_s", "seed"]
+
+
+def edit_rows(f: StudyFrames) -> pd.DataFrame:
+    """Per run, delay and seed: the counts of the CAS tables."""
+    e = f.edits
+    return (
+        e.assign(
+            edits=1,
+            first_try_ok=e["first_outcome"] == "ok",
+            rejected=e["first_outcome"] == "conflict",
+            rejected_by_human_save=e["conflict_cause"] == "human",
+            rejected_by_agent_edit=e["conflict_cause"] == "agent",
+            gone=e["first_outcome"] == "gone",
+            succeeded=e["final_outcome"] == "ok",
+            gave_up=e["final_outcome"] == "gave_up",
+        )
+        .groupby(EDIT_KEYS, as_index=False)[
+            [
+                "edits",
+                "first_try_ok",
+                "rejected",
+                "rejected_by_human_save",
+                "rejected_by_agent_edit",
+                "gone",
+                "attempts",
+                "succeeded",
+                "gave_up",
+                "replay_matched",
+                "replay_new_events",
+                "human_save_in_window",
+            ]
+        ]
+        .sum()
+        .rename(columns={"replay_matched": "replays_matched"})
+    )

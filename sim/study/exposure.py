@@ -1,0 +1,163 @@
+"""How long staleness goes unnoticed, per seed: the exposure runs' rows and their table.
+
+The exposure runs are the write-up's Zipf day with more watchers beside the hourly
+checker: every swept check method of the registry (``sim.model.methods``) at every interval
+from 1 minute to 4 hours, and push (MCP resource subscriptions). They only read, so the
+day itself is the staleness run's. For each citation that changed, the time from its first
+change to the moment a method flagged it (or the citation was let go, or the day ended) is
+its unnoticed time, summed per seed, method and interval with the costs (calls and
+characters from the call log): per-seed rows that the report, the advisor and the notebook
+all read (``sim.report.exposure`` draws and words them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from sim import theory
+from sim.model import methods
+from sim.params import Params
+from sim.server.resources import UPDATED
+from sim.study.experiments import Request, StudyFrames
+
+SEEDS = 10
+SWEPT = tuple(m.name for m in methods.SWEPT)
+"""The methods checked at every interval of the sweep (the registry's, in its order)."""
+HOURLY_ONLY = tuple(m.name for m in methods.METHODS if m.hourly and not m.swept)
+"""The methods only the hourly checker runs (every hour: their one interval)."""
+METHODS = (*SWEPT, "push", *HOURLY_ONLY)
+"""The table's rows: the swept methods, push, then those checked hourly only."""
+
+
+EXPOSURE_RECORDS = ("citations", "checks", "calls", "detections", "cadence")
+"""The record types exposure_rows reads."""
+
+
+def exposure_request(base: Params, seeds: list[int]) -> Request:
+    return Request((base,), tuple(seeds), ("exposure",), EXPOSURE_RECORDS)
+
+
+def _costs(frames: StudyFrames) -> pd.DataFrame:
+    """Per seed, method and interval: checks, calls, notifications, characters."""
+    cadence = frames.cadence.assign(notifications=0)
+    hourly_only = frames.checks[frames.checks["method"].isin(HOURLY_ONLY)]
+    hourly_only = (
+        hourly_only.groupby(["seed", "method"])
+        .agg(checks=("check", "size"), calls=("calls", "sum"), result_chars=("result_chars", "sum"))
+        .reset_index()
+        .assign(interval_s=3600.0, notifications=0, poll_calls=0)
+    )
+    push_calls = frames.calls[frames.calls["client_id"] == "push"]
+    is_note = push_calls["tool"] == UPDATED
+    push = pd.DataFrame(
+        {
+            "calls": push_calls[~is_note].groupby("seed")["calls"].sum(),
+            "notifications": push_calls[is_note].groupby("seed")["calls"].sum(),
+            "result_chars": push_calls.groupby("seed")["result_chars"].sum(),
+        }
+    ).fillna(0)
+    push = push.reset_index().assign(method="push", interval_s=0.0, checks=0, poll_calls=0)
+    cols = [
+        "seed",
+        "method",
+        "interval_s",
+        "checks",
+        "calls",
+        "poll_calls",
+        "notifications",
+        "result_chars",
+    ]
+    return pd.concat([cadence[cols], hourly_only[cols], push[cols]], ignore_index=True)
+
+
+GROUP = ["method", "interval_s"]
+COST_COLUMNS = ["checks", "calls", "poll_calls", "notifications", "result_chars"]
+
+
+@dataclass(frozen=True)
+class ExposureRows:
+    """The exposure runs as per-seed rows: per seed × method × interval its costs and the
+    sums over changed citations (count, unnoticed seconds, never noticed) with the seed's
+    citation-seconds held; and the pooled 95th percentiles, which no per-seed sum gives
+    (None when a subset of seeds is taken: its percentiles are not known)."""
+
+    rows: pd.DataFrame
+    p95: pd.DataFrame | None = None
+
+    def seeds(self, seeds: list[int]) -> ExposureRows:
+        return ExposureRows(self.rows[self.rows["seed"].isin(seeds)].reset_index(drop=True))
+
+
+def exposure_rows(base: Params, frames: StudyFrames) -> ExposureRows:
+    day_s = base.day_s
+    d = frames.detections
+    changed = d[d["changed_s"].notna()]
+    # a change never noticed goes unnoticed until its citation is let go or the day ends;
+    # change times come from the store's microsecond clock, detections from SimPy's float
+    # clock: push, noticing at the same instant, would read a few hundred ns below zero
+    end = np.minimum(changed["read_s"] + base.citation_hold_s, day_s)
+    unnoticed = (changed["detected_s"].fillna(end) - changed["changed_s"]).clip(lower=0.0)
+    changed = changed.assign(unnoticed_s=unnoticed, never=changed["detected_s"].isna(), changed=1)
+    sums = changed.groupby(["seed", *GROUP])[["changed", "unnoticed_s", "never"]].sum()
+    costs = _costs(frames).set_index(["seed", *GROUP])
+    rows = costs.join(sums).reset_index().sort_values(["seed", *GROUP], kind="stable")
+    read = frames.citations["read_s"]
+    # a citation is held from its read until the agent lets it go or the day ends
+    held = (
+        (np.minimum(read + base.citation_hold_s, day_s) - read)
+        .groupby(frames.citations["seed"])
+        .sum()
+    )
+    rows["held_s"] = rows["seed"].map(held)
+    p95 = changed.groupby(GROUP)["unnoticed_s"].quantile(0.95) / 60
+    return ExposureRows(rows.reset_index(drop=True), p95.rename("p95_unnoticed_min").reset_index())
+
+
+def exposure_table(base: Params, data: StudyFrames | ExposureRows) -> pd.DataFrame:
+    if isinstance(data, StudyFrames):
+        data = exposure_rows(base, data)
+    r = data.rows
+    n_seeds = r["seed"].nunique()
+    held_s = r.drop_duplicates("seed")["held_s"].sum()
+    s = r.groupby(GROUP)[["changed", "unnoticed_s", "never"]].sum()
+    exposure = pd.DataFrame(
+        {
+            "changed_citations_per_day": s["changed"] / n_seeds,
+            "mean_unnoticed_min": s["unnoticed_s"] / s["changed"] / 60,
+            "p95_unnoticed_min": np.nan
+            if data.p95 is None
+            else data.p95.set_index(GROUP)["p95_unnoticed_min"],
+            "never_noticed_share": s["never"] / s["changed"],
+            "stale_unknown_share": s["unnoticed_s"] / held_s,
+        }
+    )
+    cost = r.groupby(GROUP).agg(
+        seeds=("seed", "nunique"),
+        checks_per_day=("checks", "mean"),
+        calls_per_day=("calls", "mean"),
+        poll_calls_per_day=("poll_calls", "mean"),
+        notifications_per_day=("notifications", "mean"),
+        chars_per_day=("result_chars", "mean"),
+    )
+    table = cost.join(exposure).reset_index()
+    table["messages_per_day"] = table["calls_per_day"] + table["notifications_per_day"]
+    forms = {t: theory.unnoticed_time(base, t) for t in table["interval_s"] if t > 0}
+    periodic = table["method"].isin(SWEPT)
+    table["theory_mean_unnoticed_min"] = [
+        forms[t]["mean_s"] / 60 if p else (0.0 if m == "push" else np.nan)
+        for m, t, p in zip(table["method"], table["interval_s"], periodic, strict=True)
+    ]
+    shares = {t: theory.stale_unknown_share(base, t) for t in forms}
+    table["theory_stale_unknown_share"] = [
+        shares[t]["stale_unknown_share"] if p else (0.0 if m == "push" else np.nan)
+        for m, t, p in zip(table["method"], table["interval_s"], periodic, strict=True)
+    ]
+    table.insert(2, "interval_min", table["interval_s"] / 60)
+    order = {m: i for i, m in enumerate(METHODS)}
+    table = table.sort_values(
+        ["method", "interval_s"], key=lambda c: c.map(order) if c.name == "method" else c
+    )
+    return table.drop(columns="interval_s").reset_index(drop=True)
