@@ -149,6 +149,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         _say(line)
     if select.left_out:
         _say(f"--exclude left out {len(select.left_out):,} article files")
+    for glob in select.unmatched():
+        _say(
+            f"--exclude {glob!r} matched no article file of {folder}: check its spelling (a "
+            "glob is matched against paths relative to DOCS_DIR, e.g. 'i18n/**')"
+        )
     print(
         f"Imported {folder} into {db}: {plan.present:,} articles in the folder, "
         f"{appended:,} new events (the KB's event log now ends at {head:,})."

@@ -1,0 +1,25 @@
+"""What `import` and `export` say to a docs team's slips: an --exclude glob that matches
+nothing, an OUT_DIR that is the KB file, a KB written inside the folder being imported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.test_import import _import
+from tests.test_import_safety import _folder
+
+
+def test_an_exclude_that_matches_nothing_is_named(tmp_path: Path, capsys) -> None:
+    root = _folder(tmp_path)
+    (root / "i18n").mkdir()
+    (root / "i18n" / "b.md").write_text("# Beta\n\nIn another language.\n")
+    status, _, err = _import(capsys, str(root), "--db", str(tmp_path / "kb.sqlite"),
+                             "--exclude", "nomatch/**", "--exclude", "i18n/**",
+                             "--exclude", "i18n")  # fmt: skip
+    assert status == 0, err
+    said = [line for line in err.splitlines() if "matched no article file" in line]
+    assert said == [
+        f"import: --exclude 'nomatch/**' matched no article file of {root}: check its spelling "
+        "(a glob is matched against paths relative to DOCS_DIR, e.g. 'i18n/**')"
+    ]  # both i18n globs matched i18n/b.md: neither is named
+    assert "--exclude left out 1 article files" in err
