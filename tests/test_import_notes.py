@@ -23,3 +23,19 @@ def test_an_exclude_that_matches_nothing_is_named(tmp_path: Path, capsys) -> Non
         "(a glob is matched against paths relative to DOCS_DIR, e.g. 'i18n/**')"
     ]  # both i18n globs matched i18n/b.md: neither is named
     assert "--exclude left out 1 article files" in err
+
+
+def test_an_output_inside_the_docs_folder_is_refused(tmp_path: Path, capsys) -> None:
+    root = _folder(tmp_path)
+    before = sorted(p.name for p in root.iterdir())
+    for flags, flag in [
+        (["--db", str(root / "new.sqlite")], "--db"),
+        (["--db", str(root / "sub" / ".." / "kb")], "--db"),
+        (["--db", str(tmp_path / "kb.sqlite"), "--edit-log", str(root / "e.csv")], "--edit-log"),
+    ]:
+        status, _, err = _import(capsys, str(root), *flags)
+        assert status == 2, (flags, err)
+        assert f"{flag} " in err and f"inside DOCS_DIR {root}" in err and "Traceback" not in err
+        assert "name a file outside it" in err and "nothing was written" in err
+        assert sorted(p.name for p in root.iterdir()) == before  # nothing left in the docs
+    assert not (tmp_path / "kb.sqlite").exists()
