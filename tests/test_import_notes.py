@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.test_import import _import
-from tests.test_import_safety import _folder
+from tests.test_import_safety import _export, _folder
 
 
 def test_an_exclude_that_matches_nothing_is_named(tmp_path: Path, capsys) -> None:
@@ -39,3 +39,16 @@ def test_an_output_inside_the_docs_folder_is_refused(tmp_path: Path, capsys) -> 
         assert "name a file outside it" in err and "nothing was written" in err
         assert sorted(p.name for p in root.iterdir()) == before  # nothing left in the docs
     assert not (tmp_path / "kb.sqlite").exists()
+
+
+def test_export_into_the_kb_file_says_it_is_the_db(tmp_path: Path, capsys) -> None:
+    root = _folder(tmp_path)
+    db = tmp_path / "kb.sqlite"
+    assert _import(capsys, str(root), "--db", str(db))[0] == 0
+    before = db.read_bytes()
+    status, _, err = _export(capsys, str(db), "--db", str(db))
+    assert status == 2 and f"OUT_DIR {db}: the KB file --db names, not a folder" in err, err
+    assert "name a new folder" in err and "nothing was written" in err
+    status, _, err = _export(capsys, str(root / "a.md"), "--db", str(db))
+    assert status == 2 and f"OUT_DIR {root / 'a.md'}: a file, not a folder" in err, err
+    assert db.read_bytes() == before

@@ -50,10 +50,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         what = "is empty" if db.is_file() else "is not a file"
         parser.error(f"--db {db}: {what}; name a KB file `python -m sim import` wrote")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        parser.error(
-            f"OUT_DIR {out}: exists and is not an empty folder; name a new folder (export "
-            "creates it), nothing was written"
-        )
+        parser.error(f"OUT_DIR {out}: {_not_a_new_folder(out, db)}, nothing was written")
     if not out.parent.is_dir():
         parser.error(f"OUT_DIR {out}: the folder {out.parent} does not exist; create it first")
     try:
@@ -84,6 +81,19 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     for path in written:
         print(f"  {path}")
     return 0
+
+
+def _not_a_new_folder(out: Path, db: Path) -> str:
+    """Why an existing OUT_DIR cannot be written into, and what to name instead."""
+    if out.is_dir():
+        return "exists and is not an empty folder; name a new folder (export creates it)"
+    what = "a file, not a folder"
+    try:
+        if out.samefile(db):
+            what = "the KB file --db names, not a folder"
+    except OSError:
+        pass
+    return f"{what}; name a new folder to write the edited articles into (export creates it)"
 
 
 def _changed(db: Path) -> list[tuple[str, str, str]]:
