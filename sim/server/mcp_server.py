@@ -36,6 +36,7 @@ from sim.server import resources
 from sim.server.edit import EDIT_TOOL, Gate
 from sim.server.elicit import Asking, approve_edit
 from sim.server.listing import instructions
+from sim.server.methods import name_the_methods
 from sim.server.results import Reply
 from sim.server.tools import KBServer, Session, ToolResult, shape_refusal, structured_json
 from sim.server.validation import describe_value
@@ -289,7 +290,12 @@ def package_version() -> str:
 class KBMcpServer(Server[Any]):
     """The SDK's server, advertising the same capabilities in both protocol eras: the tool
     list never changes and no resources/list_changed is sent, so listChanged is false in
-    both (the SDK derives it from the listen handler in the 2026-07-28 era)."""
+    both (the SDK derives it from the listen handler in the 2026-07-28 era). A method it
+    does not answer is refused naming those it does (``methods.py``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.middleware.append(name_the_methods(self))
 
     def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
         caps = super().get_capabilities(*args, **kwargs)
