@@ -1,11 +1,13 @@
 """``python -m sim export --db kb.sqlite OUT_DIR``: an agent's edits back out as files.
 
-An edit through ``serve`` goes to the KB file only, and the next import over that file is
-refused as diverged. Export writes each article whose title or text differs from what its
-last import wrote (``imported_pages``' digest) as a Markdown file at its path in the docs
-folder, under its front matter as written, into a new folder: the docs team reviews it
-(``diff -r OUT_DIR docs``), copies it into its repository and commits, and imports into a
-new KB file. Nothing else is written, and an existing file is never overwritten.
+An edit through ``serve`` goes to the KB file only, and an import over that file is refused
+until the repository carries it. Export writes each article whose title or text differs
+from what its last import wrote (``imported_pages``' digest) as a Markdown file at its path
+in the docs folder, under its front matter as written, into a new folder: the docs team
+reviews it (``diff -r OUT_DIR docs``), copies it into its repository and commits it as
+written, and imports into the same KB file: the agent's saves then stand for that commit
+(``sim/kb/adopting.py``), nothing is appended twice and clients' cursors stay valid. Nothing
+else is written, and an existing file is never overwritten.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ Write the articles of an imported KB whose title or text changed since its last 
 agent's edits through `serve`) as Markdown files into OUT_DIR, a new folder (or an empty
 one): each at its path in the docs folder, under the front matter its file had, so that
 `diff -r OUT_DIR DOCS_DIR` shows the edits to review and copying OUT_DIR over DOCS_DIR takes
-them in. Nothing is written when no article changed; the KB file is only read."""
+them in; committed as written, importing into the same --db then takes them back without
+appending them twice. Nothing is written when no article changed; the KB file is only read."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
