@@ -10,7 +10,7 @@ PY     := $(VENV)/bin/python
 # test module's asserts again, on every run.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: install test lint typecheck reproduce check bench clean lock
+.PHONY: install test lint typecheck reproduce docs check bench clean lock
 
 # The exact versions, with their hashes, come from requirements.lock (pip's own hash-checking
 # format, so a fresh machine needs nothing but pip); the project itself goes on top of them
@@ -40,8 +40,8 @@ lock:
 	uv export --quiet --frozen --all-extras --no-emit-project --format requirements.txt \
 	  -o requirements.lock
 
-# ruff, then the import contracts ([tool.importlinter] in pyproject.toml: the KB store below
-# its MCP face below the model, no cycle among a package's modules).
+# ruff, then the import contracts ([tool.importlinter] in pyproject.toml: the packages in layers,
+# each importing only those below it; no cycle among a package's modules or sim's own).
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check sim tests notebooks
 	$(VENV)/bin/ruff format --check sim tests notebooks
@@ -57,6 +57,12 @@ typecheck: $(VENV)/.installed
 test: lint typecheck
 	$(PY) -m pytest -q
 
+# Every table, figure and text of results/ and the README's blocks from the committed
+# per-seed rows (results/seeds/), no simulation: after a change to a page or a parameter's
+# description. The rows, and so every number, stay as they are.
+docs: $(VENV)/.installed
+	$(PY) -m sim reproduce --from-rows
+
 reproduce: $(VENV)/.installed
 	$(PY) -m sim reproduce
 	$(PY) -m sim notebook
@@ -65,7 +71,7 @@ reproduce: $(VENV)/.installed
 # README's blocks must equal it; then the tests marked deep on their full samples.
 # Run before committing a change to sim/ or results/.
 check: $(VENV)/.installed
-	$(PY) -m sim.check
+	$(PY) -m sim.results.check
 	$(PY) -m pytest -q --deep -m deep
 
 bench: $(VENV)/.installed

@@ -51,10 +51,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
-from sim.experiments import StudyFrames, run_points, run_study
-from sim.metrics import per_seed
 from sim.params import Params
 from sim.report import breakeven, exposure
+from sim.study.experiments import StudyFrames, run_points, run_study
+from sim.study.metrics import per_seed
 
 pd.set_option("display.width", 140)
 
@@ -331,8 +331,8 @@ show(fig)
 # %%
 if KB_DB:
     from sim.advise import Costs
-    from sim.advise_db import advise_for_db
-    from sim.advise_sampled import Precision
+    from sim.advise.db import advise_for_db
+    from sim.advise.sampled import Precision
 
     try:
         kb_text, kb_advice = advise_for_db(

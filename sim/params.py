@@ -39,8 +39,9 @@ class Params:
     """Articles in the knowledge base, all published at the start of the day."""
     n_questions: int = 120
     """Customer questions in the day (the mean, with ``arrivals='poisson'``)."""
-    n_saves: int = 300
-    """Human saves in the day (the mean, with ``arrivals='poisson'``)."""
+    n_saves: int | float = 300
+    """Human saves in the day (the mean, with ``arrivals='poisson'`` or the calibrated
+    process, where it may be a fraction: a quiet help centre's day)."""
     day_s: float = 8 * HOUR_S
     """Length of the working day in seconds; questions and saves fall inside it."""
     zipf_s: float = 0.9
@@ -193,8 +194,17 @@ class Params:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise bad(name, "an integer of 1 or more")
-        if isinstance(self.n_saves, bool) or not isinstance(self.n_saves, int) or self.n_saves < 0:
-            raise bad("n_saves", "an integer of 0 or more")
+        saves = self.n_saves
+        number = isinstance(saves, int | float) and not isinstance(saves, bool)
+        if not number or not 0 <= saves < math.inf:
+            raise bad("n_saves", "a number of 0 or more")
+        exact = self.save_process != "calibrated" and self.arrivals == "uniform"
+        if exact and not float(saves).is_integer():
+            raise bad(
+                "n_saves",
+                "a whole number (a fraction is a mean: with save_process='calibrated' or "
+                "arrivals='poisson')",
+            )
         for name in ("day_s", "check_interval_s"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:

@@ -11,7 +11,7 @@ chose their seeds was set. A pooled ratio ΣX/ΣY over units takes the delta
 method with the same quantile, a share of events Wilson's score interval on the effective
 count the spread over units allows (so it stays inside [0, 1]), a median the distribution-free
 order-statistic interval. A family of tests picked from is corrected by Holm's step-down.
-The seed rule (``sim.seedrule``) decides how many units a figure gets; these say what they
+The seed rule (``sim.study.seedrule``) decides how many units a figure gets; these say what they
 show.
 """
 
@@ -81,7 +81,7 @@ def mean_interval(values: np.ndarray | Sequence[float]) -> Interval:
 def normal_interval(values: np.ndarray | Sequence[float]) -> Interval:
     """Mean over seeds with the normal quantile at any n (one seed: no spread, so its own
     bounds). The report's figures over the study's seeds take this: the sequential seed
-    rule's batches and stopping (``sim.seedrule``, REPORT.md's appendix on it) were set on
+    rule's batches and stopping (``sim.study.seedrule``, REPORT.md's appendix on it) were set on
     these intervals, so a figure's seeds, and every committed row, follow from them."""
     v = np.asarray(values, dtype=float)
     n = len(v)

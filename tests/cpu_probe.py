@@ -18,16 +18,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from sim import rng, seedrows
+from sim import rng
 from sim.calibrate.fit import fit
 from sim.calibrate.generate import FEATURES
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
 from sim.environment import cpu_features
-from sim.experiments import run_all
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
 from sim.report import breakeven, realshape
+from sim.results import seedrows
+from sim.study.experiments import run_all
 
 SCHEDULE_FIELDS = (
     "question_rank",

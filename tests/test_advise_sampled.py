@@ -13,8 +13,8 @@ import pytest
 
 from sim.__main__ import main
 from sim.advise import Costs
-from sim.advise_sampled import MIN_DAYS_CHANGED, Sample, choice
-from sim.advise_text import ci, comparison_lines
+from sim.advise.sampled import MIN_DAYS_CHANGED, Sample, choice
+from sim.advise.text import ci, comparison_lines
 from sim.bench.docsrepo import build
 from sim.importer.corpus import imported
 from sim.params import Params
@@ -101,12 +101,17 @@ def test_advise_db_answers_for_the_imported_kb(kb, capsys) -> None:
 
 
 def test_advise_db_splits_cas_rejections_by_cause_and_json_agrees_with_text(kb, capsys) -> None:
-    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "3"]
+    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "5"]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert main([*args, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert "a human saved between read and edit" not in text
+    decided = next(x for x in text.splitlines() if x.startswith("Decided by"))
+    pick = out["pick"]  # the pick the text states, whichever decided
+    assert pick["decided_by"] == out["decided_by"] and out["decided_by"] in decided
+    every = "on every change" if pick["method"] == "push" else f"every {pick['interval_min']:g} min"
+    assert every in decided
     head = next(i for i, x in enumerate(text.splitlines()) if x.startswith("CAS edits rejected"))
     header = text.splitlines()[head + 1]
     for label in ("a human's newer save", "the agent's own other edit", "the article unpublished"):
@@ -148,6 +153,8 @@ def test_advise_db_states_every_assumption_with_its_flag(kb, capsys) -> None:
         "(--saves-per-day; --edit-log, --edit-shape)",
     ):
         assert says in head, says
+    cas = out[out.index("CAS edits rejected") :].splitlines()[2:]
+    assert cas and all("(not enough days)" in line for line in cas if " s " in line)
 
 
 def test_advise_db_decides_by_the_closed_forms_when_the_days_cannot(kb, capsys) -> None:
@@ -318,8 +325,8 @@ def test_differing_choices_say_by_how_much_and_whether_beyond_noise() -> None:
 
 
 def test_a_wide_choice_says_the_days_it_needs_and_every_poll_interval_is_shown() -> None:
-    from sim.advise_sampled import Precision, options
-    from sim.advise_text import needed_lines, periodic_line
+    from sim.advise.sampled import Precision, options
+    from sim.advise.text import needed_lines, periodic_line
 
     sample = _sample({1800.0: 20.0, 3600.0: 45.0}, 8.0)  # 60 changed; 30 min is ±8.6 min
     [line] = needed_lines({"calibrated": sample}, Precision(), 30.0, Costs())
@@ -334,7 +341,7 @@ def test_no_interval_is_shown_from_fewer_days_than_it_needs() -> None:
     """Two days that agree (1 of 9 CAS edits rejected on each) once printed "11.11 to 11.11":
     below MIN_DAYS_CHANGED days the share is shown with "not enough days", from them on with
     its interval."""
-    from sim.advise_db import _share_ci
+    from sim.advise.db import _share_ci
 
     for days in range(2, MIN_DAYS_CHANGED):
         r = ratio_interval(np.ones(days), np.full(days, 9.0))

@@ -1,4 +1,4 @@
-"""`advise --edit-log`'s days to a precision on a sparse process (sim/advise_sparse.py): a
+"""`advise --edit-log`'s days to a precision on a sparse process (sim/advise/sparse.py): a
 day not simulated (no save inside it) or run with fewer checks gives the figures the full
 day gives, and the run does not depend on the worker count."""
 
@@ -12,8 +12,8 @@ import pytest
 
 from sim import rng
 from sim.advise import Costs
-from sim.advise_sampled import SWEPT_METHODS, Precision, options
-from sim.advise_sparse import day_rows, run_sparse
+from sim.advise.sampled import SWEPT_METHODS, Precision, options
+from sim.advise.sparse import day_rows, run_sparse
 from sim.calibrate.fit import fit, fit_shape
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.model.schedule import draw_schedule

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from sim.__main__ import main
-from sim.advise_agent import Agent
-from sim.advise_calllog import habits
+from sim.advise.agent import Agent
+from sim.advise.calllog import habits
 from sim.bench.docsrepo import build
 from sim.model.day import run_day
 from sim.params import Params

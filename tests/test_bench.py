@@ -14,9 +14,9 @@ import pytest
 from sim.bench.replay import RecordingDay, replay
 from sim.bench.scaling import scaling
 from sim.bench.suite import targets
-from sim.experiments import experiment_params
 from sim.model.opening import Opening
 from sim.params import Params
+from sim.study.experiments import experiment_params
 
 SMALL = replace(Params(), n_articles=60, n_questions=20, n_saves=40)
 

@@ -19,12 +19,12 @@ from sim.__main__ import main
 from sim.calibrate import fit as fitmod
 from sim.calibrate import logs, sessions
 from sim.calibrate.fit import fit
-from sim.calibrate.flags import FORMAT
 from sim.calibrate.logs import BUNDLED, parse_log, read_log
 from sim.calibrate.shape import load_shape
 from sim.calibrate.validate import burstiness_table
+from sim.cli.calibrate_flags import FORMAT
 from sim.params import Params
-from sim.sweep import DEFAULT_EXPERIMENTS, experiments_for
+from sim.study.sweep import DEFAULT_EXPERIMENTS, experiments_for
 
 TINY = (
     "time,publish,author,article,change,lines_added,lines_removed\n"

@@ -16,12 +16,12 @@ from sim.calibrate.fit import fit
 from sim.calibrate.generate import CAL_STREAMS
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
-from sim.experiments import run_study
-from sim.metrics import per_seed
 from sim.model.calibrated import day_window
 from sim.model.day import run_day
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import SHAPE_FEATURES, Params
+from sim.study.experiments import run_study
+from sim.study.metrics import per_seed
 from tests.cpu_probe import schedule_digest
 
 WRITEUP_STREAMS = (

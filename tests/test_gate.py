@@ -321,9 +321,9 @@ def test_over_stdio_a_client_without_elicitation_is_told_why_it_cannot_write(
 def test_a_gated_day_keeps_the_humans_saves_and_the_strategies_differ_as_designed() -> None:
     from dataclasses import replace
 
-    from sim.experiments import experiment_params
     from sim.model.day import run_day
     from sim.params import Params
+    from sim.study.experiments import experiment_params
 
     small = replace(experiment_params(Params(), "cas"), n_questions=40, n_saves=150)
     plain = run_day(small, 3)
@@ -348,9 +348,9 @@ def test_a_gated_day_keeps_the_humans_saves_and_the_strategies_differ_as_designe
 def _gated_days(**change: Any) -> dict[str, Any]:
     from dataclasses import replace
 
-    from sim.experiments import experiment_params
     from sim.model.day import run_day
     from sim.params import Params
+    from sim.study.experiments import experiment_params
 
     small = replace(
         experiment_params(Params(), "cas"), n_questions=40, n_saves=150, write_gate=True, **change
@@ -405,8 +405,8 @@ def test_human_caused_conflicts_of_first_writes_sent_match_their_closed_form(dee
 
     import numpy as np
 
-    from sim.experiments import experiment_params, run_study
     from sim.params import Params
+    from sim.study.experiments import experiment_params, run_study
     from sim.theory import p_gated_write_meets
 
     base = Params()

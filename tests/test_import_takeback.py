@@ -37,7 +37,9 @@ def test_edits_exported_and_committed_import_back_into_the_same_kb(tmp_path, cap
     repo = _docs(tmp_path)
     db = tmp_path / "kb.sqlite"
     assert _import(capsys, str(repo.root), "--db", str(db))[0] == 0
-    _agent_edits(db, {"install": "Run the installer once.", "bulk/page-03": "# Page 3\n\nPage 3, fixed."})
+    _agent_edits(
+        db, {"install": "Run the installer once.", "bulk/page-03": "# Page 3\n\nPage 3, fixed."}
+    )
     store = KBStore(lambda: 0, path=str(db))
     before, cursor = store.all_events(KB_ID), store.head_sequence(KB_ID)
     edited = store.article_state(KB_ID, "install")

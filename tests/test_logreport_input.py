@@ -148,3 +148,20 @@ def test_a_good_log_still_reports(tmp_path: Path) -> None:
     status, out, err = _run(path, "--json")
     assert status == 0 and err == ""
     assert _rows(out)[-1]["calls"] == 2
+
+
+def test_a_reader_that_leaves_early_gets_one_line_not_a_blame_on_the_log(tmp_path: Path) -> None:
+    """`log-report LOG | head -1`: the closed pipe is said as such on stderr (it was
+    reported as the log being unreadable), exit status 1, no traceback."""
+    log = tmp_path / "calls.jsonl"
+    log.write_text(GOOD + "\n", encoding="utf-8")
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "sim", "log-report", str(log), "--json"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.close()  # the reader leaves before a line: the output has nowhere to go
+    err = reader.stderr.read().decode()
+    assert reader.wait(timeout=60) == 1
+    assert "output was closed by its reader" in err and "Traceback" not in err
+    assert "cannot read it" not in err

@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 from mcp import Client, StdioServerParameters
 
-from sim.experiments import run_study
 from sim.kb.store import KBStore
 from sim.kb.versions import format_version
 from sim.params import Params
 from sim.server.mcp_server import build_server
 from sim.server.tools import KBServer
+from sim.study.experiments import run_study
 from tests.conftest import ARTICLES, KB, START_US, ManualClock
 from tests.test_kb_limits import ACCEPTED, REFUSED
 from tests.test_kb_parity import FIXTURE, published

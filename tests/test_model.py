@@ -9,7 +9,6 @@ from dataclasses import asdict, replace
 import pandas as pd
 import pytest
 
-from sim.experiments import experiment_params, run_points, run_study
 from sim.kb.store import KBStore
 from sim.kb.versions import format_version
 from sim.model import methods
@@ -18,6 +17,7 @@ from sim.model.day import DAY_START_US, KB_ID, DayResult, run_day
 from sim.model.opening import Opening
 from sim.model.oracle import GroundTruthOracle
 from sim.params import Params
+from sim.study.experiments import experiment_params, run_points, run_study
 from tests.conftest import KB, ManualClock
 
 BASE = Params()

@@ -15,15 +15,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim import seedrows, theory
-from sim.experiments import run_study
+from sim import theory
 from sim.kb.store import KBStore
 from sim.model.cadence import check_instants
 from sim.model.day import run_day
 from sim.model.opening import KB_ID, open_kb
 from sim.params import Params
+from sim.results import seedrows
 from sim.server import resources
 from sim.server.tools import KBServer
+from sim.study.experiments import run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 

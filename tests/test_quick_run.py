@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from sim import seedrows
 from sim.__main__ import main
 from sim.params import Params
+from sim.results import seedrows
 
 QUICK_DAYS = 365
 """At most this many days in the first batches (340 with the panel's two burst and bulk arms
@@ -48,3 +48,17 @@ def test_a_quick_run_never_writes_into_results(capsys: pytest.CaptureFixture) ->
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "--quick" in err and "quick-results" in err, err
+
+
+def test_rebuilding_from_rows_needs_the_rows_and_not_a_quick_run(
+    capsys: pytest.CaptureFixture, tmp_path
+) -> None:
+    """`reproduce --from-rows` (`make docs`) rebuilds pages from OUT/seeds/ only: with no
+    rows it says how to make them, and it refuses --quick; nothing is written either way.
+    (That the rebuilt pages equal the committed ones is test_regression's.)"""
+    for flags in (["--out", str(tmp_path)], ["--quick", "--out", str(tmp_path)]):
+        with pytest.raises(SystemExit) as stop:
+            main(["reproduce", "--from-rows", *flags])
+        assert stop.value.code == 2
+        assert "--from-rows:" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -182,8 +182,8 @@ def test_a_save_at_the_instant_of_the_one_before_waits_no_negative_time(
     -1.1e-13 s, which ended the run. The save now waits 0, and the day runs through."""
     import sim.model.humans as humans
     from sim.calibrate.shape import stretch_sessions
-    from sim.experiments import experiment_params
     from sim.model.day import run_day
+    from sim.study.experiments import experiment_params
 
     clamped: list[float] = []
 

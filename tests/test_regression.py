@@ -17,12 +17,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sim import seedrows
-from sim.experiments import run_all
 from sim.params import Params
 from sim.report import breakeven, readme, realshape, sensitivity
-from sim.reproduce import TABLES, readme_blocks, write_tables
-from sim.seedrows import BY_NAME, EXPERIMENTS, Experiment
+from sim.results import seedrows
+from sim.results.reproduce import TABLES, readme_blocks, write_tables
+from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
+from sim.study.experiments import run_all
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(os.environ.get("REGRESSION_RESULTS") or ROOT / "results")

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pandas as pd
 
-from sim import experiments
-from sim.experiments import Request, frames_of, run_all, run_points
 from sim.params import Params
+from sim.study import experiments
+from sim.study.experiments import Request, frames_of, run_all, run_points
 
 SMALL = Params(n_articles=60, n_questions=20, n_saves=40)
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sim import seedrows
-from sim.metrics import joined
 from sim.report import realshape, realshape_seeds, sensitivity
-from sim.seedrule import SeedRule
+from sim.results import seedrows
+from sim.study.metrics import joined
+from sim.study.seedrule import SeedRule
 
 ROWS = seedrows.read(Path(__file__).resolve().parents[1] / "results" / "seeds")
 

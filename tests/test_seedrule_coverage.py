@@ -20,8 +20,8 @@ import pytest
 from scipy import stats
 
 from sim.report import realshape, realshape_seeds
-from sim.seedrule import SeedRule
 from sim.stats import mean_interval
+from sim.study.seedrule import SeedRule
 
 REPS = 4000
 NOMINAL = 0.05

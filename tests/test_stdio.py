@@ -226,6 +226,28 @@ def test_bad_flags_get_one_line_and_exit_2(
     assert named in run.stderr and "Traceback" not in run.stderr
 
 
+def test_a_call_log_on_the_kb_file_is_refused_and_a_new_kb_is_said(
+    tmp_path: Path, serve_command: list[str]
+) -> None:
+    db = tmp_path / "kb.sqlite"
+
+    def serve(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*serve_command, "--articles", "40", *flags], cwd=ROOT, capture_output=True,
+            text=True, stdin=subprocess.DEVNULL, timeout=60,
+        )  # fmt: skip
+
+    same = serve("--db", str(db), "--call-log", str(tmp_path / "." / "kb.sqlite"))
+    assert same.returncode == 2 and "the same file as --db" in same.stderr
+    assert not db.exists()  # refused before anything was written
+    made = serve("--db", str(db))
+    assert made.returncode == 0 and "did not exist: created it" in made.stderr
+    kept = db.read_bytes()
+    again = serve("--db", str(db), "--call-log", str(db))
+    assert again.returncode == 2 and db.read_bytes() == kept
+    assert "did not exist" not in serve("--db", str(db)).stderr
+
+
 def test_a_file_that_is_not_a_kb_is_refused_and_left_alone(
     tmp_path: Path, serve_command: list[str]
 ) -> None:

@@ -14,8 +14,8 @@ import pytest
 
 from sim import theory
 from sim.calibrate.logs import CHANGES, EditLog
-from sim.experiments import run_all
 from sim.params import Params
+from sim.study.experiments import run_all
 from sim.studymap import forms, grid, logs, tables
 from sim.studymap.forms import DAY_S
 

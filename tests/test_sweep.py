@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from sim.params import Params
-from sim.sweep import grid, parse_axis, sweep
+from sim.study.sweep import grid, parse_axis, sweep
 
 SMALL = Params(n_articles=60, n_questions=20, n_saves=40)
 

@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 
 from sim import exactmath, theory
-from sim.experiments import Request, StudyFrames, frames_of, run_all, run_study
 from sim.params import Params
 from sim.popularity import top_share, zipf_weights
+from sim.study.experiments import Request, StudyFrames, frames_of, run_all, run_study
 from sim.theory import p_changed, p_human_save_before_edit, stale_shares_at_day_end
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"

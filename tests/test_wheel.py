@@ -31,11 +31,11 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("reproduce", "notebook", "sweep", "bench", "serve", "log-report", "advise")
 COMMANDS += ("calibrate", "import")
 EXTRA_OF = {  # modules that import an extra's packages (inside the commands that need them)
-    "sim/__main__.py": ("notebook",),
+    "sim/cli/notebook.py": ("notebook",),
     "sim/notebook.py": ("notebook",),
-    "sim/check.py": ("notebook", "dask"),  # make check
-    "sim/experiments.py": ("dask",),  # --scheduler
-    "sim/sweep.py": ("dask",),
+    "sim/results/check.py": ("notebook", "dask"),  # make check
+    "sim/study/experiments.py": ("dask",),  # --scheduler
+    "sim/study/sweep.py": ("dask",),
     "sim/server/http.py": ("http",),  # serve --http
     "sim/server/http_front.py": ("http",),
     "sim/server/http_sessions.py": ("http",),
@@ -183,7 +183,7 @@ def test_the_wheel_carries_its_metadata_and_typing_marker(fresh: Path) -> None:
     assert (site / "sim" / "py.typed").exists() and (
         site / "sim" / "server" / "tools.json"
     ).exists()
-    assert "stale-citations = sim.__main__:entry" in (info / "entry_points.txt").read_text()
+    assert "stale-citations = sim.cli:entry" in (info / "entry_points.txt").read_text()
 
 
 @pytest.mark.deep

@@ -11,10 +11,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from sim import seedrows
-from sim.check import local_cluster
 from sim.params import Params
-from sim.sweep import grid, sweep
+from sim.results import seedrows
+from sim.results.check import local_cluster
+from sim.study.sweep import grid, sweep
 
 SEEDS = [1, 2]
 

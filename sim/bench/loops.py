@@ -23,7 +23,7 @@ from sim.bench.process import run_steps
 def reproduce_wall() -> dict[str, Any]:
     """`make reproduce` on this machine's cores: every table and figure, then the notebook."""
     from sim.params import Params
-    from sim.seedrows import study_days
+    from sim.results.seedrows import study_days
 
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,7 +66,7 @@ def check_wall() -> dict[str, Any]:
     """`make check`: the full fresh rerun (study, notebook) compared with results/, then the
     deep tests."""
     deep = [sys.executable, "-m", "pytest", "-q", "--deep", "-m", "deep"]
-    return run_steps([("check", [sys.executable, "-m", "sim.check"]), ("deep tests", deep)])
+    return run_steps([("check", [sys.executable, "-m", "sim.results.check"]), ("deep tests", deep)])
 
 
 def _median_of(runs: int, steps: list[tuple[str, list[str]]]) -> dict[str, Any]:

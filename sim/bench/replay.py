@@ -15,13 +15,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from sim.bench.timing import spread
-from sim.experiments import EXPERIMENTS, WRITEUP_SEEDS, experiment_params
 from sim.kb.store import KBStore
 from sim.model.day import KB_ID, Day
 from sim.model.opening import Opening
 from sim.params import Params
 from sim.server.edit import Gate
 from sim.server.tools import HOST_APPROVAL, KBServer, Session, ToolResult
+from sim.study.experiments import EXPERIMENTS, WRITEUP_SEEDS, experiment_params
 
 Op = tuple[int, str, str, tuple, dict]
 """(clock µs, kind, name, positional args, keyword args) of one KB operation."""

@@ -18,9 +18,9 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import Any
 
-from sim.experiments import experiment_params
 from sim.model.day import KB_ID, Day
 from sim.params import Params
+from sim.study.experiments import experiment_params
 
 PROBE_QUERIES = 50
 

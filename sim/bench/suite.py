@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sim import environment, seedrows
+from sim import environment
 from sim.bench import http_report
 from sim.bench.loops import ALWAYS, LOOPS
 from sim.bench.replay import day_versus_replay, reproduction_floor
@@ -21,10 +21,11 @@ from sim.bench.scaling import scaling
 from sim.bench.stdio import cold_start, throughput
 from sim.bench.subscriptions import fanout
 from sim.bench.timing import spread, timed
-from sim.experiments import EXPERIMENTS, WRITEUP_SEEDS, run_study
 from sim.model.day import Day
 from sim.params import Params, Transport
-from sim.reproduce import build_tables
+from sim.results import seedrows
+from sim.results.reproduce import build_tables
+from sim.study.experiments import EXPERIMENTS, WRITEUP_SEEDS, run_study
 
 STUDY_TABLES = (
     "per_seed",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import sqlite3
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.corpus import DAY_START_US, KB_ID, ArticleSpec
@@ -56,6 +57,11 @@ def _own(title: str, content: str) -> tuple[str, ...]:
 def imported(corpus_db: str, queries: str = "") -> tuple[tuple[ImportedSpec, ...], KBStore]:
     """The published articles of the KB file (in id order) as specs, and the store holding
     them, read once per process; ValueError naming the file when it holds no KB."""
+    if Path(corpus_db).is_dir():
+        raise ValueError(
+            f"--db {corpus_db}: is a folder; name the KB file python -m sim import wrote "
+            "(import DOCS_DIR --db kb.sqlite, then --db kb.sqlite)"
+        )
     if not Path(corpus_db).is_file():
         raise ValueError(f"--db {corpus_db}: no such file; write one with python -m sim import")
     try:
@@ -88,8 +94,12 @@ def _asked(store: KBStore, path: Path) -> dict[str, list[str]]:
     """Article → the queries of the log whose best hit it is, in the log's order."""
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"--queries {path}: cannot be read as UTF-8 text ({e})") from None
+    except OSError as e:
+        raise ValueError(f"--queries {path}: cannot read it ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(
+            f"--queries {path}: not UTF-8 text ({e.reason} at byte {e.start})"
+        ) from None
     lines = [q.strip() for q in text.splitlines()[:MAX_QUERIES] if q.strip()]
     if not lines:
         raise ValueError(f"--queries {path}: no query in it; write one query a line")
@@ -105,3 +115,33 @@ def _asked(store: KBStore, path: Path) -> dict[str, list[str]]:
 
 def published_count(corpus_db: str, queries: str = "") -> int:
     return len(imported(corpus_db, queries)[0])
+
+
+EVENT_CHANGES = {"created": "add", "saved": "modify", "published": "add", "unpublished": "delete"}
+"""An event of the KB's log as an edit log's change (``sim.calibrate.logs.CHANGES``)."""
+
+
+def event_log_rows(corpus_db: str) -> list[tuple[str, int, str, str, str, int, int]]:
+    """The KB file's own event log as edit-log rows (``calibrate.logs.COLUMNS``' order):
+    each event a row, its actor the author, the events of one instant one publish, no line
+    counts (the log does not keep them). What `advise --db` fits when no edit log is beside
+    the KB (copied or renamed without its NAME.edits.csv)."""
+    try:
+        store = KBStore(lambda: 0, path=corpus_db)
+    except (StoreError, sqlite3.Error) as e:
+        raise ValueError(f"--db {corpus_db}: {e}") from None
+    try:
+        events = store.all_events(KB_ID) if store.kb_exists(KB_ID) else []
+    finally:
+        store.close()
+    rows, publish, last = [], 0, None
+    for event in events:
+        if event.type not in EVENT_CHANGES:
+            continue
+        publish += last is not None and event.updated_us != last
+        last = event.updated_us
+        when = datetime.fromtimestamp(event.updated_us // 1_000_000, UTC)
+        change = EVENT_CHANGES[event.type]
+        rows.append((f"{when:%Y-%m-%dT%H:%M:%SZ}", publish, event.actor or "?", event.article_id,
+                     change, 0, 0))  # fmt: skip
+    return rows

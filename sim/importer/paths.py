@@ -28,6 +28,11 @@ class Clash(ValueError):
     """An output cannot be written; the message names the flag and what to do."""
 
 
+def default_edit_log(db: Path) -> Path:
+    """Where an import writes the edit log of the KB file `db`."""
+    return db.with_name(f"{db.stem}.edits.csv")
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
@@ -36,7 +41,8 @@ def _kind(mode: int) -> str:
     )
 
 
-def _same(a: Path, b: Path) -> bool:
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: by resolved path, or by device and inode."""
     if a.resolve() == b.resolve():
         return True
     try:
@@ -61,7 +67,7 @@ def check_outputs(outputs: list[tuple[str, Path]], docs: Path | None = None) -> 
                 "created if missing), nothing was written"
             )
         for other, earlier in outputs[:i]:
-            if _same(path, earlier):
+            if same_file(path, earlier):
                 raise Clash(
                     f"{flag} {path}: the same file as {other} {earlier}; name another file, "
                     "nothing was written"

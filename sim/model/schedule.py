@@ -40,8 +40,8 @@ class DaySchedule:
     """Publish id of each save (saves of one bulk publish share it); None: one each."""
 
 
-def _count(mean: int, params: Params, rng: np.random.Generator) -> int:
-    return mean if params.arrivals == "uniform" else int(rng.poisson(mean))
+def _count(mean: int | float, params: Params, rng: np.random.Generator) -> int:
+    return int(mean) if params.arrivals == "uniform" else int(rng.poisson(mean))
 
 
 PEAKS = ((0.2, 0.1), (0.7, 0.1))

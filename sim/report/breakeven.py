@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.experiments import PointRuns, Request, run_all
 from sim.params import Params
-from sim.sweep import grid, sweep_request, sweep_rows
+from sim.study.experiments import PointRuns, Request, run_all
+from sim.study.sweep import grid, sweep_request, sweep_rows
 
 AXES: dict[str, list] = {"n_saves": [300, 1000, 3000, 12000], "n_questions": [10, 40, 120]}
 

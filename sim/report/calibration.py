@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from sim.pages import md
 from sim.report.calibration_panel import panel_text
-from sim.report.markdown import md
 
 
 def _num(x: float) -> str:

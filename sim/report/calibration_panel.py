@@ -13,8 +13,8 @@ import pandas as pd
 
 from sim.calibrate.drift import DRIFT_LEVEL
 from sim.calibrate.stats import STATISTICS
+from sim.pages import md
 from sim.params import Params
-from sim.report.markdown import md
 from sim.stats import holm_rejected
 
 CALIBRATED, WRITEUP = "calibrated", "write-up (volume only)"

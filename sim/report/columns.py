@@ -504,7 +504,7 @@ def _table(columns: list[str]) -> str:
 
 
 def sweep_columns(per_seed_columns: list[str]) -> list[str]:
-    """The sweep CSV's columns (`sim.sweep.point_row`): every parameter, the per-seed
+    """The sweep CSV's columns (`sim.study.sweep.point_row`): every parameter, the per-seed
     headline quantities (per_seed.csv's), the seed and the runs simulated."""
     return [*Params().as_dict(), *per_seed_columns, "seed", "experiments"]
 

@@ -18,11 +18,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from sim import exactmath, theory
-from sim.experiments import Request, StudyFrames
 from sim.model import methods
+from sim.pages import md
 from sim.params import Params
-from sim.report.markdown import md
 from sim.server.resources import UPDATED
+from sim.study.experiments import Request, StudyFrames
 
 SEEDS = 10
 SWEPT = tuple(m.name for m in methods.SWEPT)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -17,12 +15,6 @@ COLOURS = {"zipf": "#c0392b", "even": "#2c7fb8"} | {m.name: m.colour for m in me
 LABELS = {"zipf": "Zipf saves (s = 0.9)", "even": "even control"} | {
     m.name: m.label for m in methods.METHODS
 }
-
-
-def save(fig: Figure, path: Path) -> None:
-    # No timestamp or version in the file, so a rerun writes the same bytes where it can.
-    fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
 
 
 def _stale_title(t: pd.DataFrame, n: int) -> str:

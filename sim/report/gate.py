@@ -19,9 +19,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy.stats import binomtest
 
-from sim.experiments import PointRuns, Request, experiment_params, frames_of
 from sim.params import ApprovalReviewer, ApprovalStrategy, Params
 from sim.stats import holm, q95
+from sim.study.experiments import PointRuns, Request, experiment_params, frames_of
 from sim.theory import p_gated_write_meets
 
 STRATEGIES: tuple[ApprovalStrategy, ...] = ("approve_then_write", "reread_after_approval")

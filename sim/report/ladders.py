@@ -19,8 +19,8 @@ import itertools
 
 import pandas as pd
 
+from sim.pages import md, pct
 from sim.params import HOUR_S, LADDER_S
-from sim.report.markdown import md, pct
 
 SECONDS_RUNG_S = 5.0
 HOUR_RUNG_S = HOUR_S

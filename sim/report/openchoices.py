@@ -7,9 +7,9 @@ import math
 
 import pandas as pd
 
+from sim.pages import md, pct
 from sim.report import picks
 from sim.report.comparison import REPORTED, gone_counted_as_rejection, holm_family
-from sim.report.markdown import md, pct
 from sim.report.sensitivity import (
     CHOICES,
     COUNTING,
@@ -21,8 +21,8 @@ from sim.report.sensitivity import (
     unsettled,
 )
 from sim.report.verdicts import p_value
-from sim.seedrule import REPEATED_ALPHA, SeedRule
 from sim.stats import holm_rejected
+from sim.study.seedrule import REPEATED_ALPHA, SeedRule
 
 _BY_KEY = {r.key: r for r in REPORTED}
 MARK = {"reproduced": "", "not reproduced": " ✗", "undecided": " ?"}

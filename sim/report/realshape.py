@@ -26,12 +26,12 @@ from sim.calibrate.fit import Fit, fit, fit_shape
 from sim.calibrate.generate import expected_saves
 from sim.calibrate.logs import BUNDLED, PANEL, read_log
 from sim.calibrate.shape import EditShape, match_bulk, stretch_sessions
-from sim.experiments import PointRuns, Request, StudyFrames, frames_of, run_all
-from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.model.calibrated import day_window
 from sim.params import LADDER_S, SHAPE_FEATURES, Params, QuestionRelation
 from sim.report.realshape_misses import misses
 from sim.stats import mean_interval, mean_p
+from sim.study.experiments import PointRuns, Request, StudyFrames, frames_of, run_all
+from sim.study.metrics import PER_SEED_RECORDS, per_seed
 
 SEEDS = 11
 """The panel's batch of seeds per arm and log (``realshape_seeds``): every arm runs the
@@ -162,7 +162,7 @@ class Setting(TypedDict):
     source: str
     zipf_s: float
     window: str
-    n_saves: int
+    n_saves: int | float
     log_volume: float
     target: float
     advice: str

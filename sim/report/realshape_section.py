@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from sim.pages import md, pct
 from sim.params import SHAPE_FEATURES
 from sim.report import picks
-from sim.report.markdown import md, pct
 from sim.report.realshape import (
     ABLATION,
     ARMS,

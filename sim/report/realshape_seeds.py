@@ -1,5 +1,5 @@
 """How many seeds each arm of the real-shape panel runs: a fixed count, fixed before any
-seed is run, in batches of SEEDS (``sim/seedrule.py``).
+seed is run, in batches of SEEDS (``sim/study/seedrule.py``).
 
 Every arm runs LOOKS batches on each log, and the whole calibrated shape (with the
 write-up's process, its reference) HEADLINE_LOOKS. The count depends on no seed's value, so a
@@ -17,9 +17,8 @@ from __future__ import annotations
 import pandas as pd
 
 from sim.calibrate.logs import PANEL
-from sim.experiments import PointRuns, Request
+from sim.pages import md
 from sim.params import Params
-from sim.report.markdown import md
 from sim.report.realshape import (
     ARMS,
     FIGURES,
@@ -28,7 +27,8 @@ from sim.report.realshape import (
     panel_request,
     panel_rows,
 )
-from sim.seedrule import SeedRule
+from sim.study.experiments import PointRuns, Request
+from sim.study.seedrule import SeedRule
 
 LOOKS = 3
 """Batches for every arm but the whole calibrated shape: 3 × SEEDS seeds an arm and log."""

@@ -4,7 +4,7 @@ each headline figure and its verdict.
 Each choice the write-up leaves open is a ``Params`` field; its default follows the text
 (REPORT.md says where the text is silent). For every other reading, the runs it can
 change are rerun beside the default reading on the same seeds, as many as the sequential
-rule gives it (``sim/seedrule.py``: SEEDS first, then batches of SEEDS while it is open). A
+rule gives it (``sim/study/seedrule.py``: SEEDS first, then batches of SEEDS while it is open). A
 reading is judged at the headline's strength: the headline mean (all its seeds) plus the
 reading's paired shift from the default on its own seeds, with the two intervals
 combined; where that interval reaches across the verdict's threshold the reading is
@@ -23,8 +23,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from sim import exactmath
-from sim.experiments import PointRuns, Request, frames_of
-from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.params import Params
 from sim.report.comparison import (
     RATIOS,
@@ -36,6 +34,8 @@ from sim.report.comparison import (
 from sim.report.ladders import ladder_family, ladder_label
 from sim.report.verdicts import judge_estimate
 from sim.stats import Z95, Interval, normal_interval
+from sim.study.experiments import PointRuns, Request, frames_of
+from sim.study.metrics import PER_SEED_RECORDS, per_seed
 
 FIGURES = tuple(
     r

@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 
 from sim.corpus import build_corpus, load
-from sim.experiments import WRITEUP_SEEDS, StudyFrames
 from sim.kb.store import KBStore
-from sim.metrics import checks_by_seed, staleness_by_seed
 from sim.params import Params
 from sim.rng import streams
 from sim.server.tools import KBServer
 from sim.stats import normal_interval
+from sim.study.experiments import WRITEUP_SEEDS, StudyFrames
+from sim.study.metrics import checks_by_seed, staleness_by_seed
 from sim.theory import expected_check_calls, p_human_save_before_edit
 
 POPULARITY = {"staleness": "zipf", "control": "even"}

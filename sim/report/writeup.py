@@ -6,13 +6,13 @@ import re
 
 import pandas as pd
 
+from sim.pages import md
 from sim.params import Params, param_docs
 from sim.report import breakeven, realshape_section
 from sim.report.calibration import calibration_text
 from sim.report.exposure import section_text
 from sim.report.gate import recommendation
 from sim.report.ladders import ladder_text
-from sim.report.markdown import md
 from sim.report.openchoices import (
     cas_analysis_text,
     control_outlier_text,

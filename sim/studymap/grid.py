@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from sim.experiments import PointRuns, Request, frames_of
 from sim.params import Params
+from sim.study.experiments import PointRuns, Request, frames_of
 from sim.studymap.forms import Relation
 
 SAVES: dict[Relation, tuple[int, ...]] = {"same": (3, 30, 300, 3000), "independent": (30, 300)}

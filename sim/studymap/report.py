@@ -1,6 +1,6 @@
 """The map in `make reproduce`: its tables (in the order they are built, each a pure function
 of the per-seed rows, the tables before it and the bundled logs), figures and REPORT.md
-section; `sim/reproduce.py` only lists them."""
+section; `sim/results/reproduce.py` only lists them."""
 
 from __future__ import annotations
 

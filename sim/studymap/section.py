@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from sim.report.markdown import md
+from sim.pages import md
 from sim.studymap.figures import age_label, pct
 from sim.studymap.forms import DAY_S
 from sim.studymap.tables import AGENT_FACTOR, RATIO_TOLERANCE, Z_TOLERANCE

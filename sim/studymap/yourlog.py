@@ -38,12 +38,12 @@ def figure(log: EditLog, name: str, base: Params | None = None) -> Figure:
 
 
 def save(fig: Figure, path: Path) -> None:
-    """The figure as `make reproduce` saves the map's (``sim.report.figures.save``), written
+    """The figure as `make reproduce` saves the map's (``sim.pages.save``), written
     whole: a temporary file beside it, then renamed, so a failed write leaves what was there."""
     import os
     import tempfile
 
-    from sim.report.figures import save as save_png
+    from sim.pages import save as save_png
 
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.resolve().parent)
     os.close(fd)

@@ -18,8 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from sim import advise_sampled as sampled
-from sim.advise import Costs, Sizes, advise
+from sim.advise import Costs, Sizes, advise, sampled
 from sim.params import Params
 
 CHECK_COLUMNS = [
@@ -59,7 +58,9 @@ def simulation_decides(table: pd.DataFrame, target_min: float) -> bool:
 def closed_forms(process: Params, costs: Costs, target_min: float) -> ClosedForms:
     """The closed forms for the KB's day with Poisson saves at its volume (the fitted
     shape's bursts and day profile are not in them)."""
-    poisson = replace(process, save_process="writeup", edit_shape="")
+    whole = float(process.n_saves).is_integer()  # else a quiet KB's fraction: a mean
+    arrivals = process.arrivals if whole else "poisson"
+    poisson = replace(process, save_process="writeup", edit_shape="", arrivals=arrivals)
     result = advise(poisson, costs, target_min)
     return ClosedForms(poisson, result["table"], result["choice"], result["sizes"])
 
@@ -104,12 +105,12 @@ def check_line(checks: pd.DataFrame) -> str:
 
 def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: str) -> str:
     """The closed forms' choice, said as theirs, with the simulated figure at it so far."""
-    from sim.advise_text import ci, what
+    from sim.advise.text import ci, what
 
     c = cf.choice
     head = (
         "Decided by the closed forms (Poisson saves at the same volume, "
-        f"{cf.params.n_saves:,} a day; the simulated days, stopped because {why}, chose "
+        f"{cf.params.n_saves:,g} a day; the simulated days, stopped because {why}, chose "
         "nothing with margin): "
     )
     if c is None:
@@ -142,7 +143,7 @@ def as_options(cf: ClosedForms, costs: Costs) -> pd.DataFrame:
 
 
 def as_json(cf: ClosedForms, checks: pd.DataFrame, costs: Costs) -> dict[str, Any]:
-    from sim.advise_db import _plain
+    from sim.advise.closedform_text import _plain
 
     def plain(row: dict[str, Any]) -> dict[str, Any]:
         return {k: _plain(v) for k, v in row.items()}

@@ -14,13 +14,11 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim import advise, environment, seedrows
+from sim import advise, environment, pages
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
 from sim.calibrate.validate import figure as calibration_figure
-from sim.experiments import WRITEUP_SEEDS
-from sim.metrics import joined
 from sim.params import Params
 from sim.popularity import top_share
 from sim.report import (
@@ -40,7 +38,10 @@ from sim.report import (
     writeup,
 )
 from sim.report.comparison import comparison_table
-from sim.seedrows import CAS_SEEDS, STALENESS_SEEDS, Rows
+from sim.results import seedrows
+from sim.results.seedrows import CAS_SEEDS, STALENESS_SEEDS, Rows
+from sim.study.experiments import WRITEUP_SEEDS
+from sim.study.metrics import joined
 from sim.studymap import report as studymap
 
 __all__ = ["CAS_SEEDS", "STALENESS_SEEDS", "build_tables", "reproduce", "write_tables"]
@@ -265,7 +266,7 @@ def write_figures(
             # above the figure (saved with a tight box, so it is kept), clear of every label
             text = textwrap.fill(mark, 100)
             fig.text(0.5, 1.0, text, ha="center", va="bottom", fontsize=8, color="C3")
-        figures.save(fig, out / name)
+        pages.save(fig, out / name)
 
     save(figures.stale_over_day(t["stale_over_day"]), "stale_over_day.png")
     save(figures.check_cost(t["check_calls_by_check"]), "check_cost.png")
@@ -281,6 +282,23 @@ def write_figures(
         save(fig, name)
     log = read_log(BUNDLED)
     save(calibration_figure(log, fit(log, boot=0, shape_only=True)), "calibration.png")
+
+
+def rebuild(out: Path, readme_path: Path | None = None, base: Params | None = None) -> Tables:
+    """Every table, figure and text of out/ (and the README's blocks, if given) from the
+    per-seed rows already in out/seeds/, no simulation: what a change to a page, a table or
+    a parameter's description needs (`make docs`); the rows, and so every number, stay."""
+    base = base or Params()
+    t = write_tables(out, base, seedrows.read(out / SEEDS_DIR))
+    _dictionary_and_readme(out, t, readme_path)
+    return t
+
+
+def _dictionary_and_readme(out: Path, t: Tables, readme_path: Path | None) -> None:
+    (out / "DATA.md").write_text(columns.data_dictionary(out))
+    if readme_path is not None:
+        for name, block in readme_blocks(out, t).items():
+            readme.update(readme_path, name, block)
 
 
 def reproduce(
@@ -309,8 +327,5 @@ def reproduce(
     rows = seedrows.read(out / SEEDS_DIR)
     t = write_tables(out, base, rows, mark=quick_mark(seeds) if quick else None)
     environment.write(out / environment.FILE)
-    (out / "DATA.md").write_text(columns.data_dictionary(out))
-    if readme_path is not None:
-        for name, block in readme_blocks(out, t).items():
-            readme.update(readme_path, name, block)
+    _dictionary_and_readme(out, t, readme_path)
     return t

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sim.experiments import StudyFrames
 from sim.params import LADDER_S
+from sim.study.experiments import StudyFrames
 
 
 def staleness_by_seed(citations: pd.DataFrame, prefix: str = "") -> pd.DataFrame:

@@ -28,8 +28,6 @@ from typing import Any
 import pandas as pd
 
 from sim.calibrate.panel import calibration_outputs
-from sim.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
-from sim.metrics import joined, per_seed
 from sim.params import Params
 from sim.report import (
     breakeven,
@@ -40,7 +38,9 @@ from sim.report import (
     sensitivity,
     tables,
 )
-from sim.seedrule import SeedRule
+from sim.study.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
+from sim.study.metrics import joined, per_seed
+from sim.study.seedrule import SeedRule
 from sim.studymap import grid as map_grid
 
 Rows = dict[str, pd.DataFrame]
@@ -69,7 +69,7 @@ class Experiment:
     sample: int = 1
     """Seeds the regression test reruns."""
     grow: Callable[[Params, Rows, SeedRule], Plan | None] | None = None
-    """For an experiment under the sequential seed rule (``sim/seedrule.py``): given every
+    """For an experiment under the sequential seed rule (``sim/study/seedrule.py``): given every
     experiment's rows so far, the next batch of seeds of its units still open, as a plan
     whose parts hold the rows so far and the batch's (None when no unit is open). Its
     ``seeds`` are then the rule's first batch."""

@@ -14,7 +14,8 @@ from typing import Any
 import pandas as pd
 from tqdm import tqdm
 
-from sim.experiments import (
+from sim.params import Params
+from sim.study.experiments import (
     EXPERIMENTS,
     PointRuns,
     Request,
@@ -23,8 +24,7 @@ from sim.experiments import (
     run_requests,
     run_seed,
 )
-from sim.metrics import PER_SEED_RECORDS, per_seed
-from sim.params import Params
+from sim.study.metrics import PER_SEED_RECORDS, per_seed
 
 DEFAULT_EXPERIMENTS = ("staleness", "control", "cas")
 SHAPED_EXPERIMENTS = ("staleness", "cas")

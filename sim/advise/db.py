@@ -8,9 +8,9 @@ answers for that KB how fast its citations go stale, which method and interval k
 change unnoticed under the target most cheaply, and how often a compare-and-swap edit is
 rejected by the delay between read and edit. With --edit-log the synthetic corpus is
 used and the fitted process is compared with the write-up's Poisson process at the same
-volume on the same days. Days are run to a stated precision (``sim.advise_sampled``); for
+volume on the same days. Days are run to a stated precision (``sim.advise.sampled``); for
 --edit-log each figure on the days it needs, the days without a save not simulated
-(``sim.advise_sparse``).
+(``sim.advise.sparse``).
 """
 
 from __future__ import annotations
@@ -22,23 +22,26 @@ from typing import Any
 
 import pandas as pd
 
-from sim import advise_sampled as sampled
-from sim import advise_sparse as sparse
-from sim import advise_text as text
 from sim import stats
-from sim.advise import Costs
-from sim.advise_agent import Agent
-from sim.advise_calibrated import log_volume
-from sim.advise_calllog import Habits
+from sim.advise import Costs, sampled, sparse, text
+from sim.advise.agent import Agent
+from sim.advise.calibrated import log_volume
+from sim.advise.calllog import Habits
+from sim.advise.closedform_text import _plain
 from sim.calibrate.shape import EditShape
 from sim.params import Params
 from sim.server.reads import count
 from sim.stats import Interval
 
 
+def saves_text(n: float) -> str:
+    """Saves in the day in words: a whole count, or a quiet KB's fraction of a save."""
+    return count(int(n), "save") if float(n).is_integer() else f"{n:.2g} saves"
+
+
 def _header(params: Params, costs: Costs, target: float, source: str) -> str:
     return (
-        f"Advice for {source}: {params.n_articles:,} articles, {count(params.n_saves, 'save')} "
+        f"Advice for {source}: {params.n_articles:,} articles, {saves_text(params.n_saves)} "
         f"(on average) and {params.n_questions:,} questions in a {params.day_s / 3600:g}-hour "
         "day; "
         f"a call costs {costs.per_call:g}, 1,000 characters {costs.per_1k_chars:g}. Target: a "
@@ -91,8 +94,11 @@ def db_inputs(
     """The day's parameters on an imported KB, the edit shape fitted to its history (the
     edit log beside it, unless another log or a shape is given; None: the KB's log is too
     short to fit, and the note says so); bad input raises ValueError naming it."""
-    from sim import advise_calibrated as ac
-    from sim.importer.cli import default_edit_log
+    from sim.advise import calibrated as ac
+    from sim.calibrate.fit import fit_shape
+    from sim.calibrate.logs import from_rows
+    from sim.importer.corpus import event_log_rows
+    from sim.importer.paths import default_edit_log
 
     log = edit_log or default_edit_log(db)
     params = db_params(db, queries, base, saves)
@@ -100,6 +106,13 @@ def db_inputs(
     try:
         if edit_shape is not None or log.exists():
             shape = ac.shape_from(None if edit_shape else log, edit_shape)
+        else:  # copied or renamed without its log: the KB's own event log
+            rows = event_log_rows(str(db))
+            note = (
+                f"No edit log beside the KB ({log.name}): fitted to the KB's own event log "
+                f"({len(rows):,} events; --edit-log LOG to give one)."
+            )
+            shape = fit_shape(from_rows(rows, f"{db.name} (its event log)"))
     except ValueError as e:  # the log import wrote may be too short to fit
         if edit_log is not None or edit_shape is not None:
             raise
@@ -155,11 +168,11 @@ def db_advice(
         process = replace(params, n_saves=300 if saves is None else saves)
         name = "the write-up's Poisson process (no edit log fitted to its history)"
     saves_said = (
-        f"{count(process.n_saves, 'save')} in the day"
+        f"{saves_text(process.n_saves)} in the day"
         + (" (the log's own volume)" if shape is not None and saves is None else "")
         + (" (the write-up's 300)" if shape is None and saves is None else "")
     )
-    from sim import advise_closed as closed
+    from sim.advise import closed
 
     cf = closed.closed_forms(process, costs, target)  # a second or so: before the days
     samples, why = sampled.run(
@@ -176,10 +189,11 @@ def db_advice(
     s = samples["kb"]
     table = sampled.options(s, costs)
     stale = pd.concat(s.stale, ignore_index=True)
-    share = stats.share_interval(stale["stale"].to_numpy(), stale["citations"].to_numpy())
+    enough = sampled.MIN_DAYS_CHANGED  # days an interval needs, in the text and the JSON
+    share = stats.share_interval(stale["stale"].to_numpy(), stale["citations"].to_numpy(), enough)
     held = stale.merge(s.exposure.drop_duplicates("seed")[["seed", "held_s"]], on="seed")
     per_hour = stats.ratio_interval(
-        held["stale"].to_numpy(float), held["held_s"].to_numpy(float) / 3600
+        held["stale"].to_numpy(float), held["held_s"].to_numpy(float) / 3600, enough
     )
     cas = pd.concat(s.cas, ignore_index=True) if s.cas else pd.DataFrame(columns=["delay_s"])
     by_end = (
@@ -200,17 +214,20 @@ def db_advice(
     by_sim = closed.simulation_decides(table, target)
     lines = [
         f"Advice for the KB {params.corpus_db}: {params.n_articles:,} published articles. By "
-        "simulated days run to the precision asked for, or, where they cannot reach it in "
-        "the time budget, by the closed forms; the line 'Decided by' says which.",
+        "simulated days (run to the precision asked for, or as far as the time budget goes) "
+        "where their pick meets the target with margin, else by the closed forms; the line "
+        "'Decided by' says which.",
         *text.assumptions(process, costs, target, want, f"{name}, {saves_said}", agent),
         *([] if habits is None else habits.lines()),
         f"Days stopped because {why}.",
         staleness,
     ]
+    pick = sampled.choice(table, target) if by_sim else cf.choice
     if by_sim:
-        pick = sampled.choice(table, target)
         lines += [
-            "Decided by simulation: " + text.option_line("cheapest way to notice", table, target),
+            "Decided by simulation: "
+            + text.option_line("cheapest way to notice", table, target)
+            + _precision_note(pick, want, why),
             "The options, simulated (mean a day over the days the costs rest on):",
             *text.options_table(table, pick),
         ]
@@ -227,7 +244,12 @@ def db_advice(
             "The closed forms hold every citation to the day's end: the hold (--hold-hours) "
             "is not in them, only in the simulated days."
         )
-    cas_rows, cas_lines = cas_by_cause(cas)
+    none = (
+        "the agent edits no answer (--edit-share 0, or the call log's share)"
+        if agent.edit_share == 0
+        else "no question found a published article to edit"
+    )
+    cas_rows, cas_lines = cas_by_cause(cas, none)
     if agent.reread_before_edit and len(cas):
         cas_lines.append(
             "  (re-read at once before each edit: the delay from that read is 0 s whatever "
@@ -240,6 +262,14 @@ def db_advice(
     out["agent"] = agent.as_json()
     out["call_log"] = None if habits is None else habits.as_json()
     out["decided_by"] = "simulation" if by_sim else "closed forms"
+    out["pick"] = (
+        None
+        if pick is None
+        else {
+            "decided_by": out["decided_by"],
+            **{k: _plain(v) for k, v in pick.items()},
+        }
+    )
     out["closed_forms"] = closed.as_json(cf, checks, costs)
     return "\n".join(lines), out
 
@@ -252,13 +282,15 @@ CAUSES = {
 """A first try's rejection by cause: the edit-rows column counting it, and its label."""
 
 
-def cas_by_cause(cas: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
+def cas_by_cause(
+    cas: pd.DataFrame, none: str = "no question found a published article to edit"
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Per delay, the share of first tries rejected and of each cause, with intervals
     (``stats.share_interval``): the JSON rows and the text table. A human's newer save is
     what CAS exists to catch; the agent's own other edit of the article (the day's agent
     edits at every delay) and an unpublished article are not."""
     if cas.empty:
-        return [], ["No CAS edit was made: no question found a published article to edit."]
+        return [], [f"No CAS edit was made: {none}."]
     head = ["delay", "edits", "rejected %", *(label + " %" for _, label in CAUSES.values())]
     table, rows = [head], []
     for delay, g in cas.groupby("delay_s"):
@@ -266,12 +298,13 @@ def cas_by_cause(cas: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
         edits = days["edits"].to_numpy(float)
         counts = {n: days[c].to_numpy(float) for n, (c, _) in CAUSES.items()}
         rejected = sum(counts.values())
-        total = stats.share_interval(rejected, edits)
+        enough = sampled.MIN_DAYS_CHANGED
+        total = stats.share_interval(rejected, edits, enough)
         row: dict[str, Any] = {"delay_s": float(delay), "edits": int(edits.sum())}
         row["rejected"] = _share_json(total, int(rejected.sum()))
         cells = [f"{delay:g} s", f"{int(edits.sum()):,}", _brief_share(total)]
         for name, c in counts.items():
-            r = stats.share_interval(c, edits)
+            r = stats.share_interval(c, edits, enough)
             row[name] = _share_json(r, int(c.sum()))
             cells.append(_brief_share(r))
         rows.append(row)
@@ -283,6 +316,20 @@ def cas_by_cause(cas: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
     ]
     lines += ["  " + "  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in table]
     return rows, lines
+
+
+def _precision_note(pick: pd.Series | None, want: sampled.Precision, why: str) -> str:
+    """Where the days stopped short of the precision asked for, that the pick still meets
+    the target with margin (its interval's upper end below it), and its half-width."""
+    if pick is None or pick["method"] == "push" or "precision" in why:
+        return ""
+    half = (pick["unnoticed_hi"] - pick["unnoticed_lo"]) / 2
+    if not half > want.half_width_min:
+        return ""
+    return (
+        f" (the ±{want.half_width_min:g} min asked for was not reached, ±{half:.1f}; the "
+        "pick meets the target with margin all the same)"
+    )
 
 
 def _brief_share(r: Interval) -> str:
@@ -322,9 +369,3 @@ def _json(tables: dict[str, pd.DataFrame], why: str, target: float) -> dict[str,
             for n, t in tables.items()
         },
     }
-
-
-def _plain(v: Any) -> Any:
-    if hasattr(v, "item"):
-        v = v.item()
-    return None if isinstance(v, float) and v != v else v

@@ -20,7 +20,7 @@ from typing import Any
 
 from sim import environment
 from sim.report import readme
-from sim.reproduce import readme_blocks, reproduce
+from sim.results.reproduce import readme_blocks, reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"

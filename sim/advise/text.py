@@ -1,5 +1,5 @@
 """What `advise --edit-log` and `advise --db` say of the days run to a precision
-(``sim.advise_sampled``): each figure with its days and interval, what more days would
+(``sim.advise.sampled``): each figure with its days and interval, what more days would
 take, and how two processes' choices differ, by how much and whether beyond noise."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 
 from sim.advise import LABELS, Costs
-from sim.advise_agent import Agent
-from sim.advise_sampled import (
+from sim.advise.agent import Agent
+from sim.advise.sampled import (
     MIN_DAYS_CHANGED,
     Precision,
     Sample,

@@ -1,5 +1,5 @@
 """Days to a precision for a sparse edit process (`advise --edit-log`): each figure on the
-days it needs (``sim.advise_sampled``'s docstring says which), in one pool of workers.
+days it needs (``sim.advise.sampled``'s docstring says which), in one pool of workers.
 
 On the shared log a day holds about one save and four days in five none, so the write-up's
 exposure day (every interval's re-read of every held article, nine tenths of its calls)
@@ -19,9 +19,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from sim import advise_sampled as sampled
 from sim import rng
-from sim.advise import Costs
+from sim.advise import Costs, sampled
 from sim.model.day import Day
 from sim.model.schedule import draw_schedule
 from sim.params import Params
@@ -37,8 +36,8 @@ even without a save)."""
 def day_rows(task: Task) -> pd.DataFrame | None:
     """The day's exposure rows; None for a day after the cost days with no save inside it
     (not simulated: nothing changes in it)."""
-    from sim.experiments import _opening, _rows, frames_of
     from sim.report.exposure import exposure_rows
+    from sim.study.experiments import _opening, _rows, frames_of
 
     params, seed, methods, full = task
     if not full and draw_schedule(params, rng.streams(seed)).day_saves == 0:

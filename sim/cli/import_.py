@@ -15,7 +15,7 @@ from sim.calibrate.logs import COLUMNS, write_atomic
 from sim.corpus import KB_ID  # the KB serve serves
 from sim.importer import git
 from sim.importer.files import Notes, take_back
-from sim.importer.paths import Clash, built_whole, check_outputs
+from sim.importer.paths import Clash, built_whole, check_outputs, default_edit_log
 from sim.importer.plan import EditedSince, Plan, from_disk, from_git
 from sim.importer.select import Taken
 from sim.kb.importing import AgentEditsNotTaken, HistoryDiverged, digest
@@ -72,11 +72,6 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "URL beside its id (default: the last import's, or none)",
     )
     return imp
-
-
-def default_edit_log(db: Path) -> Path:
-    """Where an import writes the edit log of the KB file `db`."""
-    return db.with_name(f"{db.stem}.edits.csv")
 
 
 def _say(line: str) -> None:

@@ -3,7 +3,7 @@ a real help centre's log (or read from a fitted file), at the log's own volume.
 
 The closed forms of ``sim.advise`` assume independent Poisson saves over a uniform day; a
 fitted edit shape has bursts, bulk publishes and a profile they do not describe, so that
-advice is by simulation (``sim.advise_sampled``, rendered by ``sim.advise_db``).
+advice is by simulation (``sim.advise.sampled``, rendered by ``sim.advise.db``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ def shape_from(edit_log: Path | None, edit_shape: Path | None) -> EditShape:
     return fit_shape(read_log(edit_log))
 
 
-def log_volume(params: Params, shape: EditShape) -> int:
-    """Saves the log's own volume puts in the day's window, rounded (at least 1)."""
+def log_volume(params: Params, shape: EditShape) -> float:
+    """Saves the log's own volume puts in the day's window on average (a quiet help
+    centre's: a fraction of one; rounding it up to a save overstated such a KB's edits)."""
     start = day_window(replace(params, save_process="calibrated", edit_shape=shape))
-    return max(1, round(expected_saves(shape, shape.log_saves_per_day, params.day_s, start)))
+    return float(expected_saves(shape, shape.log_saves_per_day, params.day_s, start))

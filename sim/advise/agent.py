@@ -46,7 +46,7 @@ class Agent:
     """Seconds a citation is held after its read; inf: to the day's end."""
 
     def cas_delays(self) -> tuple[float, ...]:
-        from sim.experiments import CURVE_DELAYS_S
+        from sim.study.experiments import CURVE_DELAYS_S
 
         if self.reread_before_edit:
             return (0.0,)

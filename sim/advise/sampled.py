@@ -116,7 +116,7 @@ class Sample:
 def swept_intervals(target_min: float, day_s: float = math.inf) -> tuple[float, ...]:
     """The study's check intervals (seconds) from a quarter of the target up, those the
     day holds (none: a day shorter than the shortest, where only push is weighed)."""
-    from sim.experiments import SWEEP_INTERVALS_S
+    from sim.study.experiments import SWEEP_INTERVALS_S
 
     up = tuple(t for t in SWEEP_INTERVALS_S if t >= target_min * 60 / 4) or SWEEP_INTERVALS_S[-1:]
     return (
@@ -253,10 +253,10 @@ def run(
     exactly); the samples and why it stopped. Every process's days of a batch run in one
     pool; a batch doubles the days done so far while the time left allows. The CAS day is
     `cas_experiment`: the 13-delay curve, or 'cas' at the process's own edit delays."""
-    from sim.experiments import Request, frames_of, run_all
-    from sim.metrics import staleness_by_seed
     from sim.report.exposure import exposure_rows
     from sim.report.tables import edit_rows
+    from sim.study.experiments import Request, frames_of, run_all
+    from sim.study.metrics import staleness_by_seed
 
     samples = {name: Sample(p) for name, p in processes.items()}
     # the exposure day with the swept intervals only, run as the base experiment

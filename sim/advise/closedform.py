@@ -9,6 +9,9 @@ that just changed (poll and push), over one simulated day of the same parameters
 ``--simulate N`` runs N seeded days and puts the simulated figures beside them; then a
 method whose closed-form interval misses the target in simulation steps to the next
 shorter interval until it meets it, and the choice is made on the simulated costs.
+What it prints is ``closedform_text``. Over 300 lines: the sizes' measurement (a process
+forked beside the tabulation), the closed forms and their check against simulated days are
+one computation whose parts share the same options table.
 """
 
 from __future__ import annotations
@@ -35,8 +38,8 @@ from sim.server.tools import KBServer, structured_json
 if TYPE_CHECKING:
     import pandas as pd
 
-    from sim.experiments import StudyFrames
     from sim.report.exposure import ExposureRows
+    from sim.study.experiments import StudyFrames
 
 # pandas and the study's runner are imported where the closed forms are tabulated, after
 # the sizes' process has forked, so that the two processes import them in parallel.
@@ -156,7 +159,7 @@ class Counts:
 
 
 def closed_form_counts(params: Params) -> Counts:
-    from sim.experiments import SWEEP_INTERVALS_S
+    from sim.study.experiments import SWEEP_INTERVALS_S
 
     per_interval = []
     for interval in SWEEP_INTERVALS_S:
@@ -241,9 +244,9 @@ def simulated(
 ) -> pd.DataFrame:
     """The same rows from N seeded days: the exposure runs of the report (given, or run), with
     the 95 % interval's upper end of the minutes a change goes unnoticed (over seeds)."""
-    from sim.experiments import run_study
     from sim.report.exposure import ExposureRows, exposure_rows, exposure_table
     from sim.stats import ratio_interval
+    from sim.study.experiments import run_study
 
     if frames is None:
         frames = run_study(params, list(range(1, seeds + 1)), ("exposure",), workers, False)
@@ -351,163 +354,3 @@ def validated(table: pd.DataFrame, best: pd.DataFrame, target_min: float) -> pd.
     if not rows:
         return best.iloc[0:0]
     return pd.DataFrame(rows).sort_values("sim_cost")
-
-
-def _upper(row: Any) -> str:
-    hi = row.get("sim_unnoticed_hi_min")
-    return "" if hi is None or not np.isfinite(hi) else f" (95 % interval up to {hi:.1f} min)"
-
-
-def _fmt(x: float) -> str:
-    return f"{x:,.0f}" if abs(x) >= 10 else f"{x:.1f}"
-
-
-def render(params: Params, costs: Costs, max_unnoticed_min: float, result: dict[str, Any]) -> str:
-    best, choice = result["best"], result["choice"]
-    head = (
-        f"A KB of {params.n_articles:,} articles, {params.n_saves:,} saves and "
-        f"{params.n_questions:,} questions in a {params.day_s / 3600:g}-hour day, "
-        f"Zipf {params.zipf_s:g}, "
-        f"{params.citations_per_answer} citations an answer; a call or notification costs "
-        f"{costs.per_call:g}, 1,000 characters {costs.per_1k_chars:g}. Target: a change to a "
-        f"cited article goes unnoticed {max_unnoticed_min:g} min or less on average."
-    )
-    unranked = _unranked(result)
-    if choice is None:
-        return "\n".join(x for x in (head, _no_choice(result), unranked) if x)
-    when = _when(choice)
-    sim = "sim_cost" in best
-    seeds = result.get("seeds", 0)
-    if sim:
-        checked = (
-            f"In simulation ({seeds} seeds) it leaves a change unnoticed "
-            f"{choice['sim_mean_unnoticed_min']:.1f} min on average"
-            + _upper(choice)
-            + f" and costs {_fmt(choice['sim_cost'])} a day."
-        )
-        stepped = [
-            f"{LABELS[r['method']]}: the closed form's {r['closed_form_every']:g} min misses the "
-            f"target with margin in simulation (its 95 % interval's upper end by "
-            f"{r['sim_miss_min']:.1f} min), so {r['interval_min']:g} min"
-            for _, r in best.iterrows()
-            if r["sim_miss_min"] > 0
-        ]
-        if stepped:
-            checked += " Stepped to a shorter interval: " + "; ".join(stepped) + "."
-    else:
-        checked = (
-            "Not checked in simulation: --simulate N runs N days and steps to a shorter "
-            "interval where the simulated time unnoticed does not meet the target with margin."
-        )
-    lines = [
-        head,
-        f"Use {LABELS[choice['method']]}, {when}: {_fmt(choice['calls'])} calls, "
-        f"{_fmt(choice['notifications'])} notifications and {_fmt(choice['chars'])} characters a "
-        f"day, a change unnoticed {choice['mean_unnoticed_min']:.1f} min on average; cost "
-        f"{_fmt(choice['cost'])} a day (closed form). {checked}",
-        "",
-    ]
-    cols = ["method", "every", "calls/day", "notif./day", "chars/day", "unnoticed min", "cost"]
-    cols += ["sim calls", "sim notif.", "sim chars", "sim unnoticed", "sim cost"] if sim else []
-    rows = []
-    for _, r in best.iterrows():
-        row = [
-            LABELS[r["method"]],
-            "change" if r["method"] == "push" else f"{r['interval_min']:g} min",
-            _fmt(r["calls"]),
-            _fmt(r["notifications"]),
-            _fmt(r["chars"]),
-            f"{r['mean_unnoticed_min']:.1f}",
-            _fmt(r["cost"]),
-        ]
-        if sim:
-            row += [
-                _fmt(r["sim_calls"]),
-                _fmt(r["sim_notifications"]),
-                _fmt(r["sim_chars"]),
-                f"{r['sim_mean_unnoticed_min']:.1f}",
-                _fmt(r["sim_cost"]),
-            ]
-        rows.append(row)
-    widths = [max(len(str(x)) for x in col) for col in zip(cols, *rows, strict=True)]
-    for row in (cols, *rows):
-        lines.append("  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=True)).rstrip())
-    lines.append(
-        "Each row: the method's cheapest check interval that meets the target"
-        + (" with margin in simulation (95 % interval over seeds)." if sim else " (closed form).")
-        + (
-            " Re-read and poll stop checking an article once its citations are all known"
-            " stale, as push unsubscribes."
-            if params.stop_checking_known_stale
-            else " Re-read and poll check every held citation at every check."
-        )
-    )
-    if unranked:
-        lines.append(unranked)
-    return "\n".join(lines)
-
-
-def as_json(
-    params: Params, costs: Costs, max_unnoticed_min: float, result: dict[str, Any]
-) -> dict[str, Any]:
-    choice = result["choice"]
-    return {
-        "inputs": {
-            "articles": params.n_articles,
-            "saves_per_day": params.n_saves,
-            "questions_per_day": params.n_questions,
-            "day_hours": params.day_s / 3600,
-            "zipf_s": params.zipf_s,
-            "citations_per_answer": params.citations_per_answer,
-            "cost_per_call": costs.per_call,
-            "cost_per_1k_chars": costs.per_1k_chars,
-            "max_unnoticed_min": max_unnoticed_min,
-        },
-        "sizes_chars": vars(result["sizes"]),
-        "choice": None if choice is None else {k: _plain(v) for k, v in choice.items()},
-        "verdict": _verdict(result),
-        "not_computed": result.get("not_computed", []),
-        "rows": [{k: _plain(v) for k, v in r.items()} for r in result["table"].to_dict("records")],
-    }
-
-
-def _plain(v: Any) -> Any:
-    if hasattr(v, "item"):
-        v = v.item()
-    return None if isinstance(v, float) and v != v else v
-
-
-def _unranked(result: dict[str, Any]) -> str:
-    """The sentence naming methods whose closed form overflowed at these rates, or ''."""
-    missing = result.get("not_computed", [])
-    if not missing:
-        return ""
-    names = ", ".join(LABELS[m] for m in missing)
-    return (
-        f"Not ranked, their closed forms overflowing at these rates (neither recommended nor "
-        f"ruled out): {names}."
-        if len(missing) > 1
-        else f"Not ranked: {names}: its closed form could not be computed at these rates "
-        "(numeric overflow), so it is neither recommended nor ruled out."
-    )
-
-
-def _no_choice(result: dict[str, Any]) -> str:
-    missing = result.get("not_computed", [])
-    if set(LABELS) <= set(missing):
-        return "No method can be ranked at these rates: every closed form overflowed."
-    push = "" if "push" in missing else "; push notices at once"
-    return f"No method meets the target within 1 min – 4 h checks{push}."
-
-
-def _when(choice: Any) -> str:
-    return (
-        "on every change" if choice["method"] == "push" else f"every {choice['interval_min']:g} min"
-    )
-
-
-def _verdict(result: dict[str, Any]) -> str:
-    choice = result["choice"]
-    if choice is None:
-        return _no_choice(result)
-    return f"Use {LABELS[choice['method']]}, {_when(choice)}."

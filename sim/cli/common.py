@@ -1,0 +1,54 @@
+"""What every command's flags share: the parser's one-line usage errors, bounded numbers,
+and the check that a command's optional extra is installed."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+PROG = "python -m sim"
+
+
+class Parser(argparse.ArgumentParser):
+    """Bad flags get one line naming the flag and what it takes, and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def usage_error(message: str) -> NoReturn:
+    """A usage error of the command line as a whole (not of one command's flags)."""
+    Parser(prog=PROG).error(message)
+
+
+def bounded(kind: type[int] | type[float], lo: float, hi: float) -> Callable[[str], Any]:
+    def convert(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not lo <= value <= hi:  # NaN fails this too
+            noun, fmt = ("an integer", ",") if kind is int else ("a number", "g")
+            raise argparse.ArgumentTypeError(
+                f"expected {noun} from {lo:{fmt}} to {hi:{fmt}}; got {text!r}"
+            )
+        return value
+
+    return convert
+
+
+def extra(parser: argparse.ArgumentParser, name: str, e: ModuleNotFoundError) -> NoReturn:
+    """A command whose optional dependencies are not installed: one line saying which."""
+    parser.error(
+        f"needs the {name!r} extra ({e.name} is not installed):"
+        f" pip install 'stale-citations-sim[{name}]'"
+    )
+
+
+def needs(parser: argparse.ArgumentParser, name: str, *modules: str) -> None:
+    """Before a command that imports an extra's packages: each found, or one line."""
+    for module in modules:
+        if importlib.util.find_spec(module) is None:
+            extra(parser, name, ModuleNotFoundError(name=module))

@@ -1,0 +1,89 @@
+"""`python -m sim notebook`: run notebooks/explore.ipynb headless (sim/notebook.py), its
+parameters overridden with -p, and save it with its outputs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from sim.cli.common import extra
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    nbp = sub.add_parser(
+        "notebook",
+        help="run notebooks/explore.ipynb (on its own parameters, or -p NAME=VALUE), saving it"
+        " with its outputs",
+    )
+    nbp.add_argument("--path", type=Path, default=Path("notebooks/explore.py"))
+    nbp.add_argument(
+        "-p",
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a value of the parameters cell, e.g. -p SEEDS=5 -p ZIPF_S=1.2 (repeatable)",
+    )
+    nbp.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder of its tables and figures (default: results/notebook on its own"
+        " parameters, notebook-out with -p or --db)",
+    )
+    nbp.add_argument(
+        "--ipynb",
+        type=Path,
+        default=None,
+        help="where the executed notebook goes (default: the .ipynb paired with --path on its"
+        " own parameters, OUT/explore.ipynb with -p or --db)",
+    )
+    nbp.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        metavar="kb.sqlite",
+        help="an imported KB (python -m sim import writes one): section 7 shows its advice",
+    )
+    return nbp
+
+
+def run(args: argparse.Namespace, nbp: argparse.ArgumentParser) -> int:
+    """notebook: run it with its parameters overridden, save its outputs and the executed
+    .ipynb; on its own parameters, into results/notebook and the committed .ipynb."""
+    try:
+        from nbclient.exceptions import CellExecutionError
+
+        from sim import notebook
+    except ModuleNotFoundError as e:
+        extra(nbp, "notebook", e)
+    if not args.path.is_file():
+        nbp.error(f"--path: {args.path} is not a file (a notebook's .py: notebooks/explore.py)")
+    if args.db is not None and not args.db.is_file():
+        nbp.error(f"--db: {args.db} is not a file (python -m sim import writes one)")
+    try:
+        values = notebook.overrides(args.parameter, notebook.defaults(args.path))
+    except notebook.ParameterError as e:
+        nbp.error(str(e))
+    own = not values and args.db is None
+    out = args.out or Path("results/notebook" if own else "notebook-out")
+    ipynb = args.ipynb or (args.path.with_suffix(".ipynb") if own else out / "explore.ipynb")
+    out.mkdir(parents=True, exist_ok=True)
+    here = args.path.resolve().parent
+    # relative to the notebook when under this checkout, so the saved .ipynb names no machine
+    shown = Path(os.path.relpath(out.resolve(), here))
+    inside = out.resolve().is_relative_to(here.parent)
+    values = {**values, "OUT_DIR": str(shown if inside else out.resolve())}
+    if args.db is not None:
+        values["KB_DB"] = str(args.db.resolve())
+    try:
+        nb = notebook.execute(args.path.resolve(), values, progress=True)
+    except CellExecutionError as e:
+        last = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        print(f"python -m sim notebook: error: a cell failed: {last}", file=sys.stderr)
+        return 1
+    notebook.save(nb, ipynb)
+    print(f"ran {args.path} into {ipynb}; its tables and figures are in {out}", file=sys.stderr)
+    return 0

@@ -1,0 +1,9 @@
+"""What writes and checks ``results/``: ``seedrows`` (every experiment's per-seed rows, the
+commit point ``results/seeds/``), ``reproduce`` (``make reproduce``: every table, figure and
+text built from the rows alone) and ``check`` (``make check``: a fresh rerun compared with
+``results/`` byte for byte).
+
+A package of its own, above ``sim.report``, not inside ``sim.study`` below it: the rows of
+several experiments are built by report modules (breakeven, exposure, gate, realshape,
+sensitivity, tables), and reproduce writes every page from them.
+"""
