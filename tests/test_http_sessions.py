@@ -200,6 +200,11 @@ def test_each_hostile_request_gets_a_status_and_an_error_and_changes_nothing(
     assert before is not None and after is not None
     assert after["result"]["structuredContent"] == before["result"]["structuredContent"]
     assert gone.status_code == 404 and gone.json()["error"]["code"] == -32600
+    for said in (
+        messages[list(HOSTILE).index("an unknown session")],
+        gone.json()["error"]["message"],
+    ):
+        assert said.startswith("Session not found") and "send initialize without" in said, said
     assert "Traceback" not in server.stderr()
     # the refusals name HTTP's unit, not stdio's line
     assert not [m for m in messages if "per line" in m]

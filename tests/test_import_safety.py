@@ -193,7 +193,7 @@ def test_export_writes_the_edited_articles_back_with_their_front_matter(tmp_path
     (tmp_path / "full" / "keep.md").write_text("mine\n")
     for target, flags, why in [
         (tmp_path / "full", ["--db", str(db)], "not an empty folder"),
-        (repo.root / "setup.md", ["--db", str(db)], "not an empty folder"),
+        (repo.root / "setup.md", ["--db", str(db)], "a file, not a folder"),
         (tmp_path / "o2", ["--db", str(tmp_path / "missing.sqlite")], "is not a file"),
         (tmp_path / "o3", ["--db", str(repo.root / "setup.md")], "not a KB file"),
     ]:

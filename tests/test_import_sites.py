@@ -188,6 +188,13 @@ def test_prettier_without_excludes_takes_every_copy(tmp_path, capsys) -> None:
         ("# C# basics\n", "C# basics"),
         ("#hashtag\n\n    # indented code\n\nx\n", "page"),
         ("---\ntitle: 2024\n---\nx", "2024"),
+        ("# Docsify Page :id=foo\n", "Docsify Page"),  # docsify's heading attributes
+        ("## Hidden :docsify-ignore\n", "Hidden"),
+        ("# All hidden :docsify-ignore-all :id=x\n", "All hidden"),
+        ("# The :idea=1 stays\n", "The :idea=1 stays"),
+        ("<h1>HTML Title</h1>\n\nText.\n", "HTML Title"),
+        ('<h1 align="center"><img src="x.png"> Q&amp;A <em>now</em></h1>\n', "Q&A now"),
+        ("```html\n<h1>not this</h1>\n```\n<H2>This</H2>\n", "This"),
     ],
 )
 def test_titles_as_the_generators_read_them(text: str, title: str) -> None:

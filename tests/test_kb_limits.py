@@ -7,6 +7,7 @@ import json
 import pytest
 
 from sim.server.tools import KBServer, Session
+from sim.server.validation import TOOL_NAMES
 from tests.conftest import KB
 
 SEARCH = "search_knowledge_base"
@@ -180,6 +181,11 @@ def test_unknown_tool_and_non_object_arguments(server: KBServer, session: Sessio
     r = session.call(None, {})  # no name sent: said so, not "no tool null"
     assert r.is_error and r.structured["message"].startswith("No tool was named")
     assert r.structured["error"]["received"] == "no name"
+    r = session.call(["x"], {})  # a name that is no string: said so, and the four tools
+    said = r.structured["message"]
+    assert said == "A tool's name is a string; received a JSON array of 1 items as name."
+    assert len(TOOL_NAMES) == 4 and r.structured["error"]["allowed"] == ", ".join(TOOL_NAMES)
+    assert r.structured["error"]["what_to_do"] == f"Call one of: {', '.join(TOOL_NAMES)}."
     r = session.call(SEARCH, ["password"])
     assert r.is_error and r.structured["error"]["code"] == "invalid_arguments"
     assert server.store.snapshot() == before

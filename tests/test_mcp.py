@@ -223,3 +223,20 @@ def test_every_record_of_a_day_is_identical_through_mcp(experiment: str, deep: b
     )
     for a, b in zip(direct.frames(), mcp.frames(), strict=True):
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_the_methods_a_refusal_names_are_those_of_the_requests_era() -> None:
+    from mcp_types.version import LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
+
+    from sim.server.methods import answered
+
+    over_mcp, _ = _twin_stores()
+    server = build_server(over_mcp)
+    legacy, modern = (
+        answered(server, LATEST_HANDSHAKE_VERSION),
+        answered(server, MODERN_PROTOCOL_VERSIONS[-1]),
+    )
+    assert {"initialize", "ping", "resources/subscribe", "tools/call"} <= set(legacy)
+    assert "subscriptions/listen" not in legacy and "initialize" not in modern
+    assert {"subscriptions/listen", "tools/call", "resources/read"} <= set(modern)
+    assert not {"prompts/list", "completion/complete"} & set(legacy + modern)  # not served

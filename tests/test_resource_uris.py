@@ -110,7 +110,9 @@ def test_list_read_subscribe_and_unsubscribe_agree_over_stdio_for_any_id(
 
     async def main() -> tuple[Any, ...]:
         async with Client(params, mode="legacy", message_handler=on_message) as client:
-            listed = {r.uri: r.name for r in (await client.list_resources()).resources}
+            page = (await client.list_resources()).resources
+            listed = {r.uri: r.name for r in page}
+            described.update({r.name: (r.title, r.description) for r in page})
             reads = {
                 u: json.loads((await client.read_resource(u)).contents[0].text)["article_id"]
                 for u in listed
@@ -137,9 +139,44 @@ def test_list_read_subscribe_and_unsubscribe_agree_over_stdio_for_any_id(
                         await client.subscribe_resource(bad)
             return listed, reads, refusals
 
+    described: dict[str, tuple[Any, Any]] = {}
     listed, reads, refusals = anyio.run(main)
     expected = {_uri(encoded): article_id for article_id, encoded in IDS.items()}
     assert listed == expected  # each listed by its one URI, named by its id
+    assert described == {i: (f"Title of {i}", f"Body of {i}.") for i in IDS}  # titled
     assert reads == expected  # and read by it
     assert sorted(heard) == sorted(expected)  # each save heard under the URI subscribed
     assert all("send " + _uri("guide%2Fcalendar") in r for r in refusals), refusals
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_resources_list_gives_each_its_title_and_a_description_in_both_eras(mode: str) -> None:
+    from mcp import Client
+
+    from sim.server.mcp_server import build_server
+    from sim.server.tools import KBServer
+
+    long = "# Heading\n\n<img src='x.png'>\n\n" + "Many words here, " * 20
+    store = KBStore(lambda: time.time_ns() // 1000)
+    store.create_kb(KB_ID)
+    store.create_articles(KB_ID, [("guide/a", "A guide", long), ("b", "Bee", "Short.")])
+    session = KBServer(store, lambda: time.time_ns() // 1000).connect("client", [KB_ID])
+
+    async def main() -> list[Any]:
+        async with Client(build_server(session), mode=mode) as client:
+            return (await client.list_resources()).resources
+
+    listed = {r.name: r for r in anyio.run(main)}
+    assert (listed["b"].title, listed["b"].description) == ("Bee", "Short.")
+    said = listed["guide/a"]
+    assert said.title == "A guide" and said.uri == _uri("guide%2Fa")
+    assert said.description.startswith("Many words here, Many") and said.description.endswith("…")
+    assert len(said.description) <= resources.DESCRIPTION_CHARS
+
+
+def test_a_description_skips_what_is_not_prose_and_cuts_at_a_word() -> None:
+    said = resources.description("# T\n\n```\ncode\n```\n| a | b |\nText  here.")
+    assert said == "Text here."
+    cut = resources.description("word " * 100)
+    assert cut.endswith("word…") and len(cut) <= resources.DESCRIPTION_CHARS
+    assert resources.description("") == ""

@@ -158,6 +158,27 @@ def test_arguments_that_are_no_object_get_invalid_params_with_the_servers_messag
     client.close()
 
 
+def test_an_unknown_method_and_a_name_that_is_no_string_say_what_to_send(
+    serve_command: list[str],
+) -> None:
+    client = RawClient("--articles", "5", serve=serve_command)
+    client.handshake()
+    client.send({"jsonrpc": "2.0", "id": 1, "method": "resources/delete", "params": {}})
+    client.send(tool_call(2, ["x"], READ))
+    answers = {a["id"]: a for a in (client.receive(), client.receive()) if a is not None}
+    unknown, named = answers[1], answers[2]  # the screen answers the call first
+    assert unknown["error"]["code"] == -32601
+    said = unknown["error"]["message"]
+    assert said.startswith("Method not found: this server does not answer resources/delete.")
+    for method in ("initialize", "ping", "tools/list", "tools/call", "resources/list"):
+        assert method in said, method
+    assert "prompts/list" not in said and unknown["error"]["data"] == "resources/delete"
+    assert named["error"]["code"] == -32602
+    assert "A tool's name is a string; received a JSON array of 1" in named["error"]["message"]
+    assert "search_knowledge_base" in named["error"]["data"]["error"]["what_to_do"]
+    assert "Traceback" not in client.close()
+
+
 def test_two_thousand_pipelined_calls_all_come_back_and_all_are_logged(
     tmp_path: Path, serve_command: list[str]
 ) -> None:

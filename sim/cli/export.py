@@ -1,11 +1,13 @@
 """``python -m sim export --db kb.sqlite OUT_DIR``: an agent's edits back out as files.
 
-An edit through ``serve`` goes to the KB file only, and the next import over that file is
-refused as diverged. Export writes each article whose title or text differs from what its
-last import wrote (``imported_pages``' digest) as a Markdown file at its path in the docs
-folder, under its front matter as written, into a new folder: the docs team reviews it
-(``diff -r OUT_DIR docs``), copies it into its repository and commits, and imports into a
-new KB file. Nothing else is written, and an existing file is never overwritten.
+An edit through ``serve`` goes to the KB file only, and an import over that file is refused
+until the repository carries it. Export writes each article whose title or text differs
+from what its last import wrote (``imported_pages``' digest) as a Markdown file at its path
+in the docs folder, under its front matter as written, into a new folder: the docs team
+reviews it (``diff -r OUT_DIR docs``), copies it into its repository and commits it as
+written, and imports into the same KB file: the agent's saves then stand for that commit
+(``sim/kb/adopting.py``), nothing is appended twice and clients' cursors stay valid. Nothing
+else is written, and an existing file is never overwritten.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ Write the articles of an imported KB whose title or text changed since its last 
 agent's edits through `serve`) as Markdown files into OUT_DIR, a new folder (or an empty
 one): each at its path in the docs folder, under the front matter its file had, so that
 `diff -r OUT_DIR DOCS_DIR` shows the edits to review and copying OUT_DIR over DOCS_DIR takes
-them in. Nothing is written when no article changed; the KB file is only read."""
+them in; committed as written, importing into the same --db then takes them back without
+appending them twice. Nothing is written when no article changed; the KB file is only read."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -50,10 +53,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         what = "is empty" if db.is_file() else "is not a file"
         parser.error(f"--db {db}: {what}; name a KB file `python -m sim import` wrote")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        parser.error(
-            f"OUT_DIR {out}: exists and is not an empty folder; name a new folder (export "
-            "creates it), nothing was written"
-        )
+        parser.error(f"OUT_DIR {out}: {_not_a_new_folder(out, db)}, nothing was written")
     if not out.parent.is_dir():
         parser.error(f"OUT_DIR {out}: the folder {out.parent} does not exist; create it first")
     try:
@@ -84,6 +84,19 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     for path in written:
         print(f"  {path}")
     return 0
+
+
+def _not_a_new_folder(out: Path, db: Path) -> str:
+    """Why an existing OUT_DIR cannot be written into, and what to name instead."""
+    if out.is_dir():
+        return "exists and is not an empty folder; name a new folder (export creates it)"
+    what = "a file, not a folder"
+    try:
+        if out.samefile(db):
+            what = "the KB file --db names, not a folder"
+    except OSError:
+        pass
+    return f"{what}; name a new folder to write the edited articles into (export creates it)"
 
 
 def _changed(db: Path) -> list[tuple[str, str, str]]:

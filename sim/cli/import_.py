@@ -14,11 +14,11 @@ from urllib.parse import urlsplit
 from sim.calibrate.logs import COLUMNS, write_atomic
 from sim.corpus import KB_ID  # the KB serve serves
 from sim.importer import git
-from sim.importer.files import Notes
+from sim.importer.files import Notes, take_back
 from sim.importer.paths import Clash, built_whole, check_outputs, default_edit_log
 from sim.importer.plan import EditedSince, Plan, from_disk, from_git
 from sim.importer.select import Taken
-from sim.kb.importing import HistoryDiverged, digest
+from sim.kb.importing import AgentEditsNotTaken, HistoryDiverged, digest
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
 
@@ -36,8 +36,10 @@ written beside the KB (NAME.edits.csv). Importing again appends only the new com
 events, so clients' cursors stay valid. A file that cannot be taken (malformed front
 matter, not a regular file, ...) gets one line saying what was done; a refused import
 writes nothing, and a new KB file appears only complete. The articles are served as the KB
-`kb-support`; an agent's edits go to the KB file only (`python -m sim export` writes them
-back out as files), and importing over a KB edited since its last import is refused."""
+`kb-support`; an agent's edits go to the KB file only: `python -m sim export` writes them
+back out as files, and once they are committed as written, importing into the same KB takes
+them back (their saves stand for the commit, which is not appended again). Importing over a
+KB edited otherwise since its last import is refused."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -133,6 +135,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             appended = store.import_history(KB_ID, plan.history, plan.rows, plan.pages, base_url)
             head = store.head_sequence(KB_ID)
+        except AgentEditsNotTaken as e:
+            return _refused(notes, f"--db {db}: {e}. {take_back(db, folder)}", db)
         except HistoryDiverged as e:
             return _refused(notes, f"--db {db}: {e}; import into a new file", db)
         except (StoreError, sqlite3.Error) as e:
@@ -144,6 +148,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         _say(line)
     if select.left_out:
         _say(f"--exclude left out {len(select.left_out):,} article files")
+    for glob in select.unmatched():
+        _say(
+            f"--exclude {glob!r} matched no article file of {folder}: check its spelling (a "
+            "glob is matched against paths relative to DOCS_DIR, e.g. 'i18n/**')"
+        )
     print(
         f"Imported {folder} into {db}: {plan.present:,} articles in the folder, "
         f"{appended:,} new events (the KB's event log now ends at {head:,})."

@@ -146,3 +146,13 @@ def on_disk(root: Path, notes: Notes, select: Taken) -> dict[str, tuple[str, int
 
 def _why(e: OSError) -> str:
     return f"cannot be read ({e.strerror or e}): skipped"
+
+
+def take_back(db: Path, folder: Path) -> str:
+    """What to do when an import finds an agent's edits in the KB that the repository does
+    not carry: the loop that takes them back into the same KB file."""
+    return (
+        f"Take them back: python -m sim export OUT_DIR --db {db}, copy OUT_DIR's files over "
+        f"{folder} as written (set a changed title by hand, as export says), commit them, and "
+        f"import again with --db {db}"
+    )

@@ -2,7 +2,8 @@
 
 Front matter is read by ``frontmatter.py`` (YAML or Hugo's TOML). The title is the MkDocs
 nav's for the page (``mkdocs.py``), else front matter's ``title``, else the first heading
-(ATX ``# Title`` or setext ``Title`` over ``===``/``---``) outside fenced code, else the
+(ATX ``# Title``, setext ``Title`` over ``===``/``---``, or an HTML ``<h1>Title</h1>``
+line) outside fenced code, else the
 file's name (a Hugo ``_index.md``: its folder's). An article is not published when front
 matter says ``draft: true`` (every generator), ``published: false`` (Jekyll), ``unlisted:
 true`` (Docusaurus: out of the site's search, so out of the agent's) or ``status: draft``,
@@ -15,6 +16,7 @@ under the site's base URL) is Jekyll's ``permalink`` or Hugo's ``url``, else a `
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,6 +29,9 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
 _NOT_PARAGRAPH = re.compile(r" {0,3}(?:[-+*>|<]|\d+[.)][ \t]|import |export )| {4}")
 _HEADING_ID = re.compile(r"[ \t]*\{#[^}]*\}$")
+_DOCSIFY_ATTRS = re.compile(r"(?:[ \t]+:(?:id=\S*|docsify-ignore(?:-all)?))+[ \t]*$")
+_HTML_HEADING = re.compile(r" {0,3}<h([1-6])(?:[ \t][^>]*)?>(.*?)</h\1>[ \t]*$", re.IGNORECASE)
+_TAG = re.compile(r"<[^>]*>")
 _INDEX = ("index", "readme", "_index")
 EMPTY = "empty (no text after its front matter)"
 
@@ -112,8 +117,11 @@ def _route(folder: str, stem: str, keys: dict) -> str:
 
 
 def headings(content: str) -> Iterator[str]:
-    """The body's headings in order (ATX and setext, none inside fenced code): the title
-    when front matter has none, and questions a day may ask of the article."""
+    """The body's headings in order (ATX, setext, and a line that is one HTML ``<hN>``
+    element; none inside fenced code): the title when front matter has none, and questions
+    a day may ask of the article. A heading's ``{#id}`` (MkDocs, Hugo) and its trailing
+    docsify attributes (`` :id=name``, `` :docsify-ignore``, `` :docsify-ignore-all``) are
+    not part of it, as the sites do not show them."""
     fence = ""
     paragraph: list[str] = []
     for line in content.split("\n"):
@@ -128,7 +136,14 @@ def headings(content: str) -> Iterator[str]:
         atx = _ATX.match(line)
         if atx:
             paragraph = []
-            heading = _HEADING_ID.sub("", atx.group(1) or "").strip()
+            heading = _DOCSIFY_ATTRS.sub("", _HEADING_ID.sub("", atx.group(1) or "")).strip()
+            if heading:
+                yield heading
+            continue
+        element = _HTML_HEADING.match(line)
+        if element:
+            paragraph = []
+            heading = " ".join(html.unescape(_TAG.sub("", element.group(2))).split())
             if heading:
                 yield heading
             continue

@@ -4,9 +4,11 @@ whole or not at all.
 An output is refused when it is not a regular file (a device such as ``/dev/null``, a FIFO,
 a socket), when it is another output of the same command or one of the articles read (by
 resolved path or by device and inode, so a symlink or a hard link counts as the same file).
-A symlink's target is written, the link kept. A new KB (no file, or an empty one) is built
-in a temporary file beside it and renamed over it at the end, so a refused or failed import
-leaves what was there untouched; an existing KB is updated in place in one transaction.
+An output inside the folder being imported is refused too: it would sit among the docs
+as an untracked file. A symlink's target is written, the link kept. A new KB (no file, or
+an empty one) is built in a temporary file beside it and renamed over it at the end, so a
+refused or failed import leaves what was there untouched; an existing KB is updated in
+place in one transaction.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def same_file(a: Path, b: Path) -> bool:
 
 def check_outputs(outputs: list[tuple[str, Path]], docs: Path | None = None) -> None:
     """Clash naming the first output (flag, path) that must not be written: not a regular
-    file, the same file as an earlier output, or an article under `docs`."""
+    file, the same file as an earlier output, or inside `docs` (the folder imported)."""
     for i, (flag, path) in enumerate(outputs):
         try:
             mode = path.stat().st_mode  # follows a symlink: its target is what is written
@@ -70,13 +72,26 @@ def check_outputs(outputs: list[tuple[str, Path]], docs: Path | None = None) -> 
                     f"{flag} {path}: the same file as {other} {earlier}; name another file, "
                     "nothing was written"
                 )
-        if docs is not None and is_article(path.name):
-            where = path.resolve()
-            if where.is_relative_to(docs.resolve()) and where.exists():
-                raise Clash(
-                    f"{flag} {path}: one of the articles DOCS_DIR holds (an input); name a "
-                    "file outside it, nothing was written"
-                )
+        if docs is not None:
+            _outside(flag, path, docs)
+
+
+def _outside(flag: str, path: Path, docs: Path) -> None:
+    """Clash when the output is inside the folder being imported: one of its articles (an
+    input), or a new file the import would leave in the docs tree, untracked."""
+    where, root = path.resolve(), docs.resolve()
+    if not where.is_relative_to(root):
+        return
+    if is_article(path.name) and where.exists():
+        raise Clash(
+            f"{flag} {path}: one of the articles DOCS_DIR holds (an input); name a file "
+            "outside it, nothing was written"
+        )
+    raise Clash(
+        f"{flag} {path}: inside DOCS_DIR {docs}, the folder being imported (it would be left "
+        f"there, untracked, among the docs); name a file outside it, e.g. "
+        f"{root.parent / where.name}, nothing was written"
+    )
 
 
 @dataclass

@@ -36,19 +36,34 @@ def compiled(glob: str) -> re.Pattern[str]:
 
 
 class Taken:
-    """The article test of one import; it counts the article files the globs left out."""
+    """The article test of one import; it counts the article files the globs left out, and
+    keeps which globs left out none (a typo the import then names)."""
 
     def __init__(self, globs: Sequence[str] = ()) -> None:
+        self._globs = list(globs)
         self._whole = [compiled(g) for g in globs]
-        self._names = [compiled(g) for g in globs if "/" not in g.strip().strip("/")]
+        self._names = [
+            compiled(g) if "/" not in g.strip().strip("/") else None for g in self._globs
+        ]
+        self._used: set[int] = set()
         self.left_out: set[str] = set()
 
     def excluded(self, path: str) -> bool:
         names = path.split("/")
-        for rx in self._whole:
-            if any(rx.fullmatch("/".join(names[:k])) for k in range(1, len(names) + 1)):
-                return True
-        return any(rx.fullmatch(n) for rx in self._names for n in names)
+        prefixes = ["/".join(names[:k]) for k in range(1, len(names) + 1)]
+        hit = False
+        for i, rx in enumerate(self._whole):  # every glob: each one that matches is used
+            alone = self._names[i]
+            if any(rx.fullmatch(p) for p in prefixes) or (
+                alone is not None and any(alone.fullmatch(n) for n in names)
+            ):
+                self._used.add(i)
+                hit = True
+        return hit
+
+    def unmatched(self) -> list[str]:
+        """The globs, as given, that left out no article file (so far)."""
+        return [g for i, g in enumerate(self._globs) if i not in self._used]
 
     def __call__(self, path: str) -> bool:
         if not is_article(path):

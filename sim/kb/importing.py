@@ -3,22 +3,26 @@
 An importer (``sim.importer``) hands the whole history it knows, oldest first, and the
 articles' states after it. The events the KB already holds must be the start of that
 history (an import again after new commits appends only the rest, so a client's cursor
-stays valid); anything else is refused and nothing is written. Rows are written where they
-differ, FTS kept equal to the published set as every other write does. Beside them, each
-article's page (``imported_pages``: its file, its route under the site's base URL in
-``imported_sites``, its front matter and a digest of the title and text imported), so that
-a citation can carry the page's address (``page_url``) and an export can write back what
-was edited since (``imported_pages``).
+stays valid); anything else is refused and nothing is written, but for an agent's saves
+through ``serve`` that the new commits carry (``export``, then a commit: ``adopting.py``).
+Rows are written where they differ, FTS kept equal to the published set as every other
+write does. Beside them, each article's page (``imported_pages``: its file, its route under
+the site's base URL in ``imported_sites``, its front matter and a digest of the title and
+text imported), so that a citation can carry the page's address (``page_url``) and an
+export can write back what was edited since (``imported_pages``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from sim.kb.adopting import AgentEditsNotTaken, HistoryDiverged, align
 from sim.kb.core import StoreCore, serialised
 from sim.kb.rows import StoreError
+
+__all__ = ["AgentEditsNotTaken", "HistoryDiverged", "Importing", "digest"]
 
 ImportedEvent = tuple[str, str, int]
 """(type, article_id, updated_us) of one event of the history."""
@@ -33,6 +37,9 @@ PAGES_SCHEMA = (
     "path TEXT NOT NULL, route TEXT NOT NULL, front_matter TEXT NOT NULL, digest TEXT NOT NULL, "
     "PRIMARY KEY (kb_id, article_id))",
     "CREATE TABLE IF NOT EXISTS imported_sites (kb_id TEXT PRIMARY KEY, base_url TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS imported_adoptions (kb_id TEXT NOT NULL, sequence INTEGER NOT "
+    "NULL, type TEXT NOT NULL, article_id TEXT NOT NULL, history_us INTEGER NOT NULL, "
+    "PRIMARY KEY (kb_id, sequence))",
 )
 """Made by the first import that writes pages: a KB file without them is still one."""
 
@@ -40,10 +47,6 @@ PAGES_SCHEMA = (
 def digest(title: str, content: str) -> str:
     """What an article's title and text are, short: equal digests, equal articles."""
     return hashlib.sha256(f"{title}\0{content}".encode()).hexdigest()
-
-
-class HistoryDiverged(StoreError):
-    """The KB's events are not the start of the history offered; the message says where."""
 
 
 class Importing(StoreCore):
@@ -62,7 +65,9 @@ class Importing(StoreCore):
         site's `base_url`, kept from the last import when None); the events appended.
 
         Creates the KB if missing. Raises HistoryDiverged, writing nothing, when the KB's
-        events are not ``history[:k]`` (k = how many it holds)."""
+        events are not ``history[:k]`` (k = how many it holds), unless those past it are an
+        agent's saves the history's new commits carry (``adopting.py``: they then stand
+        for those commits, which are not appended)."""
         self._search.before_bulk_load()
         try:
             with self._tx() as db:
@@ -73,14 +78,23 @@ class Importing(StoreCore):
                         (kb_id,),
                     )
                 held = db.execute(
-                    "SELECT type, article_id, updated_us FROM events WHERE kb_id = ? "
-                    "ORDER BY sequence",
+                    "SELECT sequence, type, article_id, updated_us, actor FROM events "
+                    "WHERE kb_id = ? ORDER BY sequence",
                     (kb_id,),
                 ).fetchall()
-                _check_prefix(kb_id, held, history)
-                self._write_rows(db, kb_id, rows)
-                self._write_pages(db, kb_id, pages, base_url)
-                new = [(t, a, us, "human") for t, a, us in history[len(held) :]]
+                adopted = self._adoptions(db, kb_id)
+                final = {r[0]: r for r in rows}
+                plan = align(kb_id, held, adopted, history, final, self._now_of(kb_id))
+                for statement in PAGES_SCHEMA:
+                    db.execute(statement)
+                db.executemany(
+                    "INSERT INTO imported_adoptions VALUES (?, ?, ?, ?, ?)",
+                    [(kb_id, *a) for a in plan.adoptions],
+                )
+                kept = {(aid, us) for _, _, aid, us in [*adopted, *plan.adoptions]}
+                self._write_rows(db, kb_id, [r for r in rows if (r[0], r[4]) not in kept])
+                self._write_pages(db, kb_id, self._kept_pages(kb_id, pages, final, kept), base_url)
+                new = [(t, a, us, "human") for t, a, us in plan.new]
                 if new:
                     self._append_events(kb_id, new)
         finally:
@@ -121,6 +135,42 @@ class Importing(StoreCore):
         )
         if base_url is not None:
             db.execute("INSERT OR REPLACE INTO imported_sites VALUES (?, ?)", (kb_id, base_url))
+
+    def _adoptions(self, db: sqlite3.Connection, kb_id: str) -> list[tuple[int, str, str, int]]:
+        """The KB's saves that stand for a commit (none before the first adoption)."""
+        if not db.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'imported_adoptions'"
+        ).fetchone():
+            return []
+        return db.execute(
+            "SELECT sequence, type, article_id, history_us FROM imported_adoptions "
+            "WHERE kb_id = ? ORDER BY sequence",
+            (kb_id,),
+        ).fetchall()
+
+    def _now_of(self, kb_id: str) -> Callable[[str], tuple[str, str, bool] | None]:
+        def now(article_id: str) -> tuple[str, str, bool] | None:
+            row = self._row(kb_id, article_id)
+            return None if row is None else (row[1], row[2], bool(row[3]))
+
+        return now
+
+    def _kept_pages(
+        self,
+        kb_id: str,
+        pages: Sequence[ImportedPage],
+        final: dict[str, ImportedRow],
+        kept: set[tuple[str, int]],
+    ) -> list[ImportedPage]:
+        """`pages`, the digest of an article whose row the KB keeps (an adopted edit) that of
+        the KB's title and text, so export finds nothing to write back for it."""
+        out = []
+        for aid, path, route, front, dig in pages:
+            if aid in final and (aid, final[aid][4]) in kept:
+                row = self._row(kb_id, aid)
+                dig = dig if row is None else digest(row[1], row[2])
+            out.append((aid, path, route, front, dig))
+        return out
 
     def _has_pages(self) -> bool:
         return bool(
@@ -200,18 +250,3 @@ class Importing(StoreCore):
                 self._search.remove(old_rowid, old_title, old_content)
             if published:
                 self._search.add(old_rowid, title, content)
-
-
-def _check_prefix(kb_id: str, held: list[tuple], history: Sequence[ImportedEvent]) -> None:
-    if len(held) > len(history):
-        raise HistoryDiverged(
-            f"knowledge base {kb_id!r} holds {len(held):,} events, more than the "
-            f"{len(history):,} of this history (was it rewritten, or edited since?)"
-        )
-    for i, (got, want) in enumerate(zip(held, history, strict=False), start=1):
-        if tuple(got) != tuple(want):
-            raise HistoryDiverged(
-                f"knowledge base {kb_id!r}: its event {i:,} ({got[0]} {got[1]!r}) is not this "
-                f"history's ({want[0]} {want[1]!r}): it holds another history (another "
-                "folder, or one rewritten since), or was edited since its import"
-            )

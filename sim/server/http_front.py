@@ -9,8 +9,10 @@ JSON-RPC message screened as stdio screens a line (``stdio.Screen``: parse error
 bad ids, depth, a tools/call's shape), and, without a session, anything but ``initialize``
 in the 2025 era (400). An ``initialize`` of a token that holds its share of sessions is
 refused here (429, ``--max-sessions-per-token``); one past the server's cap by the SDK (its
-``max_sessions``), with this server's message in place of the SDK's bare 503. Each refusal
-is a JSON-RPC error body with a status, and nothing reaches the KB.
+``max_sessions``), with this server's message in place of the SDK's bare 503; a session id
+the SDK does not hold gets its 404 with this server's what-to-do in place of the SDK's bare
+"Session not found". Each refusal is a JSON-RPC error body with a status, and nothing
+reaches the KB.
 """
 
 from __future__ import annotations
@@ -165,7 +167,11 @@ class Front:
                 await respond(send, *self._token_cap_refusal(held))
                 return
             send, over = self._sessions.opening(grant.label, send)
-        response = _Response(self._cap_said(send) if opening else send)
+        if opening:
+            send = self._cap_said(send)
+        elif sid := request.headers.get(MCP_SESSION_ID_HEADER):
+            send = _replaced(send, 404, lambda: _unknown_session(sid))
+        response = _Response(send)
         reset = GRANT.set(grant)
         try:
             await self._manager.handle_request(scope, replay, response)
@@ -191,28 +197,18 @@ class Front:
         """`send` with the SDK's bare 503 for a session past its cap (``max_sessions``, the
         only 503 the SDK answers an opening request with) replaced by this server's
         refusal, which says what the cap is and what to do."""
-        refused = False
-
-        async def sending(message: Message) -> None:
-            nonlocal refused
-            if message["type"] == "http.response.start" and message["status"] == 503:
-                refused = True
-            elif not refused:
-                await send(message)
-            elif message["type"] == "http.response.body" and not message.get("more_body"):
-                await respond(
-                    send,
-                    *_refusal(
-                        503,
-                        f"This server holds its cap of {self._rules.max_sessions} open "
-                        "sessions (serve --max-sessions); end one with DELETE, or retry once "
-                        "idle ones are reaped (--session-idle-s).",
-                        {"Retry-After": "5"},
-                        code=SERVER_ERROR,
-                    ),
-                )
-
-        return sending
+        return _replaced(
+            send,
+            503,
+            lambda: _refusal(
+                503,
+                f"This server holds its cap of {self._rules.max_sessions} open sessions "
+                "(serve --max-sessions); end one with DELETE, or retry once idle ones are "
+                "reaped (--session-idle-s).",
+                {"Retry-After": "5"},
+                code=SERVER_ERROR,
+            ),
+        )
 
     def _check_headers(self, request: Request) -> tuple[tuple[Any, ...] | None, Grant | None]:
         rules, headers = self._rules, request.headers
@@ -368,6 +364,35 @@ class Guard:
                 await respond(send, *refusal)
                 return
         await self._app(scope, receive, send)
+
+
+def _replaced(send: Send, status: int, refusal: Callable[[], tuple[Any, ...]]) -> Send:
+    """`send` with the SDK's own response of this status (a bare message, no what-to-do:
+    the SDK's session manager owns it) replaced, once it ends, by this server's refusal."""
+    refused = False
+
+    async def sending(message: Message) -> None:
+        nonlocal refused
+        if message["type"] == "http.response.start" and message["status"] == status:
+            refused = True
+        elif not refused:
+            await send(message)
+        elif message["type"] == "http.response.body" and not message.get("more_body"):
+            await respond(send, *refusal())
+
+    return sending
+
+
+def _unknown_session(sid: str) -> tuple[Any, ...]:
+    """The 404 of a session id the SDK does not hold (its body said only "Session not found")."""
+    shown = sid if len(sid) <= 64 else f"{sid[:64]}…"
+    return _refusal(
+        404,
+        f"Session not found: no open session has the Mcp-Session-Id {shown!r} for this token "
+        "(it was ended with DELETE, reaped after --session-idle-s idle, opened with another "
+        "token, or the server restarted). Start a new session: send initialize without "
+        "Mcp-Session-Id, then send the id its response carries.",
+    )
 
 
 def _refusal(

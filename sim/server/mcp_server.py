@@ -36,6 +36,7 @@ from sim.server import resources
 from sim.server.edit import EDIT_TOOL, Gate
 from sim.server.elicit import Asking, approve_edit
 from sim.server.listing import instructions
+from sim.server.methods import name_the_methods
 from sim.server.results import Reply
 from sim.server.tools import KBServer, Session, ToolResult, shape_refusal, structured_json
 from sim.server.validation import describe_value
@@ -168,11 +169,20 @@ class Cursors:
         return offset if hmac.compare_digest(tag, self._tag(offset)) else None
 
 
-def _article_id(uri: str) -> str:
-    """A listed resource's name: its article id as stored (the URI's, decoded)."""
+def _listed(session: Session, uri: str) -> types.Resource:
+    """A listed resource: named by its article id as stored (the URI's, decoded), with the
+    article's title and the start of its text (none if unpublished since it was listed)."""
     parsed = resources.parse(uri)
     assert parsed is not None  # listed URIs are built by resources.uri
-    return parsed[1]
+    kb_id, article_id = parsed
+    article = session.server.store.published_article(kb_id, article_id)
+    return types.Resource(
+        uri=uri,
+        name=article_id,
+        title=None if article is None else article.title,
+        description=None if article is None else resources.description(article.content),
+        mime_type=resources.MIME_TYPE,
+    )
 
 
 def resource_handlers(session: Session) -> dict[str, Any]:
@@ -194,16 +204,12 @@ def resource_handlers(session: Session) -> dict[str, Any]:
             )
         try:
             uris = session.resource_uris()
+            page = [_listed(session, u) for u in uris[start : start + RESOURCES_PAGE]]
         except sqlite3.Error as e:
             raise _refused(to_tool_result(session.store_refusal(e))) from None
-        page = uris[start : start + RESOURCES_PAGE]
         more = start + RESOURCES_PAGE < len(uris)
         return types.ListResourcesResult(
-            resources=[
-                types.Resource(uri=u, name=_article_id(u), mime_type=resources.MIME_TYPE)
-                for u in page
-            ],
-            next_cursor=cursors.issue(start + RESOURCES_PAGE) if more else None,
+            resources=page, next_cursor=cursors.issue(start + RESOURCES_PAGE) if more else None
         )
 
     async def on_list_resource_templates(_ctx: Any, _params: Any) -> Any:
@@ -289,7 +295,12 @@ def package_version() -> str:
 class KBMcpServer(Server[Any]):
     """The SDK's server, advertising the same capabilities in both protocol eras: the tool
     list never changes and no resources/list_changed is sent, so listChanged is false in
-    both (the SDK derives it from the listen handler in the 2026-07-28 era)."""
+    both (the SDK derives it from the listen handler in the 2026-07-28 era). A method it
+    does not answer is refused naming those it does (``methods.py``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.middleware.append(name_the_methods(self))
 
     def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
         caps = super().get_capabilities(*args, **kwargs)

@@ -7,11 +7,12 @@ percent-encoded as one RFC 3986 path segment: every character but the unreserved
 ``kb://kb-support/articles/guide%2Fcalendar`` and ``a b?#%`` is ``a%20b%3F%23%25``; an id of
 unreserved characters alone (the simulation's ``art-00001``) is its URI as it stands.
 resources/list, read, subscribe, unsubscribe and every notification use this one form; any
-other spelling is refused, saying the form to send. Reading it gives the citation fields
-``read_knowledge_article`` gives. A session subscribed to a URI hears of every committed
-change of that article (save, retitle, unpublish) as one ``notifications/resources/updated``
-— push, where the poll tool is pull. The registry knows nothing of transports: a session's
-listeners decide how a notification travels.
+other spelling is refused, saying the form to send. resources/list names each by its article
+id and gives its title and a short description (the start of its text). Reading it gives
+the citation fields ``read_knowledge_article`` gives. A session subscribed to a URI hears of
+every committed change of that article (save, retitle, unpublish) as one
+``notifications/resources/updated`` — push, where the poll tool is pull. The registry knows
+nothing of transports: a session's listeners decide how a notification travels.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ UNSUBSCRIBE = "resources/unsubscribe"
 READ = "resources/read"
 MIME_TYPE = "application/json"
 MAX_SUGGESTED_CHARS = 300
+DESCRIPTION_CHARS = 160
+"""resources/list describes an article by at most this many characters of its text."""
+_NOT_PROSE = ("#", "<", "---", "|", "import ", "export ", "![")
 """A refusal suggests the URI to send only up to this length (a refusal is bounded)."""
 
 _UNRESERVED = re.compile(r"[A-Za-z0-9._~-]+")
@@ -84,6 +88,23 @@ def _parsed(value: Any) -> tuple[str, str] | str:
             f"encoded){send}"
         )
     return kb_id, article_id
+
+
+def description(content: str) -> str:
+    """A listed article's description: the start of its prose (headings, HTML, fences and
+    tables skipped), cut at a word under DESCRIPTION_CHARS, so a client choosing among the
+    resources sees what each is about without reading it."""
+    kept, fenced = [], False
+    for line in (raw.strip() for raw in content.split("\n")):
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif line and not fenced and not line.startswith(_NOT_PROSE):
+            kept.append(line)
+    prose = " ".join(" ".join(kept).split())
+    if len(prose) <= DESCRIPTION_CHARS:
+        return prose
+    cut = prose[: DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0] or prose[: DESCRIPTION_CHARS - 1]
+    return f"{cut.rstrip(' ,;:')}…"
 
 
 def bad_uri(value: Any) -> Reply:

@@ -91,9 +91,14 @@ def shape_refusal(name: Any, arguments: Any) -> Reply | None:
     if not isinstance(name, str) or name not in TOOL_NAMES:
         names = ", ".join(TOOL_NAMES)
         shown = describe_name(name)
+        said = (
+            f"There is no tool {shown}."
+            if isinstance(name, str)
+            else f"A tool's name is a string; received {shown} as name."
+        )
         return error(
             "unknown_tool",
-            f"There is no tool {shown}.",
+            said,
             f"Call one of: {names}.",
             received=shown,
             allowed=names,
