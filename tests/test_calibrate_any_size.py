@@ -6,6 +6,7 @@ with a calibrated shape runs its default experiments or refuses one in one line.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -144,6 +145,26 @@ def test_the_fast_parse_equals_the_line_by_line_one(monkeypatch) -> None:
     monkeypatch.undo()
     for bad in (",modify,", "T"):  # a row the fast path doubts goes the careful way
         assert logs._parse_fast(text.replace(bad, ",edit,", 1), "x") is None
+
+
+def test_rows_in_hand_read_as_their_csv_and_a_bad_one_is_named_by_its_line() -> None:
+    import csv
+
+    rows = [
+        (t, int(p), a, art, c, int(x), int(y))
+        for t, p, a, art, c, x, y in list(csv.reader(io.StringIO(BUNDLED.read_text())))[1:]
+    ]
+    assert logs._values_fast(rows, "x") is not None  # an import's rows: the one-pass read
+    got, want = logs.from_rows(rows, "x"), read_log(BUNDLED)
+    for name in ("epoch_s", "publish", "article", "kind"):
+        assert np.array_equal(getattr(got, name), getattr(want, name))
+        assert getattr(got, name).dtype == getattr(want, name).dtype
+    assert got.n_articles == want.n_articles
+    for at, bad in ((0, "2020-01-01 00:00:00"), (4, "edit"), (5, -1)):
+        broken = [rows[0], (*rows[1][:at], bad, *rows[1][at + 1 :]), *rows[2:]]
+        assert logs._values_fast(broken, "x") is None  # doubted: the careful way
+        with pytest.raises(logs.LogError, match="x: line 3: "):
+            logs.from_rows(broken, "x")
 
 
 def test_calibrate_help_states_the_log_format(capsys) -> None:

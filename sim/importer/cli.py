@@ -162,7 +162,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
         from sim.studymap import yourlog
 
-        print(yourlog.lines_for(log_path)[0])
+        print(yourlog.lines_for(log_path, plan.log_rows)[0])
     print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
     return 0
 

@@ -5,10 +5,11 @@ figure that places the log beside the closed form's lines. `calibrate`, `advise`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sim.calibrate.logs import EditLog, LogError, read_log
+from sim.calibrate.logs import EditLog, LogError, from_rows, read_log
 
 if TYPE_CHECKING:  # matplotlib and the map's tables load only for a figure (import: 1 s less)
     from matplotlib.figure import Figure
@@ -53,14 +54,17 @@ def save(fig: Figure, path: Path) -> None:
         Path(name).unlink(missing_ok=True)
 
 
-def lines_for(path: Path) -> tuple[str, list[dict[str, Any]]]:
+def lines_for(
+    path: Path, log_rows: Sequence[Sequence[object]] | None = None
+) -> tuple[str, list[dict[str, Any]]]:
     """The measurement of the edit log at `path` as `advise` and `import` print it (and its
     rows, for JSON), or one line saying why there is none: a log they cannot read is
-    reported, not raised, as the advice or the import stands without it."""
+    reported, not raised, as the advice or the import stands without it. `log_rows`: the
+    log's rows already in hand (an import's), measured without reading the file back."""
     from sim.studymap import logs
 
     try:
-        log = read_log(path)
+        log = read_log(path) if log_rows is None else from_rows(log_rows, str(path))
     except (LogError, ValueError, OSError) as e:
         return f"  Stale citations by age: {path} cannot be measured ({e}).", []
     rows = logs.measured_rows(log)
