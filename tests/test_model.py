@@ -46,9 +46,7 @@ def test_same_seed_same_records(day: DayResult) -> None:
     assert _calls(again) == _calls(day)
 
 
-def test_a_shared_opening_gives_the_same_day_as_its_own(
-    day: DayResult, cas_day: DayResult
-) -> None:
+def test_a_shared_opening_gives_the_same_day_as_its_own(day: DayResult, cas_day: DayResult) -> None:
     opening = Opening.build(7, BASE.n_articles)
     for params in (BASE, experiment_params(BASE, "cas")):
         shared = run_day(params, 7, opening)
