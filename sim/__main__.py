@@ -94,15 +94,17 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
             adv.error(str(e))
         from sim.advise_agent import Agent
 
-        defaults = (args.edit_delays, args.reread_before_edit, args.edit_targets)
+        defaults = (args.edit_delays, args.reread_before_edit, args.edit_targets, args.edit_share)
+        hold_s = float("inf") if args.hold_hours is None else args.hold_hours * 3600
         habits = None
         if args.call_log is not None:
             from sim import advise_calllog
 
-            if defaults != ((), "no", "any") or args.citations_per_answer != 2:
+            if defaults != ((), "no", "any", 1.0) or args.citations_per_answer != 2:
                 adv.error(
                     "--call-log: not with --citations-per-answer, --edit-delays, "
-                    "--reread-before-edit or --edit-targets (the log's habits are used)"
+                    "--reread-before-edit, --edit-targets or --edit-share (the log's habits "
+                    "are used; --hold-hours is not in a log and may be given)"
                 )
             try:
                 habits = advise_calllog.habits(args.call_log)
@@ -111,7 +113,7 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
             per_day = habits.questions_per_day.mean
             params = replace(params, n_questions=max(1, round(per_day)))
         agent = (
-            habits.agent()
+            habits.agent(hold_s)
             if habits is not None
             else Agent(
                 args.citations_per_answer,
@@ -119,8 +121,12 @@ def _advise_calibrated(adv: argparse.ArgumentParser, args: argparse.Namespace) -
                 args.reread_before_edit == "yes",
                 args.edit_targets,
                 "the write-up's agent"
-                if defaults == ((), "no", "any") and args.citations_per_answer == 2
+                if defaults == ((), "no", "any", 1.0)
+                and args.citations_per_answer == 2
+                and args.hold_hours is None
                 else "the agent the flags describe",
+                edit_share=args.edit_share,
+                hold_s=hold_s,
             )
         )
         text, out = advise_db.db_advice(
@@ -679,6 +685,22 @@ def main(argv: list[str] | None = None) -> int:
         "article an earlier answer of the day edits (default any)",
     )
     habits.add_argument(
+        "--edit-share",
+        type=_bounded(float, 0, 1),
+        default=1.0,
+        metavar="0..1",
+        help="the share of answers that edit, each drawn at random (default 1: every answer, "
+        "the write-up's agent)",
+    )
+    habits.add_argument(
+        "--hold-hours",
+        type=_bounded(float, 0.01, 168),
+        default=None,
+        metavar="H",
+        help="hours a citation is held after its read; then it is no longer checked, and "
+        "counts as stale only if it was stale when let go (default: to the day's end)",
+    )
+    habits.add_argument(
         "--call-log",
         type=Path,
         default=None,
@@ -774,6 +796,8 @@ def main(argv: list[str] | None = None) -> int:
             ("--edit-delays", args.edit_delays, ()),
             ("--reread-before-edit", args.reread_before_edit, "no"),
             ("--edit-targets", args.edit_targets, "any"),
+            ("--edit-share", args.edit_share, 1.0),
+            ("--hold-hours", args.hold_hours, None),
         ):
             if value != default and args.db is None:
                 adv.error(f"{flag}: only with --db (the agent's edits are simulated on a KB)")

@@ -243,7 +243,7 @@ def simulated(
     the 95 % interval's upper end of the minutes a change goes unnoticed (over seeds)."""
     from sim.experiments import run_study
     from sim.report.exposure import ExposureRows, exposure_rows, exposure_table
-    from sim.report.stats import ratio_interval
+    from sim.stats import ratio_interval
 
     if frames is None:
         frames = run_study(params, list(range(1, seeds + 1)), ("exposure",), workers, False)

@@ -14,7 +14,9 @@ the edit, the delay is read from the later one, so it is a lower bound).
 Per-answer figures are ratios over the log's days (a day is the unit, as in the advice's
 days), shares with the Wilson interval on the effective count, questions a day a mean over
 the days with a call, the median delay with its order-statistic interval; each says its
-count, and none gets an interval from fewer than two days.
+count, and none gets an interval from fewer than two days. How long the agent holds a
+citation the log cannot show: it records the calls, not when the agent's answers stop
+relying on what it read, so the hold is --hold-hours's (the day's end by default), said so.
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from sim import advise_sampled as sampled
+from sim import stats
 from sim.advise_agent import Agent
-from sim.report.stats import Interval
 from sim.server.calllog import ToolCall, read_jsonl
+from sim.stats import Interval, median_interval
 
 SEARCH, READ, EDIT = "search_knowledge_base", "read_knowledge_article", "edit_knowledge_article"
 REREAD_S = 10.0
@@ -69,9 +71,9 @@ class Habits:
     """First tries' seconds from the citation's read, in the log's order."""
     delay_median: Interval
 
-    def agent(self) -> Agent:
-        """The day's agent with these habits (the share of answers that edit is not
-        simulated: the day's agent edits every answer's first citation)."""
+    def agent(self, hold_s: float = math.inf) -> Agent:
+        """The day's agent with these habits, holding citations hold_s (the log cannot
+        show it)."""
         citations = self.citations_per_answer.mean
         cites = 2 if math.isnan(citations) else min(20, max(1, round(citations)))
         delays = self.delays_s
@@ -80,7 +82,16 @@ class Habits:
             delays = tuple(float(x) for x in np.quantile(delays, q))
         delays = tuple(float(round(d)) for d in delays)
         reread = not math.isnan(self.reread_share.mean) and self.reread_share.mean >= 0.5
-        return Agent(cites, delays, reread, "any", f"the agent of the call log {self.source}")
+        share = 1.0 if math.isnan(self.edit_share.mean) else self.edit_share.mean
+        return Agent(
+            cites,
+            delays,
+            reread,
+            "any",
+            f"the agent of the call log {self.source}",
+            edit_share=share,
+            hold_s=hold_s,
+        )
 
     def lines(self) -> list[str]:
         def fig(r: Interval, fmt: str, scale: float = 1.0) -> str:
@@ -98,11 +109,12 @@ class Habits:
             f"  searches an answer: {fig(self.searches_per_answer, '.2f')}; reads an answer: "
             f"{fig(self.reads_per_answer, '.2f')}; citations an answer: "
             f"{fig(self.citations_per_answer, '.2f')}",
-            f"  answers that edit: {fig(self.edit_share, '.1f', 100)} % (not simulated: the "
-            "day's agent edits every answer); edits re-read at once before: "
-            f"{fig(self.reread_share, '.1f', 100)} %",
+            f"  answers that edit: {fig(self.edit_share, '.1f', 100)} %; edits re-read at once "
+            f"before: {fig(self.reread_share, '.1f', 100)} %",
             f"  delay from the citation's read to the edit: {len(self.delays_s):,} edits, "
             f"median {fig(med, ',.0f')} s",
+            "  how long a citation is held: the log cannot show it (it records calls, not "
+            "when the agent stops relying on what it read); --hold-hours's value is used",
         ]
 
     def as_json(self) -> dict[str, Any]:
@@ -124,6 +136,7 @@ class Habits:
             "reread_share": j(self.reread_share),
             "delays_s": list(self.delays_s),
             "delay_median_s": j(self.delay_median),
+            "hold": "the log cannot show it; --hold-hours's value is used",
         }
 
 
@@ -165,12 +178,12 @@ def habits(path: Path) -> Habits:
         source=path.name,
         days=len(day_ids),
         answers=len(answers),
-        questions_per_day=sampled.interval(n[0]),
-        searches_per_answer=sampled.ratio_interval(n[1], n[0]),
-        reads_per_answer=sampled.ratio_interval(n[2], n[0]),
-        citations_per_answer=sampled.ratio_interval(n[3], n[0]),
-        edit_share=sampled.share_interval(n[4], n[0]),
-        reread_share=sampled.share_interval(rereads, n[5]),
+        questions_per_day=stats.mean_interval(n[0]),
+        searches_per_answer=stats.ratio_interval(n[1], n[0]),
+        reads_per_answer=stats.ratio_interval(n[2], n[0]),
+        citations_per_answer=stats.ratio_interval(n[3], n[0]),
+        edit_share=stats.share_interval(n[4], n[0]),
+        reread_share=stats.share_interval(rereads, n[5]),
         delays_s=tuple(delays),
         delay_median=median_interval(np.array(delays)),
     )
@@ -226,20 +239,3 @@ def _read_client(
                 read_us, answer = cited_at[c.article_id]
                 answer.edits += 1
                 delays.append((c.t_us - read_us) / 1e6)
-
-
-def median_interval(x: np.ndarray) -> Interval:
-    """The median with its distribution-free 95 % interval (order statistics: the ranks a
-    binomial(n, ½) puts 2.5 % beyond each side); NaN bounds below 6 values."""
-    from scipy.stats import binom
-
-    n = len(x)
-    if n == 0:
-        return Interval(math.nan, math.nan, math.nan, math.nan, 0)
-    s = np.sort(x)
-    med = float(np.median(s))
-    if n < 6:
-        return Interval(med, math.nan, math.nan, math.nan, n)
-    lo = int(binom.ppf(0.025, n, 0.5))
-    hi = int(binom.isf(0.025, n, 0.5))
-    return Interval(med, float(s[max(lo - 1, 0)]), float(s[min(hi, n - 1)]), math.nan, n)

@@ -25,14 +25,15 @@ import pandas as pd
 from sim import advise_sampled as sampled
 from sim import advise_sparse as sparse
 from sim import advise_text as text
+from sim import stats
 from sim.advise import Costs
 from sim.advise_agent import Agent
 from sim.advise_calibrated import log_volume
 from sim.advise_calllog import Habits
 from sim.calibrate.shape import EditShape
 from sim.params import Params
-from sim.report.stats import Interval
 from sim.server.reads import count
+from sim.stats import Interval
 
 
 def _header(params: Params, costs: Costs, target: float, source: str) -> str:
@@ -175,18 +176,23 @@ def db_advice(
     s = samples["kb"]
     table = sampled.options(s, costs)
     stale = pd.concat(s.stale, ignore_index=True)
-    share = sampled.share_interval(stale["stale"].to_numpy(), stale["citations"].to_numpy())
+    share = stats.share_interval(stale["stale"].to_numpy(), stale["citations"].to_numpy())
     held = stale.merge(s.exposure.drop_duplicates("seed")[["seed", "held_s"]], on="seed")
-    per_hour = sampled.ratio_interval(
+    per_hour = stats.ratio_interval(
         held["stale"].to_numpy(float), held["held_s"].to_numpy(float) / 3600
     )
     cas = pd.concat(s.cas, ignore_index=True) if s.cas else pd.DataFrame(columns=["delay_s"])
+    by_end = (
+        "by its end"
+        if math.isinf(agent.hold_s)
+        else "when let go (or at the day's end, if held to it)"
+    )
     staleness = (
         "No question found a published article, so nothing was cited."
         if stale.empty
         else "Citations going stale: "
         + _share_ci(share, 100.0, ".1f")
-        + f" % of the day's citations were stale by its end ({share.n} days); "
+        + f" % of the day's citations were stale {by_end} ({share.n} days); "
         + _share_ci(per_hour, 1000.0, ".2f", cap=math.inf)
         + " stale per 1,000 citation-hours held."
     )
@@ -216,23 +222,22 @@ def db_advice(
             *text.options_table(closed.as_options(cf, costs), cf.choice, exact=True),
         ]
     lines += [closed.check_line(checks), *text.needed_lines({"kb": s}, want)]
+    if not math.isinf(agent.hold_s):
+        lines.append(
+            "The closed forms hold every citation to the day's end: the hold (--hold-hours) "
+            "is not in them, only in the simulated days."
+        )
     cas_rows, cas_lines = cas_by_cause(cas)
     if agent.reread_before_edit and len(cas):
         cas_lines.append(
             "  (re-read at once before each edit: the delay from that read is 0 s whatever "
             "the agent waited; each edit costs one more read call)"
         )
-    lines += [*cas_lines, f"Intervals of a share: {sampled.SHARE_METHOD}."]
+    lines += [*cas_lines, f"Intervals of a share: {stats.SHARE_METHOD}."]
     out = {"assumptions": lines[2:8], **_json({"kb": table}, why, target)}
     out["stale_share"] = _share_json(share, int(stale["stale"].sum()) if len(stale) else 0)
     out["cas_by_delay"] = cas_rows
-    out["agent"] = {
-        "source": agent.source,
-        "citations_per_answer": agent.citations,
-        "edit_delays_s": list(agent.cas_delays()),
-        "reread_before_edit": agent.reread_before_edit,
-        "edit_targets": agent.edit_targets,
-    }
+    out["agent"] = agent.as_json()
     out["call_log"] = None if habits is None else habits.as_json()
     out["decided_by"] = "simulation" if by_sim else "closed forms"
     out["closed_forms"] = closed.as_json(cf, checks, costs)
@@ -249,7 +254,7 @@ CAUSES = {
 
 def cas_by_cause(cas: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
     """Per delay, the share of first tries rejected and of each cause, with intervals
-    (``sampled.share_interval``): the JSON rows and the text table. A human's newer save is
+    (``stats.share_interval``): the JSON rows and the text table. A human's newer save is
     what CAS exists to catch; the agent's own other edit of the article (the day's agent
     edits at every delay) and an unpublished article are not."""
     if cas.empty:
@@ -261,12 +266,12 @@ def cas_by_cause(cas: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
         edits = days["edits"].to_numpy(float)
         counts = {n: days[c].to_numpy(float) for n, (c, _) in CAUSES.items()}
         rejected = sum(counts.values())
-        total = sampled.share_interval(rejected, edits)
+        total = stats.share_interval(rejected, edits)
         row: dict[str, Any] = {"delay_s": float(delay), "edits": int(edits.sum())}
         row["rejected"] = _share_json(total, int(rejected.sum()))
         cells = [f"{delay:g} s", f"{int(edits.sum()):,}", _brief_share(total)]
         for name, c in counts.items():
-            r = sampled.share_interval(c, edits)
+            r = stats.share_interval(c, edits)
             row[name] = _share_json(r, int(c.sum()))
             cells.append(_brief_share(r))
         rows.append(row)

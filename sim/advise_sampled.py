@@ -44,13 +44,16 @@ import pandas as pd
 
 from sim.advise import Costs
 from sim.params import Params
-from sim.report.stats import Interval
 from sim.server.reads import count
+from sim.stats import mean_interval, ratio_interval
 
 NO_CHECKS = pd.DataFrame(columns=["seed", "check", "method", "calls", "result_chars"])
 """The hourly checker's rows of a day run without it."""
 NO_DETECTIONS = pd.DataFrame(
-    {c: pd.Series(dtype=float) for c in ("seed", "method", "interval_s", "changed_s", "detected_s")}
+    {
+        c: pd.Series(dtype=float)
+        for c in ("seed", "method", "interval_s", "read_s", "changed_s", "detected_s")
+    }
 )
 """The detections of days in which no cited article changed (a small KB's quiet days)."""
 NO_CITATIONS = pd.DataFrame(
@@ -121,69 +124,6 @@ def swept_intervals(target_min: float, day_s: float = math.inf) -> tuple[float, 
     )
 
 
-def _t(n: int) -> float:
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, n - 1))
-
-
-def interval(values: np.ndarray) -> Interval:
-    """Mean over days with its 95 % Student-t interval (NaN bounds with one day)."""
-    v = np.asarray(values, dtype=float)
-    n = len(v)
-    mean = float(v.mean()) if n else math.nan
-    if n < 2:
-        return Interval(mean, math.nan, math.nan, math.nan, n)
-    sd = float(v.std(ddof=1))
-    half = _t(n) * sd / math.sqrt(n)
-    return Interval(mean, mean - half, mean + half, sd, n)
-
-
-def ratio_interval(num: np.ndarray, den: np.ndarray, min_days: int = 2) -> Interval:
-    """ΣU/ΣC over days with its 95 % interval (delta method, t quantile); NaN when nothing
-    changed, NaN bounds while fewer than min_days days have den > 0."""
-    n, total = len(num), float(den.sum())
-    if total == 0:
-        return Interval(math.nan, math.nan, math.nan, math.nan, n)
-    r = float(num.sum()) / total
-    if n < 2 or int((den > 0).sum()) < min_days:
-        return Interval(r, math.nan, math.nan, math.nan, n)
-    resid = num - r * den
-    se = math.sqrt(float((resid**2).sum()) / (n * (n - 1))) / (total / n)
-    half = _t(n) * se
-    return Interval(r, r - half, r + half, se * math.sqrt(n), n)
-
-
-SHARE_METHOD = (
-    "Wilson score interval on the pooled count, its n the effective count the spread over "
-    "days allows (Korn–Graubard), so within 0–100 %"
-)
-"""How a share's interval is made (said beside every share printed)."""
-
-
-def share_interval(num: np.ndarray, den: np.ndarray, min_days: int = 2) -> Interval:
-    """ΣX/ΣN over days with a 95 % interval inside [0, 1]: Wilson's score interval on an
-    effective count, n·(binomial variance)/(delta-method variance over days), at most n,
-    so a clustered day widens it and a share of 0 or 1 still gets an upper or lower end
-    (a normal interval went below 0 at a share near 0). NaN bounds (not enough days) while
-    fewer than min_days days have N > 0."""
-    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-    days, total = len(num), float(den.sum())
-    if total == 0:
-        return Interval(math.nan, math.nan, math.nan, math.nan, days)
-    p = float(num.sum()) / total
-    if days < 2 or int((den > 0).sum()) < min_days:
-        return Interval(p, math.nan, math.nan, math.nan, days)
-    resid = num - p * den
-    var = float((resid**2).sum()) / (days * (days - 1)) / (total / days) ** 2
-    n_eff = total if var == 0 or p in (0.0, 1.0) else min(total, p * (1 - p) / var)
-    z = _t(days)
-    centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
-    half = z / (1 + z * z / n_eff) * math.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff**2))
-    lo, hi = min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))  # rounding
-    return Interval(p, lo, hi, math.sqrt(var * days), days)
-
-
 def options(sample: Sample, costs: Costs) -> pd.DataFrame:
     """Per method and interval: mean unnoticed minutes and cost a day, with intervals, and
     the calls, notifications, characters and tokens a day the cost is made of."""
@@ -199,7 +139,7 @@ def options(sample: Sample, costs: Costs) -> pd.DataFrame:
             MIN_DAYS_CHANGED,
         )
         costed = g if sample.cost_days is None else g[g["seed"] <= sample.cost_days]
-        c = interval(costed["cost"].to_numpy())
+        c = mean_interval(costed["cost"].to_numpy())
         out.append(
             {
                 "method": method,
@@ -257,7 +197,7 @@ def reread_dominated(sample: Sample, costs: Costs) -> bool:
     for t in intervals:
         if ("poll", t) not in by.columns:
             return False
-        if not interval((by[("reread", t)] - by[("poll", t)]).to_numpy()).lo > 0:
+        if not mean_interval((by[("reread", t)] - by[("poll", t)]).to_numpy()).lo > 0:
             return False
     return True
 

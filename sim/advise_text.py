@@ -17,13 +17,12 @@ from sim.advise_sampled import (
     Sample,
     choice,
     day_costs,
-    interval,
     more_days,
     options,
 )
 from sim.params import Params
-from sim.report.stats import Interval
 from sim.server.reads import count
+from sim.stats import Interval, mean_interval
 
 
 def what(c: pd.Series) -> str:
@@ -162,7 +161,7 @@ def paired_cost_difference(
     joined = pd.concat([of(a), of(b)], axis=1, join="inner")
     if joined.empty:
         return None
-    return interval((joined.iloc[:, 1] - joined.iloc[:, 0]).to_numpy())
+    return mean_interval((joined.iloc[:, 1] - joined.iloc[:, 0]).to_numpy())
 
 
 def comparison_lines(

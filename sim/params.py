@@ -83,6 +83,13 @@ class Params:
     """'any': each answer's edited citation is edited, so two answers citing one article both
     edit it and may reject each other; 'distinct_articles': an answer whose article an
     earlier answer of the day already edits makes no edit."""
+    agent_edit_share: float = 1.0
+    """Share of answers that edit in the CAS run: each answer edits with this probability,
+    drawn from its own random stream; 1, the write-up's agent, every answer edits."""
+    citation_hold_s: float = math.inf
+    """Seconds the agent holds a citation after its read; then it is let go: no method
+    checks it, and it counts as stale only if it was stale when let go (its stale time ends
+    there). inf: the write-up's agent, every citation held to the day's end."""
     replays: Literal["first_try_successes", "every_success"] = "first_try_successes"
     """Which successful edits are sent again with the same key: the write-up's 409 equals
     600 − 19 gone − 172 first-try rejections, so only first-try successes."""
@@ -214,6 +221,12 @@ class Params:
         ):
             if getattr(self, name) not in allowed:
                 raise bad(name, " or ".join(repr(a) for a in allowed))
+        share = self.agent_edit_share
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+            raise bad("agent_edit_share", "a share from 0 to 1")
+        hold = self.citation_hold_s
+        if isinstance(hold, bool) or not isinstance(hold, int | float) or not hold > 0:
+            raise bad("citation_hold_s", "a number of seconds above 0 (inf: to the day's end)")
         if not isinstance(self.humans_after_day_end, bool):
             raise bad("humans_after_day_end", "True or False")
         if self.save_spread == "distinct_articles" and self.n_saves > self.n_articles:

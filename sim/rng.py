@@ -33,6 +33,7 @@ STREAMS = (
     "calibrated_save_text",
     "question_clusters",
     *CAL_STREAMS,
+    "answer_edits",
 )
 
 

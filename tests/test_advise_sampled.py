@@ -24,19 +24,12 @@ import pytest
 from sim import advise_db
 from sim.__main__ import main
 from sim.advise import Costs
-from sim.advise_sampled import (
-    MIN_DAYS_CHANGED,
-    Precision,
-    Sample,
-    choice,
-    interval,
-    ratio_interval,
-    share_interval,
-)
+from sim.advise_sampled import MIN_DAYS_CHANGED, Precision, Sample, choice
 from sim.advise_text import ci, comparison_lines
 from sim.bench.docsrepo import build
 from sim.importer.corpus import imported
 from sim.params import Params
+from sim.stats import mean_interval, ratio_interval, share_interval
 
 
 def test_a_ratio_interval_covers_the_pooled_ratio_and_widens_with_spread() -> None:
@@ -48,7 +41,7 @@ def test_a_ratio_interval_covers_the_pooled_ratio_and_widens_with_spread() -> No
     assert math.isnan(ratio_interval(np.zeros(3), np.zeros(3)).mean)
     few = ratio_interval(np.array([5.0, 0, 0]), np.array([1.0, 0, 0]), MIN_DAYS_CHANGED)
     assert few.mean == 5 and math.isnan(few.lo)  # one day with a change: no interval
-    two = interval(np.array([1.0, 3.0]))
+    two = mean_interval(np.array([1.0, 3.0]))
     assert two.mean == 2 and two.hi - two.mean == pytest.approx(12.706 * 1.0, rel=1e-3)
 
 
@@ -374,7 +367,6 @@ def test_no_interval_is_shown_from_fewer_days_than_it_needs() -> None:
     below MIN_DAYS_CHANGED days the share is shown with "not enough days", from them on with
     its interval."""
     from sim.advise_db import _share_ci
-    from sim.advise_sampled import MIN_DAYS_CHANGED, ratio_interval
 
     for days in range(2, MIN_DAYS_CHANGED):
         r = ratio_interval(np.ones(days), np.full(days, 9.0))

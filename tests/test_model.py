@@ -12,7 +12,7 @@ import pytest
 from sim.experiments import experiment_params, run_points, run_study
 from sim.kb.store import KBStore
 from sim.kb.versions import format_version
-from sim.model import checker as checker_module
+from sim.model import methods
 from sim.model.checker import GroundTruthMismatch
 from sim.model.day import DAY_START_US, KB_ID, DayResult, run_day
 from sim.model.opening import Opening
@@ -134,7 +134,7 @@ def test_polling_pages_when_an_hour_has_over_100_changes() -> None:
 
 
 def test_a_wrong_check_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checker_module, "compare", lambda c, v: "fresh")
+    monkeypatch.setattr(methods, "compare", lambda c, v: "fresh")
     with pytest.raises(GroundTruthMismatch, match="disagrees with ground truth"):
         run_day(BASE, 1)
 

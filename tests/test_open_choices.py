@@ -25,8 +25,8 @@ from sim.report.sensitivity import (
     robustness,
     sensitivity_table,
 )
-from sim.report.stats import Z95
 from sim.report.verdicts import judge_estimate
+from sim.stats import Z95
 
 BY_KEY = {r.key: r for r in REPORTED}
 

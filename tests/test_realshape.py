@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sim import stats
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.params import Params
@@ -36,7 +37,7 @@ def test_table_means_and_seed_paired_differences() -> None:
     t = realshape.realshape_table(_rows(values)).set_index("arm")
     cal = t.loc["calibrated"]
     assert cal["mean"] == pytest.approx(np.mean(values["calibrated"]))
-    paired = realshape.t_interval(np.subtract(values["calibrated"], values["writeup"]))
+    paired = stats.mean_interval(np.subtract(values["calibrated"], values["writeup"]))
     assert (cal["diff_mean"], cal["diff_ci_lo"], cal["diff_ci_hi"]) == pytest.approx(
         (paired.mean, paired.lo, paired.hi)
     )

@@ -2,7 +2,7 @@
 
 Each replication draws one arm's per-seed paired differences, runs the batches the panel's
 rule gives that arm (``SeedRule.next_batch`` while the rule keeps it open) and takes the
-section's 95 % t interval (``realshape.t_interval``) where it stopped. A true zero move must
+section's 95 % t interval (``sim.stats.mean_interval``) where it stopped. A true zero move must
 be called non-zero (its interval excluding 0) at most 5 % of the time, and every interval
 must cover the true move at least 95 % of the time, each within a Monte-Carlo tolerance of
 three binomial standard errors. The earlier rule (an arm stopped once its interval cleared 0)
@@ -21,6 +21,7 @@ from scipy import stats
 
 from sim.report import realshape, realshape_seeds
 from sim.seedrule import SeedRule
+from sim.stats import mean_interval
 
 REPS = 4000
 NOMINAL = 0.05
@@ -31,7 +32,7 @@ OpenWhen = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
 
 
 def _intervals(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """realshape.t_interval on every row at once."""
+    """sim.stats.mean_interval on every row at once."""
     n = values.shape[1]
     half = stats.t.ppf(0.975, n - 1) * values.std(axis=1, ddof=1) / np.sqrt(n)
     mean = values.mean(axis=1)
@@ -71,7 +72,7 @@ def test_the_simulation_takes_the_sections_interval() -> None:
     values = np.random.default_rng(3).normal(0.2, 1.0, size=(4, realshape.SEEDS))
     lo, hi = _intervals(values)
     for row, a, b in zip(values, lo, hi, strict=True):
-        at = realshape.t_interval(row)
+        at = mean_interval(row)
         assert (at.lo, at.hi) == pytest.approx((a, b), rel=1e-12)
 
 

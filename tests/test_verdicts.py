@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from sim.report.comparison import REPORTED
-from sim.report.verdicts import holm, judge, p_value
+from sim.report.verdicts import judge, p_value
+from sim.stats import holm_rejected
 
 
 def test_a_figure_inside_the_five_seed_range_is_reproduced_and_z_measures_the_gap() -> None:
@@ -41,6 +42,6 @@ def test_verbal_figures_carry_their_bands() -> None:
 
 def test_holm_rejects_step_down() -> None:
     p = {"a": 0.001, "b": 0.03, "c": 0.04}
-    assert holm(p) == ["a"]  # 0.03 > 0.05 / 2 stops the steps
-    assert holm({"a": 0.001, "b": 0.02}) == ["a", "b"]
+    assert holm_rejected(p) == ["a"]  # 0.03 > 0.05 / 2 stops the steps
+    assert holm_rejected({"a": 0.001, "b": 0.02}) == ["a", "b"]
     assert math.isclose(p_value(1.959964), 0.05, abs_tol=1e-6)

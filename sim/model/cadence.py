@@ -1,12 +1,11 @@
-"""Re-read and poll at many check intervals on one simulated day.
+"""The registry's swept methods (``methods.SWEPT``) at many check intervals on one day.
 
 Every interval's checks see the same day: checks take no simulated time and only
-read, so running them side by side changes nothing the humans or the agent do. The
-two stateless methods (re-read every cited article; poll from the oldest citation)
-give the same calls and results at an instant whatever the interval, so each runs once
-per instant and its calls are charged to every interval with a check then. The poll
-that keeps its cursor between checks depends on its own last check, so each interval
-has its own.
+read, so running them side by side changes nothing the humans or the agent do. A
+stateless method (re-read every cited article; poll from the oldest citation) gives the
+same calls and results at an instant whatever the interval, so it runs once per instant
+and its calls are charged to every interval with a check then. The poll that keeps its
+cursor between checks depends on its own last check, so each interval has its own.
 
 With the stopping rule (``Params.stop_checking_known_stale``, on by default) every method
 does what push does when it unsubscribes: once all of an article's held citations are
@@ -17,6 +16,7 @@ on its own; what each finds, and when, is the same as without the rule.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -24,13 +24,13 @@ from functools import partial
 import simpy
 
 from sim.model.agent import HeldCitation, Proc
-from sim.model.checker import Poller, call_costs, compare, flag_new, read_versions, reread
+from sim.model.checker import call_costs, flag_new, held_now
+from sim.model.methods import BY_NAME, SWEPT, Check
 from sim.model.records import CadenceRecord
 from sim.server.calllog import CallLog, ToolCall
 from sim.server.tools import ToolCaller
 
-STATELESS = ("reread", "poll_from_oldest")
-METHODS = (*STATELESS, "poll")
+METHODS = tuple(m.name for m in SWEPT)
 
 
 @dataclass
@@ -68,6 +68,7 @@ class CadenceChecker:
         day_s: float,
         stop_known_stale: bool = False,
         methods: tuple[str, ...] = METHODS,
+        hold_s: float = math.inf,
     ) -> None:
         self.env = env
         self.log = log
@@ -75,69 +76,66 @@ class CadenceChecker:
         self.citations = citations
         self.due = check_instants(intervals_s, day_s)
         self.intervals = sorted(set(intervals_s))
-        self.reread_session = connect("cadence-reread")
-        self.oldest = Poller(connect("cadence-poll_from_oldest"), kb_id, keep_cursor=False)
-        self.pollers = {t: Poller(connect(f"cadence-poll-{t:g}s"), kb_id) for t in self.intervals}
+        self.checks: dict[tuple[str, float | None], Check] = {}
+        """(method, interval) -> its check; (method, None) for a stateless one, shared."""
+        for m in SWEPT:
+            for t in [None] if m.stateless else self.intervals:
+                name = f"cadence-{m.name}" if t is None else f"cadence-{m.name}-{t:g}s"
+                self.checks[(m.name, t)] = m.make(connect(name), kb_id, 0)
         self.methods = tuple(m for m in METHODS if m in methods)
         self.costs = {(m, t): Cost() for m in self.methods for t in self.intervals}
         self.detected: dict[tuple[str, float], dict[int, float]] = {k: {} for k in self.costs}
         self.stop_known_stale = stop_known_stale
+        self.hold_s = hold_s
 
     def run(self) -> Proc:
         for instant, intervals in self.due.items():
             yield self.env.timeout(max(0.0, instant - self.env.now))
             self.check(intervals)
 
-    def _round(self, method: str, intervals: list[float], find: Callable[[], list[str]]) -> None:
+    def _round(
+        self,
+        method: str,
+        intervals: list[float],
+        find: Callable[[], list[str]],
+        at: list[int] | None = None,
+    ) -> None:
         start = len(self.log)
         found = find()
         calls = self.log.records[start:]
         for t in intervals:
             self.costs[(method, t)].add(calls)
-            flag_new(self.detected[(method, t)], found, self.env.now)
+            flag_new(self.detected[(method, t)], found, self.env.now, at=at)
 
     def check(self, intervals: list[float]) -> None:
-        held = list(self.citations)
         if self.stop_known_stale:
+            held = list(self.citations)
             for t in intervals:
                 for method in self.methods:
                     self._round(method, [t], partial(self._unsure, method, t, held))
             return
-        if "reread" in self.methods:
-            self._round("reread", intervals, lambda: reread(self.reread_session, self.kb_id, held))
-        if "poll_from_oldest" in self.methods:
-            self._round("poll_from_oldest", intervals, lambda: self.oldest.status(held))
-        if "poll" in self.methods:
-            for t in intervals:
-                self._round("poll", [t], partial(self.pollers[t].status, held))
+        at = held_now(self.citations, self.env.now, self.hold_s)
+        held = [self.citations[i] for i in at]
+        for method in self.methods:
+            if BY_NAME[method].stateless:
+                self._round(
+                    method, intervals, partial(self.checks[(method, None)].status, held), at
+                )
+            else:
+                for t in intervals:
+                    self._round(method, [t], partial(self.checks[(method, t)].status, held), at)
 
     def _unsure(self, method: str, interval: float, held: list[HeldCitation]) -> list[str]:
         """One check under the stopping rule: only citations not yet known stale are
-        checked; the others read as 'fresh' here (flag_new keeps their first detection)."""
+        checked, and only while held; the others read as 'fresh' here (flag_new keeps their
+        first detection)."""
         known = self.detected[(method, interval)]
-        unsure = [i for i in range(len(held)) if i not in known]
-        found = ["fresh"] * len(held)
-        if not held:
-            return found
-        if method == "reread":
-            articles = list(dict.fromkeys(held[i].article_id for i in unsure))
-            session = self.reread_session
-        else:
-            poller = self.pollers[interval] if method == "poll" else self.oldest
-            if method == "poll_from_oldest" or poller.cursor is None:
-                if not unsure:
-                    return found
-                poller.cursor = min(held[i].event_sequence for i in unsure)
-            changed = poller.page()
-            articles = [
-                a for a in dict.fromkeys(held[i].article_id for i in unsure) if a in changed
-            ]
-            session = poller.session
-        current = read_versions(session, self.kb_id, articles)
-        for i in unsure:
-            if held[i].article_id in current:
-                found[i] = compare(held[i], current[held[i].article_id])
-        return found
+        now = self.env.now
+        unsure = [
+            i for i in range(len(held)) if i not in known and now - held[i].read_s < self.hold_s
+        ]
+        check = self.checks[(method, None if BY_NAME[method].stateless else interval)]
+        return check.unsure(held, unsure)
 
     def records(self, seed: int, save_popularity: str) -> list[CadenceRecord]:
         return [

@@ -99,7 +99,19 @@ class Day:
             self.reviewer = Reviewer(self.env, self.server, host, params, rng.streams(seed))
         self.push = None
         if params.push:
-            self.push = PushWatcher(self.env, self.connect("push"), KB_ID, self.agent.citations)
+            self.push = PushWatcher(
+                self.env,
+                self.connect("push"),
+                KB_ID,
+                self.agent.citations,
+                params.citation_hold_s,
+                params.day_s,
+            )
+        self.editing = None
+        """Which answers edit, with a share below 1: drawn by answer from its own stream."""
+        if params.agent_edits and params.agent_edit_share < 1:
+            draws = rng.streams(seed)["answer_edits"].random(len(self.schedule.question_s))
+            self.editing = draws < params.agent_edit_share
         self.checker: Checker | None = None
         self.cadence: CadenceChecker | None = None
         self.final: dict[tuple[int, int], tuple[str, str]] = {}
@@ -121,9 +133,14 @@ class Day:
         )
         if self.push is not None:
             self.push.cite()
+        early = [c for c in held if self.let_go_s(c) < self.params.day_s]
+        if early:
+            self.env.process(self.let_go(early))
         slot = 0 if self.params.edited_citation == "first" else 1
         if not self.params.agent_edits or len(held) <= slot:
             return
+        if self.editing is not None and not self.editing[answer]:
+            return  # this answer makes no edit (the share of answers that edit)
         cited = held[slot]
         if self.params.agent_edit_targets == "distinct_articles":
             if cited.article_id in self.edited_articles:
@@ -146,6 +163,19 @@ class Day:
             )
         self.result.edits.append(record)
 
+    def let_go_s(self, c: HeldCitation) -> float:
+        """When the agent lets the citation go: its read plus the hold (inf: never, the
+        day's end judges it)."""
+        return c.read_s + self.params.citation_hold_s
+
+    def let_go(self, held: list[HeldCitation]) -> Proc:
+        """An answer's citations let go before the day's end (in the order read): each
+        judged as it is then, as the day's end judges the others."""
+        for c in held:
+            yield self.env.timeout(max(0.0, self.let_go_s(c) - self.env.now))
+            [truth] = self.oracle.statuses([(c.article_id, c.version, c.title)])
+            self.final[(c.answer, c.slot)] = truth
+
     def customers(self) -> Proc:
         s = self.schedule
         for answer, (t, target) in enumerate(zip(s.question_s, s.question_targets, strict=True)):
@@ -154,9 +184,9 @@ class Day:
 
     def day_end(self) -> Proc:
         yield self.env.timeout(self.params.day_s)
-        held = self.agent.citations
+        held = [c for c in self.agent.citations if (c.answer, c.slot) not in self.final]
         truth = self.oracle.statuses([(c.article_id, c.version, c.title) for c in held])
-        self.final = {(c.answer, c.slot): t for c, t in zip(held, truth, strict=True)}
+        self.final.update({(c.answer, c.slot): t for c, t in zip(held, truth, strict=True)})
         s = self.schedule
         top10 = set(int(i) for i in s.question_rank.argsort()[:10])
         self.result.day = DayRecord(
@@ -207,10 +237,12 @@ class Day:
             return []
         nan = float("nan")
         changed = []
+        ends = []  # a citation's stale time ends when it is let go, or at the day's end
         for c in self.agent.citations:
             us = self.oracle.first_change_us(c.article_id, c.event_sequence)
             t = nan if us is None else (us - DAY_START_US) / 1_000_000
-            changed.append(t if t <= p.day_s else nan)
+            ends.append(min(self.let_go_s(c), p.day_s))
+            changed.append(t if t <= ends[-1] else nan)
         return [
             DetectionRecord(
                 seed=self.seed,
@@ -221,7 +253,7 @@ class Day:
                 slot=c.slot,
                 read_s=c.read_s,
                 changed_s=changed[i],
-                detected_s=t if (t := detected.get(i, nan)) <= p.day_s else nan,
+                detected_s=t if (t := detected.get(i, nan)) <= ends[i] else nan,
             )
             for (method, interval), detected in found.items()
             for i, c in enumerate(self.agent.citations)
@@ -258,6 +290,7 @@ class Day:
                 p.day_s,
                 p.stop_checking_known_stale,
                 self.sweep_methods,
+                p.citation_hold_s,
             )
             self.env.process(self.cadence.run())
         if p.run_checker:

@@ -5,17 +5,20 @@ turn the checker's question around: the server says when a cited article changed
 nothing is asked on a schedule. The watcher holds one subscription per cited article
 while any citation of it is not yet known to be out of date; a notification costs one
 re-read, which says which of the article's citations it made stale (a citation read
-after the change is still current). Like the checker, it takes no simulated time.
+after the change is still current). Like the checker, it takes no simulated time. A
+citation the agent lets go (``Params.citation_hold_s``) is no longer watched: once none of
+an article's watched citations is left, it unsubscribes.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Protocol
 
 import simpy
 
 from sim.model.agent import HeldCitation, Proc
-from sim.model.checker import read_versions
+from sim.model.methods import read_versions
 from sim.server import resources
 from sim.server.tools import ToolCaller, ToolResult
 
@@ -35,8 +38,12 @@ class PushWatcher:
         session: PushSession,
         kb_id: str,
         citations: list[HeldCitation],
+        hold_s: float = math.inf,
+        day_s: float = math.inf,
     ) -> None:
         self.env = env
+        self.hold_s = hold_s
+        self.day_s = day_s
         self.session = session
         self.kb_id = kb_id
         self.citations = citations
@@ -58,7 +65,22 @@ class PushWatcher:
                     continue
                 self.unsure[article_id] = []
             self.unsure[article_id].append(i)
+            if self.citations[i].read_s + self.hold_s < self.day_s:
+                self.env.process(self.let_go(i))
         self.seen = len(self.citations)
+
+    def let_go(self, i: int) -> Proc:
+        """Stop watching citation i when the agent lets it go; unsubscribe from its article
+        once no watched citation of it is left."""
+        c = self.citations[i]
+        yield self.env.timeout(max(0.0, c.read_s + self.hold_s - self.env.now))
+        left = self.unsure.get(c.article_id)
+        if left is None or i not in left:
+            return  # known out of date already
+        left.remove(i)
+        if not left:
+            del self.unsure[c.article_id]
+            self.session.unsubscribe(resources.uri(self.kb_id, c.article_id))
 
     def run(self) -> Proc:
         while True:

@@ -15,7 +15,7 @@ from sim.calibrate.drift import DRIFT_LEVEL
 from sim.calibrate.stats import STATISTICS
 from sim.params import Params
 from sim.report.markdown import md
-from sim.report.verdicts import holm
+from sim.stats import holm_rejected
 
 CALIBRATED, WRITEUP = "calibrated", "write-up (volume only)"
 
@@ -51,7 +51,9 @@ def drifting(validation: pd.DataFrame) -> set[tuple[str, str]]:
     return {
         (log, statistic)
         for log, g in cal.groupby("log", sort=False)
-        for statistic in holm(dict(zip(g["statistic"], g["drift_p"], strict=True)), DRIFT_LEVEL)
+        for statistic in holm_rejected(
+            dict(zip(g["statistic"], g["drift_p"], strict=True)), DRIFT_LEVEL
+        )
     }
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.params import Params, param_docs
+from sim.report.exposure import METHODS
 
 SHARE, COUNT, TEXT, FLAG = "share (0–1)", "count", "text", "true/false"
 
@@ -26,7 +27,7 @@ BASE: dict[str, tuple[str, str]] = {
     "shift_seeds": (COUNT, "seeds 1..N on which the reading's paired shift was measured"),
     "experiment": (TEXT, "which run: staleness (Zipf), control (even), cas, or a variant"),
     "experiments": (TEXT, "the runs simulated for each seed, comma-separated"),
-    "method": (TEXT, "check method: reread, poll, poll_from_oldest, push or title_only"),
+    "method": (TEXT, f"check method: {', '.join(METHODS[:-1])} or {METHODS[-1]}"),
     "save_popularity": (TEXT, "zipf (the write-up's day) or even (its control)"),
     "key": (TEXT, "the figure's identifier, as in summary.json"),
     "figure": (TEXT, "the figure (a headline quantity) the row is about"),

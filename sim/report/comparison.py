@@ -18,8 +18,8 @@ import pandas as pd
 
 from sim.params import Params
 from sim.popularity import top_share
-from sim.report.stats import interval
 from sim.report.verdicts import judge
+from sim.stats import normal_interval
 from sim.theory import stale_shares_at_day_end
 
 HALF_SEEDS = 150
@@ -342,7 +342,7 @@ def comparison_table(per_seed: pd.DataFrame, base: Params, first5_seeds: list[in
     rows = []
     for r in REPORTED:
         values = df[r.key].dropna().astype(float).to_numpy()
-        i = interval(values)
+        i = normal_interval(values)
         lo5, hi5 = i.range_of(len(first5_seeds))
         ours5 = pooled(first5, r.key)
         judged = judge(r.bounds, values) if r.rule == "share" else {}

@@ -13,7 +13,7 @@ import pandas as pd
 
 from sim.report import picks
 from sim.report.sensitivity import READING_WORDS
-from sim.report.stats import Interval, ratio_interval
+from sim.stats import Interval, ratio_interval
 
 WRITEUP_TITLE = (
     "How Claude can tell that a citation from the osFoundry knowledge base has gone "

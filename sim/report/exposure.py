@@ -19,19 +19,19 @@ from matplotlib.figure import Figure
 
 from sim import exactmath, theory
 from sim.experiments import Request, StudyFrames
+from sim.model import methods
 from sim.params import Params
 from sim.report.markdown import md
 from sim.server.resources import UPDATED
 
 SEEDS = 10
-METHODS = ("reread", "poll", "poll_from_oldest", "push", "title_only")
-LABELS = {
-    "reread": "re-read every cited article",
-    "poll": "poll, cursor kept",
-    "poll_from_oldest": "poll from the oldest citation",
-    "push": "push (resource subscriptions)",
-    "title_only": "title-only search",
-}
+SWEPT = tuple(m.name for m in methods.SWEPT)
+"""The methods checked at every interval of the sweep (the registry's, in its order)."""
+HOURLY_ONLY = tuple(m.name for m in methods.METHODS if m.hourly and not m.swept)
+"""The methods only the hourly checker runs (every hour: their one interval)."""
+METHODS = (*SWEPT, "push", *HOURLY_ONLY)
+"""The table's rows: the swept methods, push, then those checked hourly only."""
+LABELS = {m.name: m.label for m in methods.METHODS} | {"push": "push (resource subscriptions)"}
 
 
 EXPOSURE_RECORDS = ("citations", "checks", "calls", "detections", "cadence")
@@ -45,12 +45,12 @@ def exposure_request(base: Params, seeds: list[int]) -> Request:
 def _costs(frames: StudyFrames) -> pd.DataFrame:
     """Per seed, method and interval: checks, calls, notifications, characters."""
     cadence = frames.cadence.assign(notifications=0)
-    title = frames.checks[frames.checks["method"] == "title_only"]
-    title = (
-        title.groupby("seed")
+    hourly_only = frames.checks[frames.checks["method"].isin(HOURLY_ONLY)]
+    hourly_only = (
+        hourly_only.groupby(["seed", "method"])
         .agg(checks=("check", "size"), calls=("calls", "sum"), result_chars=("result_chars", "sum"))
         .reset_index()
-        .assign(method="title_only", interval_s=3600.0, notifications=0, poll_calls=0)
+        .assign(interval_s=3600.0, notifications=0, poll_calls=0)
     )
     push_calls = frames.calls[frames.calls["client_id"] == "push"]
     is_note = push_calls["tool"] == UPDATED
@@ -72,7 +72,7 @@ def _costs(frames: StudyFrames) -> pd.DataFrame:
         "notifications",
         "result_chars",
     ]
-    return pd.concat([cadence[cols], title[cols], push[cols]], ignore_index=True)
+    return pd.concat([cadence[cols], hourly_only[cols], push[cols]], ignore_index=True)
 
 
 GROUP = ["method", "interval_s"]
@@ -97,14 +97,22 @@ def exposure_rows(base: Params, frames: StudyFrames) -> ExposureRows:
     day_s = base.day_s
     d = frames.detections
     changed = d[d["changed_s"].notna()]
+    # a change never noticed goes unnoticed until its citation is let go or the day ends;
     # change times come from the store's microsecond clock, detections from SimPy's float
     # clock: push, noticing at the same instant, would read a few hundred ns below zero
-    unnoticed = (changed["detected_s"].fillna(day_s) - changed["changed_s"]).clip(lower=0.0)
+    end = np.minimum(changed["read_s"] + base.citation_hold_s, day_s)
+    unnoticed = (changed["detected_s"].fillna(end) - changed["changed_s"]).clip(lower=0.0)
     changed = changed.assign(unnoticed_s=unnoticed, never=changed["detected_s"].isna(), changed=1)
     sums = changed.groupby(["seed", *GROUP])[["changed", "unnoticed_s", "never"]].sum()
     costs = _costs(frames).set_index(["seed", *GROUP])
     rows = costs.join(sums).reset_index().sort_values(["seed", *GROUP], kind="stable")
-    held = (day_s - frames.citations["read_s"]).groupby(frames.citations["seed"]).sum()
+    read = frames.citations["read_s"]
+    # a citation is held from its read until the agent lets it go or the day ends
+    held = (
+        (np.minimum(read + base.citation_hold_s, day_s) - read)
+        .groupby(frames.citations["seed"])
+        .sum()
+    )
     rows["held_s"] = rows["seed"].map(held)
     p95 = changed.groupby(GROUP)["unnoticed_s"].quantile(0.95) / 60
     return ExposureRows(rows.reset_index(drop=True), p95.rename("p95_unnoticed_min").reset_index())
@@ -139,7 +147,7 @@ def exposure_table(base: Params, data: StudyFrames | ExposureRows) -> pd.DataFra
     table = cost.join(exposure).reset_index()
     table["messages_per_day"] = table["calls_per_day"] + table["notifications_per_day"]
     forms = {t: theory.unnoticed_time(base, t) for t in table["interval_s"] if t > 0}
-    periodic = table["method"].isin(["reread", "poll", "poll_from_oldest"])
+    periodic = table["method"].isin(SWEPT)
     table["theory_mean_unnoticed_min"] = [
         forms[t]["mean_s"] / 60 if p else (0.0 if m == "push" else np.nan)
         for m, t, p in zip(table["method"], table["interval_s"], periodic, strict=True)
@@ -164,7 +172,7 @@ def crossings(table: pd.DataFrame) -> pd.DataFrame:
     Messages are calls plus notifications: a notification crosses the wire like a call."""
     push = table[table["method"] == "push"].iloc[0]
     rows = []
-    for method in ("reread", "poll", "poll_from_oldest"):
+    for method in SWEPT:
         g = table[table["method"] == method].sort_values("interval_min")
         for measure in ("messages_per_day", "chars_per_day"):
             x, y = exactmath.log(g["interval_min"]), exactmath.log(g[measure])
@@ -190,7 +198,7 @@ def figure(table: pd.DataFrame) -> Figure:
     symmetric-log axis that has a 0), the check intervals labelled on the re-read line."""
     fig = Figure(figsize=(11, 4.6))
     axes = fig.subplots(1, 2)
-    colours = {"reread": "tab:red", "poll": "tab:blue", "poll_from_oldest": "tab:purple"}
+    colours = {m: methods.BY_NAME[m].colour for m in SWEPT}
     for ax, measure, label in zip(
         axes,
         ("messages_per_day", "chars_per_day"),
@@ -212,7 +220,8 @@ def figure(table: pd.DataFrame) -> Figure:
                         fontsize=7,
                         color=colour,
                     )
-        for method, marker in (("push", "*"), ("title_only", "s")):
+        for method in METHODS[len(SWEPT) :]:
+            marker = "*" if method == "push" else "s"
             r = table[table["method"] == method].iloc[0]
             ax.plot(
                 [r[measure]],
@@ -296,8 +305,7 @@ def section_text(
 ) -> str:
     """The report's section: what was run, the hourly comparison, the crossings, the sweep,
     the closed forms, and the advisor's answer for the write-up's day; all from the tables."""
-    reread, poll = _row(table, "reread", 60), _row(table, "poll", 60)
-    oldest, title = _row(table, "poll_from_oldest", 60), _row(table, "title_only", 60)
+    title = _row(table, "title_only", 60)
     push = table[table["method"] == "push"].iloc[0]
     c = cross.set_index(["method", "measure"])["crossing_interval_min"]
 
@@ -324,13 +332,7 @@ def section_text(
                     f"{100 * r['stale_unknown_share']:.2f} %"
                 ),
             }
-            for m, r in (
-                ("reread", reread),
-                ("poll", poll),
-                ("poll_from_oldest", oldest),
-                ("title_only", title),
-                ("push", push),
-            )
+            for m, r in [(m, _row(table, m, 60)) for m in (*SWEPT, *HOURLY_ONLY)] + [("push", push)]
         ]
     )
     poll_rows = table[table["method"] == "poll"]

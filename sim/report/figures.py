@@ -11,19 +11,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-COLOURS = {
-    "zipf": "#c0392b",
-    "even": "#2c7fb8",
-    "title_only": "#7f7f7f",
-    "reread": "#d95f02",
-    "poll": "#1b9e77",
-}
-LABELS = {
-    "zipf": "Zipf saves (s = 0.9)",
-    "even": "even control",
-    "title_only": "title only",
-    "reread": "re-read every cited article",
-    "poll": "poll events, re-read changed",
+from sim.model import methods
+
+COLOURS = {"zipf": "#c0392b", "even": "#2c7fb8"} | {m.name: m.colour for m in methods.METHODS}
+LABELS = {"zipf": "Zipf saves (s = 0.9)", "even": "even control"} | {
+    m.name: m.label for m in methods.METHODS
 }
 
 

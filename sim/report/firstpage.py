@@ -29,7 +29,7 @@ from sim.report.designer import (
     _pct_ci,
     _reading,
 )
-from sim.report.stats import interval, ratio_interval
+from sim.stats import normal_interval, ratio_interval
 from sim.studymap.figures import pct
 from sim.studymap.section import stale_at
 
@@ -150,7 +150,7 @@ def page(
     h = _comparison_interval(comparison, "cas_reject_share_3600s")
     human = _comparison_interval(comparison, "cas_human_reject_share_3600s")
     head = rows["cas_headline"]
-    own = interval(
+    own = normal_interval(
         (head["cas_reject_share_3600s"] - head["cas_human_reject_share_3600s"]).to_numpy()
     )
     cas = t["cas_by_delay"].set_index("delay_s")

@@ -21,6 +21,7 @@ from scipy.stats import binomtest
 
 from sim.experiments import PointRuns, Request, experiment_params, frames_of
 from sim.params import ApprovalReviewer, ApprovalStrategy, Params
+from sim.stats import holm, q95
 from sim.theory import p_gated_write_meets
 
 STRATEGIES: tuple[ApprovalStrategy, ...] = ("approve_then_write", "reread_after_approval")
@@ -257,7 +258,7 @@ def _differs(p: pd.DataFrame) -> dict[str, float]:
     the two-sided exact sign test's p on the seeds where the gap is not zero (1 when none
     is): a per-seed gap of a success or two is not normal, so the t interval alone misleads."""
     gap = (p["succeeded_b"] - p["succeeded_a"]) / p["matched"]
-    half = 1.96 * gap.std(ddof=1) / np.sqrt(len(gap)) if len(gap) > 1 else np.nan
+    half = q95(len(gap)) * gap.std(ddof=1) / np.sqrt(len(gap)) if len(gap) > 1 else np.nan
     up, down = int((gap > 0).sum()), int((gap < 0).sum())
     sign_p = binomtest(up, up + down, 0.5).pvalue if up + down else 1.0
     return {
@@ -266,16 +267,6 @@ def _differs(p: pd.DataFrame) -> dict[str, float]:
         "success_gap_ci_half": float(half),
         "success_gap_sign_p": float(sign_p),
     }
-
-
-def holm(p_values: list[float]) -> list[float]:
-    """Holm's step-down adjusted p values, in the order given."""
-    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
-    adjusted, running = [1.0] * len(p_values), 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
 
 
 def conditions_table(

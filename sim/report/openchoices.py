@@ -20,8 +20,9 @@ from sim.report.sensitivity import (
     simulated_moves,
     unsettled,
 )
-from sim.report.verdicts import holm, p_value
+from sim.report.verdicts import p_value
 from sim.seedrule import REPEATED_ALPHA, SeedRule
+from sim.stats import holm_rejected
 
 _BY_KEY = {r.key: r for r in REPORTED}
 MARK = {"reproduced": "", "not reproduced": " ✗", "undecided": " ?"}
@@ -49,7 +50,7 @@ def multiple_testing_text(comparison: pd.DataFrame) -> str:
     tested = c.loc[[k for k in family if k in c.index]]
     k = len(tested)
     chance = 1 - math.pow(0.95, k)  # a scalar: the C library, not a numpy kernel
-    rejected = holm({r.figure: p_value(r.z) for r in tested.itertuples()})
+    rejected = holm_rejected({r.figure: p_value(r.z) for r in tested.itertuples()})
     named = ", ".join(rejected) if rejected else "none"
     left_out = "; ".join(
         f"{_BY_KEY[key].figure} ({_BY_KEY[key].untested})"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sim.report.gate import holm
+from sim.stats import holm
 
 LEVEL = 0.05
 """The family-wise error rate of a page's picks."""

@@ -31,7 +31,7 @@ from sim.metrics import PER_SEED_RECORDS, per_seed
 from sim.model.calibrated import day_window
 from sim.params import LADDER_S, SHAPE_FEATURES, Params, QuestionRelation
 from sim.report.realshape_misses import misses
-from sim.report.stats import Interval
+from sim.stats import mean_interval, mean_p
 
 SEEDS = 11
 """The panel's batch of seeds per arm and log (``realshape_seeds``): every arm runs the
@@ -273,32 +273,6 @@ def panel_traits(logs: tuple[str, ...] = tuple(PANEL)) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def t_interval(values: np.ndarray) -> Interval:
-    """Mean and 95 % interval by Student's t (a handful of seeds per log)."""
-    from scipy import stats
-
-    v = np.asarray(values, dtype=float)
-    n = len(v)
-    if not n:
-        return Interval(np.nan, np.nan, np.nan, np.nan, 0)
-    sd = float(v.std(ddof=1)) if n > 1 else 0.0
-    half = float(stats.t.ppf(0.975, n - 1)) * sd / np.sqrt(n) if n > 1 else np.nan
-    mean = float(v.mean())
-    return Interval(mean, mean - half, mean + half, sd, n)
-
-
-def t_p_value(values: np.ndarray) -> float:
-    """Two-sided p of a mean of zero by Student's t (one seed: NaN; no spread: 0 or 1)."""
-    from scipy import stats
-
-    at = t_interval(values)
-    if at.n < 2:
-        return np.nan
-    if at.sd == 0:
-        return 1.0 if at.mean == 0 else 0.0
-    return float(2 * stats.t.sf(abs(at.mean) / (at.sd / np.sqrt(at.n)), at.n - 1))
-
-
 SHARED_ARMS = tuple(a.name for a in ARMS if a.process == "writeup")
 """Arms that do not read the shape: run once and compared with every log's arms."""
 
@@ -455,7 +429,7 @@ def realshape_table(rows: pd.DataFrame, arms: tuple[Arm, ...] = ARMS) -> pd.Data
         for arm in arms:
             if arm.name not in f:
                 continue
-            own = t_interval(f[arm.name].dropna().to_numpy())
+            own = mean_interval(f[arm.name].dropna().to_numpy())
             row = {
                 "figure": figure,
                 "arm": arm.name,
@@ -467,13 +441,13 @@ def realshape_table(rows: pd.DataFrame, arms: tuple[Arm, ...] = ARMS) -> pd.Data
             }
             if arm.reference and arm.reference in f:
                 d = f[arm.name] - f[arm.reference]
-                diff = t_interval(d.dropna().to_numpy())
+                diff = mean_interval(d.dropna().to_numpy())
                 row |= {
                     "diff_mean": diff.mean,
                     "diff_ci_lo": diff.lo,
                     "diff_ci_hi": diff.hi,
                     "diff_seeds": diff.n,
-                    "diff_p": t_p_value(d.dropna().to_numpy()),
+                    "diff_p": mean_p(d.dropna().to_numpy()),
                 }
                 if saves is not None and figure != "saves":
                     dv = saves[arm.name] - saves[arm.reference]

@@ -34,8 +34,8 @@ from sim.report.comparison import (
     pooled,
 )
 from sim.report.ladders import ladder_family, ladder_label
-from sim.report.stats import Z95, Interval, interval
 from sim.report.verdicts import judge_estimate
+from sim.stats import Z95, Interval, normal_interval
 
 FIGURES = tuple(
     r
@@ -316,12 +316,12 @@ def full_strength(
     """A reading judged at the headline's strength: headline mean + the reading's paired shift
     from the default on the same seeds, the two 95 % intervals combined; the reading's
     per-seed spread, scaled to the headline's, sets its five-seed range."""
-    h = interval(headline)
+    h = normal_interval(headline)
     paired_diff = (mine - default).dropna()
     diff = paired_diff.to_numpy(dtype=float)
-    shift = interval(diff)
-    own = interval(mine.dropna().to_numpy(dtype=float))
-    paired = interval(default[mine.dropna().index].to_numpy(dtype=float))
+    shift = normal_interval(diff)
+    own = normal_interval(mine.dropna().to_numpy(dtype=float))
+    paired = normal_interval(default[mine.dropna().index].to_numpy(dtype=float))
     # the reading's per-seed spread at the headline's strength: the headline's, scaled by the
     # reading's spread against the default's on the same seeds (so a reading equal to the
     # default on those seeds is judged exactly as the headline)
@@ -386,7 +386,7 @@ def sensitivity_table(runs: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFram
             figure = reported_for(choice, fig)
             values = headline[fig.key].dropna().to_numpy(dtype=float)
             if choice == "default":
-                i = interval(values)  # judged as ``judge`` does, its interval kept
+                i = normal_interval(values)  # judged as ``judge`` does, its interval kept
                 judged = judge_estimate(figure.bounds, i.mean, i.sd, (i.lo, i.hi))
                 verdict = {
                     **judged,

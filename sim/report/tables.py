@@ -11,9 +11,9 @@ from sim.experiments import WRITEUP_SEEDS, StudyFrames
 from sim.kb.store import KBStore
 from sim.metrics import checks_by_seed, staleness_by_seed
 from sim.params import Params
-from sim.report.stats import interval
 from sim.rng import streams
 from sim.server.tools import KBServer
+from sim.stats import normal_interval
 from sim.theory import expected_check_calls, p_human_save_before_edit
 
 POPULARITY = {"staleness": "zipf", "control": "even"}
@@ -177,7 +177,7 @@ def cas_table(base: Params, edits: pd.DataFrame, experiment: str) -> pd.DataFram
     e_all = edits[edits["experiment"] == experiment].sort_values(["delay_s", "seed"])
     counts = _cas_counts(e_all[e_all["seed"].isin(WRITEUP_SEEDS)])
     per_seed = e_all["rejected"] / e_all["edits"]
-    rows = {d: interval(v.to_numpy()) for d, v in per_seed.groupby(e_all["delay_s"])}
+    rows = {d: normal_interval(v.to_numpy()) for d, v in per_seed.groupby(e_all["delay_s"])}
     prefix = "rejected_share_all_seeds"
     spread = pd.DataFrame(
         {
@@ -202,7 +202,7 @@ def stale_over_day_table(checks: pd.DataFrame) -> pd.DataFrame:
     t = t.assign(share=t["flagged"] / t["citations"].where(t["citations"] > 0))
     rows = []
     for (experiment, check), g in t.groupby(["experiment", "check"]):
-        i = interval(g["share"].dropna().to_numpy())
+        i = normal_interval(g["share"].dropna().to_numpy())
         first5 = g[g["seed"].isin(WRITEUP_SEEDS)]
         rows.append(
             {
@@ -285,7 +285,7 @@ def check_calls_by_check_table(base: Params, checks: pd.DataFrame) -> pd.DataFra
 
     rows = []
     for (method, check), g in c.groupby(["method", "check"]):
-        i = interval(g["calls"].to_numpy())
+        i = normal_interval(g["calls"].to_numpy())
         rows.append(
             {
                 "method": method,

@@ -18,7 +18,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from sim.report.stats import Z95, interval
+from sim.stats import Z95, normal_interval
 
 BORDERLINE_Z = NormalDist().inv_cdf(0.95)
 """|z| above this (and at most Z95) is borderline: reproduced, but only just."""
@@ -73,7 +73,7 @@ def judge_estimate(
 
 def judge(band: tuple[float, float], values: np.ndarray) -> dict[str, float | str | bool]:
     """The verdict on one figure from per-seed values, with what it rests on."""
-    i = interval(values)
+    i = normal_interval(values)
     return judge_estimate(band, i.mean, i.sd, (i.lo, i.hi))
 
 
@@ -81,14 +81,3 @@ def p_value(z: float) -> float:
     """Two-sided p of z: the chance of a gap this large if the model's five seeds were the
     write-up's."""
     return 2 * (1 - NormalDist().cdf(abs(z)))
-
-
-def holm(p_values: dict[str, float], alpha: float = 0.05) -> list[str]:
-    """The keys whose 'the model reproduces this' Holm's step-down rejects at alpha."""
-    rejected: list[str] = []
-    ordered = sorted(p_values.items(), key=lambda kv: kv[1])
-    for rank, (key, p) in enumerate(ordered):
-        if p > alpha / (len(ordered) - rank):
-            break
-        rejected.append(key)
-    return rejected

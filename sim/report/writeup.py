@@ -20,7 +20,7 @@ from sim.report.openchoices import (
     open_choices_text,
 )
 from sim.report.realshape import Setting
-from sim.report.stats import seeds_for_half_width
+from sim.stats import seeds_for_half_width
 from sim.studymap.report import text as map_text
 
 FIXED_ASSUMPTIONS = (

@@ -13,6 +13,7 @@ import pandas as pd
 from sim import exactmath
 from sim.calibrate.logs import EditLog
 from sim.params import Params
+from sim.stats import Z95, q95
 from sim.studymap import forms, logs
 from sim.studymap.forms import DAY_S, RELATIONS
 
@@ -48,18 +49,20 @@ def per_article_day(base: Params, n_saves: float) -> float:
 def _summary(share: pd.Series, seed: pd.Series, trials: float, form: float) -> dict[str, float]:
     """Mean over seeds and its 95 % interval; the standard error is at least the binomial
     one of the form over every trial (a rare event seen on no seed has no spread of its
-    own)."""
+    own): Student's t on the seeds' own spread, the normal quantile on that known floor."""
     per_seed = share.groupby(seed.to_numpy()).sum()
     n = len(per_seed)
     mean = float(per_seed.mean())
     spread = float(per_seed.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
-    se = max(spread, math.sqrt(max(form * (1 - form), 0.0) / trials))
+    floor = math.sqrt(max(form * (1 - form), 0.0) / trials)
+    se = max(spread, floor)
+    q = q95(n) if n > 1 and spread >= floor else Z95  # t on an estimated spread, else known
     return {
         "seeds": n,
         "simulated": mean,
         "se": se,
-        "ci_lo": mean - 1.96 * se,
-        "ci_hi": mean + 1.96 * se,
+        "ci_lo": mean - q * se,
+        "ci_hi": mean + q * se,
     }
 
 
