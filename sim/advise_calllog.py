@@ -4,9 +4,11 @@ The log `serve --call-log` writes holds every tool call with its client, time, t
 outcome (never free text). A client that searches is an agent; its calls are read as
 answers: a run of searches (a re-query is one more search of the same answer) and the reads
 that follow, up to its next search. An article read in an answer is one of its citations; a
-read followed at once (within REREAD_S, the client's next call) by an edit of the same article
-is a re-read before the edit, not a citation. An edit within REPEAT_S of the client's previous
-edit of the same article is its retry or replay; the others are first tries, each belonging to
+read of an article cited before, followed at once (within REREAD_S, the client's next call) by
+an edit of it, is a re-read before the edit, not a citation, unless it is an answer's first
+read right after its search (that read cites). An edit within REPEAT_S of the client's previous
+edit of the same article, with no new citation of it read in between, is its retry or replay;
+the others are first tries, each belonging to
 the latest answer that cited the article, its delay the seconds from that citation's read
 (the log does not say which answer edits: where a later answer cited the article too before
 the edit, the delay is read from the later one, so it is a lower bound).
@@ -101,18 +103,25 @@ class Habits:
                 return "none in the log"
             return ci(scale * r.mean, scale * r.lo, scale * r.hi, fmt)
 
+        def count(n: int, word: str) -> str:
+            return f"{n:,} {word}" + ("" if n == 1 else "s")
+
         med = self.delay_median
+        delays = (
+            f"{count(len(self.delays_s), 'edit')}, median {fig(med, ',.0f')} s"
+            if self.delays_s
+            else "no edit of a cited article in the log"
+        )
         return [
-            f"From the call log {self.source} ({self.answers:,} answers on "
-            f"{self.days:,} days with a call; 95 % intervals over the days):",
+            f"From the call log {self.source} ({count(self.answers, 'answer')} on "
+            f"{count(self.days, 'day')} with a call; 95 % intervals over the days):",
             f"  questions a day: {fig(self.questions_per_day, ',.1f')}",
             f"  searches an answer: {fig(self.searches_per_answer, '.2f')}; reads an answer: "
             f"{fig(self.reads_per_answer, '.2f')}; citations an answer: "
             f"{fig(self.citations_per_answer, '.2f')}",
             f"  answers that edit: {fig(self.edit_share, '.1f', 100)} %; edits re-read at once "
             f"before: {fig(self.reread_share, '.1f', 100)} %",
-            f"  delay from the citation's read to the edit: {len(self.delays_s):,} edits, "
-            f"median {fig(med, ',.0f')} s",
+            f"  delay from the citation's read to the edit: {delays}",
             "  how long a citation is held: the log cannot show it (it records calls, not "
             "when the agent stops relying on what it read); --hold-hours's value is used",
         ]
@@ -207,12 +216,14 @@ def _read_client(
                 answers.append(current)
             current.searches += 1
         elif c.tool == READ and c.outcome == "ok":
+            opens_answer = current is not None and not current.reads and own[i - 1].tool == SEARCH
             before_edit = (
                 nxt is not None
                 and nxt.tool == EDIT
                 and nxt.article_id == c.article_id
                 and nxt.t_us - c.t_us <= REREAD_S * 1e6
                 and c.article_id in cited_at
+                and not opens_answer  # an answer's first read, right after its search, cites
             )
             if before_edit or current is None:
                 continue
@@ -223,8 +234,11 @@ def _read_client(
         elif c.tool == EDIT:
             previous = last_edit.get(c.article_id)
             last_edit[c.article_id] = c.t_us
-            if previous is not None and c.t_us - previous <= REPEAT_S * 1e6:
-                continue  # a retry or replay of the edit before
+            cited_since = c.article_id in cited_at and (
+                previous is None or cited_at[c.article_id][0] > previous
+            )
+            if previous is not None and c.t_us - previous <= REPEAT_S * 1e6 and not cited_since:
+                continue  # a retry or replay of the edit before (no new citation since)
             prev = own[i - 1] if i else None
             reread = (
                 prev is not None

@@ -188,3 +188,31 @@ def test_advise_uses_the_call_logs_habits(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit):
         main(["advise", "--db", str(db), "--call-log", str(tmp_path / "empty.jsonl")])
     assert "no agent in it" in capsys.readouterr().err
+
+
+def test_an_edit_after_a_new_citation_is_a_first_try_not_a_retry(tmp_path: Path) -> None:
+    """Two answers a minute apart each read and edit one article: the second edit comes
+    within REPEAT_S of the first, but after a new citation of it, so it is its answer's
+    own edit (it was taken for a retry of the first, and the log's edits vanished)."""
+
+    def call(t_s: float, tool: str, outcome: str = "ok", **args: Any) -> str:
+        when = f"2026-12-03T05:{int(t_s) // 60:02d}:{t_s % 60:09.6f}Z"
+        return json.dumps(
+            {"t": when, "client": "agent", "tool": tool, "chars": 100, "empty": False,
+             "outcome": outcome, "dispatch_us": 100, "args": {"knowledge_base_id": KB_ID, **args}}
+        )  # fmt: skip
+
+    lines = []
+    for start in (0.0, 60.0):
+        lines += [
+            call(start, "search_knowledge_base", query={"length": 8}),
+            call(start + 1, "read_knowledge_article", article_id="a"),
+            call(start + 2.5, "edit_knowledge_article", article_id="a"),
+            call(start + 2.6, "edit_knowledge_article", "version_conflict", article_id="a"),
+        ]
+    log = tmp_path / "calls.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    h = habits(log)
+    assert h.answers == 2 and h.edit_share.mean == 1.0  # the conflict right after: a retry
+    assert h.delays_s == (1.5, 1.5)
+    assert "2 answers on 1 day with a call" in h.lines()[0]

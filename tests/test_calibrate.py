@@ -166,11 +166,13 @@ def test_a_shape_field_out_of_range_is_named(shape: EditShape) -> None:
 
 
 def test_the_generators_streams_are_appended_names() -> None:
-    """The generator's streams come last in the day's streams, after every older one, so
-    switching the calibrated process on moves no other draw."""
+    """The generator's streams come in the day's streams after every older one (and before
+    the newer agent's), so switching the calibrated process on moves no other draw."""
     assert len(set(STREAMS)) == len(STREAMS)
-    assert STREAMS[-len(CAL_STREAMS) :] == CAL_STREAMS
-    assert STREAMS.index("late_save_text") < STREAMS.index(CAL_STREAMS[0])
+    first = STREAMS.index(CAL_STREAMS[0])
+    assert STREAMS[first : first + len(CAL_STREAMS)] == CAL_STREAMS
+    assert STREAMS.index("late_save_text") < first
+    assert STREAMS[first + len(CAL_STREAMS) :] == ("answer_edits",)
 
 
 def test_generated_saves_are_ordered_and_bulk_publishes_share_an_instant(

@@ -10,15 +10,12 @@ the price of sessions longer than the log's (both are reported).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from sim.calibrate import sessions
-from sim.calibrate.fit import Fit
 from sim.calibrate.logs import EditLog
 from sim.calibrate.overlog import coefficients_over_log
-from sim.calibrate.shape import stretch_sessions
+from sim.calibrate.shape import EditShape, stretch_sessions
 
 RUNS = 4
 """Generated runs per trial stretch, on the same seeds at every stretch (common random
@@ -29,25 +26,27 @@ STEPS = 10
 """Bisection steps between 1 and MAX_STRETCH: the stretch to within 0.01."""
 
 
-def generated_b(f: Fit, log: EditLog, stretch: float, runs: int = RUNS, seed: int = 1) -> float:
-    """Mean B of ``runs`` processes of ``f``'s shape, sessions stretched, over the log's span
-    at its volume."""
-    stretched = replace(f, shape=stretch_sessions(f.shape, stretch))
+def generated_b(
+    shape: EditShape, log: EditLog, stretch: float, runs: int = RUNS, seed: int = 1
+) -> float:
+    """Mean B of ``runs`` processes of ``shape``, sessions stretched, over the log's span at
+    its volume."""
+    stretched = stretch_sessions(shape, stretch)
     made = coefficients_over_log(stretched, log, runs, seed, ("calibrated",))["calibrated"]
     return float(np.nanmean(made[:, 0]))
 
 
-def burst_stretch(f: Fit, log: EditLog) -> float:
+def burst_stretch(shape: EditShape, log: EditLog) -> float:
     """The stretch (1 to MAX_STRETCH, to 0.01) whose generated B reaches the log's B."""
     target = float(sessions.coefficients(log.article, log.epoch_s)[0])
-    if not np.isfinite(target) or generated_b(f, log, 1.0) >= target:
+    if not np.isfinite(target) or generated_b(shape, log, 1.0) >= target:
         return 1.0
     lo, hi = 1.0, MAX_STRETCH
-    if generated_b(f, log, hi) < target:
+    if generated_b(shape, log, hi) < target:
         return hi
     for _ in range(STEPS):
         mid = (lo + hi) / 2
-        if generated_b(f, log, mid) < target:
+        if generated_b(shape, log, mid) < target:
             lo = mid
         else:
             hi = mid

@@ -11,6 +11,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,8 @@ from sim.calibrate.logs import (
     read_log,
     write_atomic,
 )
-from sim.calibrate.validate import burstiness_table, gof_table
+from sim.calibrate.shape import EditShape
+from sim.calibrate.validate import BurstRuns, burst_runs, burstiness_table, gof_table
 from sim.studymap import logs as stale_by_age
 
 BURST_REPS = 20
@@ -91,15 +93,24 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         long = len(log) >= PROGRESS_ROWS
         if long:
             stage(f"read {len(log):,} rows; fitting")
-        f = fit(log, session_gap_s=args.session_gap_h * 3600, boot=args.boot,
-                gof_sims=args.boot, seed=args.seed,
-                progress=_every_tenth(stage, args.boot) if long else None)  # fmt: skip
+        reps = burst_reps(len(log))
+        runs: list[Future[BurstRuns]] = []
+
+        def start_runs(shape: EditShape) -> None:
+            """The burst table's runs need the shape alone: they go beside the bootstrap
+            (numpy's draws release the GIL; the bootstrap is mostly Python)."""
+            if long:
+                stage(f"burst coefficients of {reps} runs of each process, beside the bootstrap")
+            runs.append(pool.submit(burst_runs, shape, log, reps, args.seed))
+
+        with ThreadPoolExecutor(1) as pool:
+            f = fit(log, session_gap_s=args.session_gap_h * 3600, boot=args.boot,
+                    gof_sims=args.boot, seed=args.seed,
+                    progress=_every_tenth(stage, args.boot) if long else None,
+                    on_shape=start_runs)  # fmt: skip
+            bursts = burstiness_table(log, f, reps, args.seed, runs=runs[0].result())
     except (LogError, ValueError) as e:
         parser.exit(2, f"{parser.prog}: error: {e}\n")
-    reps = burst_reps(len(log))
-    if long:
-        stage(f"burst coefficients of {reps} runs of each process")
-    bursts = burstiness_table(log, f, reps, args.seed)
     warning = small_log_warning(log, f)
     if warning:
         print(f"{parser.prog}: warning: {warning}", file=sys.stderr)

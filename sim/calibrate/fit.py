@@ -230,6 +230,7 @@ def fit(
     seed: int = 1,
     progress: Callable[[str], None] | None = None,
     shape_only: bool = False,
+    on_shape: Callable[[EditShape], None] | None = None,
 ) -> Fit:
     """The shape of ``log`` and its table of estimates with 95 % bootstrap intervals.
 
@@ -237,7 +238,9 @@ def fit(
     volume. ``progress``, if given, is told each stage (for a long log's progress line).
     ``shape_only``: the Zipf–Mandelbrot family's goodness-of-fit simulations, which the
     shape does not read (only Zipf's p-value picks the family), are not run and its p-value
-    is NaN; the shape is the same (``fit_shape``).
+    is NaN; the shape is the same (``fit_shape``). ``on_shape``, if given, gets the shape as
+    soon as it is known, before the bootstrap (a long log's calibrate starts its runs of the
+    shape then, beside the bootstrap).
     """
     if window_s is None:
         window_s = float(log.epoch_s[-1] - log.epoch_s[0])
@@ -268,20 +271,6 @@ def fit(
     point |= {"zipf-mandelbrot s": gof[1].params[0], "zipf-mandelbrot q": gof[1].params[1]}
     point |= _publish_values(*per_pub, window_s)
     point |= _sitting_values(sitting_sizes, sitting_gaps)
-    art_boot = _boot_articles(articles, boot, boot_rng, gof[1].params, progress)
-    if progress is not None:
-        progress(f"bootstrap of publishes and sittings ({boot} resamples)")
-    pub_boot = _boot_publishes(per_pub, window_s, boot, boot_rng)
-    pub_boot |= _boot_sittings(sitting_sizes, sitting_gaps, boot, boot_rng)
-    rows = []
-    for name, value in point.items():
-        samples, unit = (art_boot, "articles") if name in art_boot else (pub_boot, "publishes")
-        unit = "sittings" if name.startswith("sitting") else unit
-        s = np.asarray(samples.get(name, []), dtype=float)
-        s = s[np.isfinite(s)]
-        lo, hi = np.quantile(s, [0.025, 0.975]) if len(s) else (np.nan, np.nan)
-        rows.append((name, float(value), float(lo), float(hi), unit if len(s) else ""))
-    table = pd.DataFrame(rows, columns=["quantity", "estimate", "ci_low", "ci_high", "resampled"])
     names = list(point)
     bulk = np.bincount(per_pub[2][per_pub[2] > 1])[2:]
     body, title, unpublish, new = (point[f"mix {k}"] for k in KINDS)
@@ -306,6 +295,22 @@ def fit(
         sitting_size_pmf=sessions.size_pmf(sitting_sizes),
         sitting_gap_quantiles_s=sessions.gap_quantiles(sitting_gaps, sitting_gap_s),
     )
+    if on_shape is not None:
+        on_shape(shape)
+    art_boot = _boot_articles(articles, boot, boot_rng, gof[1].params, progress)
+    if progress is not None:
+        progress(f"bootstrap of publishes and sittings ({boot} resamples)")
+    pub_boot = _boot_publishes(per_pub, window_s, boot, boot_rng)
+    pub_boot |= _boot_sittings(sitting_sizes, sitting_gaps, boot, boot_rng)
+    rows = []
+    for name, value in point.items():
+        samples, unit = (art_boot, "articles") if name in art_boot else (pub_boot, "publishes")
+        unit = "sittings" if name.startswith("sitting") else unit
+        s = np.asarray(samples.get(name, []), dtype=float)
+        s = s[np.isfinite(s)]
+        lo, hi = np.quantile(s, [0.025, 0.975]) if len(s) else (np.nan, np.nan)
+        rows.append((name, float(value), float(lo), float(hi), unit if len(s) else ""))
+    table = pd.DataFrame(rows, columns=["quantity", "estimate", "ci_low", "ci_high", "resampled"])
     return Fit(shape, table, gof, imports)
 
 

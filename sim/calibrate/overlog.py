@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from sim.calibrate import sessions
-from sim.calibrate.fit import Fit
 from sim.calibrate.generate import CAL_STREAMS, FEATURES, Saves, generate
 from sim.calibrate.logs import EditLog, week_offset
+from sim.calibrate.shape import EditShape
 
 PROCESSES = {"calibrated": frozenset(FEATURES), "write-up (volume only)": frozenset()}
 """Each process as the generator's features: all real features, or none (the write-up's)."""
@@ -31,7 +31,7 @@ milliseconds, one after another."""
 
 
 def one_run(
-    f: Fit,
+    shape: EditShape,
     process: str,
     n_articles: int,
     saves_per_day: float,
@@ -44,21 +44,25 @@ def one_run(
     children = np.random.SeedSequence([seed, i]).spawn(len(CAL_STREAMS))
     rngs = {s: np.random.default_rng(c) for s, c in zip(CAL_STREAMS, children, strict=True)}
     return generate(
-        f.shape, n_articles, saves_per_day, span_s, rngs, PROCESSES[process], start_s=start_s
+        shape, n_articles, saves_per_day, span_s, rngs, PROCESSES[process], start_s=start_s
     )
 
 
 def coefficients_over_log(
-    f: Fit, log: EditLog, reps: int, seed: int, processes: tuple[str, ...] = tuple(PROCESSES)
+    shape: EditShape,
+    log: EditLog,
+    reps: int,
+    seed: int,
+    processes: tuple[str, ...] = tuple(PROCESSES),
 ) -> dict[str, np.ndarray]:
-    """For each process, B and M (reps × 2) of its ``reps`` runs over the log's span at the
-    fitted volume, run i on seed (seed, i)."""
+    """For each process, B and M (reps × 2) of its ``reps`` runs of ``shape`` over the log's
+    span at the fitted volume, run i on seed (seed, i)."""
     t0 = float(log.epoch_s[0])
     span, start = float(log.epoch_s[-1]) - t0 + 1.0, week_offset(t0)
 
     def coefficients(job: tuple[str, int]) -> tuple[float, float]:
         process, i = job
-        run = one_run(f, process, log.n_articles, f.shape.log_saves_per_day, span, start, seed, i)
+        run = one_run(shape, process, log.n_articles, shape.log_saves_per_day, span, start, seed, i)
         b, m, _ = sessions.coefficients(run.rank, run.time_s)
         return b, m
 

@@ -13,7 +13,7 @@ time, one article per publish -- gets the same test with only its volume fitted.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,11 +21,12 @@ import numpy as np
 import pandas as pd
 
 from sim.calibrate import drift, popfit, sessions
+from sim.calibrate.burstfit import burst_stretch
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.generate import DAY_S, Saves
 from sim.calibrate.logs import EditLog, week_offset
 from sim.calibrate.overlog import PROCESSES, coefficients_over_log, one_run
-from sim.calibrate.shape import stretch_sessions
+from sim.calibrate.shape import EditShape, stretch_sessions
 from sim.calibrate.stats import STATISTICS, summary
 
 if TYPE_CHECKING:  # matplotlib loads for a figure only (calibrate: 0.4 s less)
@@ -81,7 +82,7 @@ def lazy_replicates(
 
     def runs(name: str) -> Iterator[Saves]:
         for i in range(reps):
-            yield one_run(f, name, n_articles, per_day, span_s, start_s, seed, i)
+            yield one_run(f.shape, name, n_articles, per_day, span_s, start_s, seed, i)
 
     return [(name, runs(name)) for name in processes]
 
@@ -168,29 +169,44 @@ def held_out_rows(sp: Split, reps: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+BurstRuns = dict[str, np.ndarray]
+"""Per process (and the stretched calibrated one): B and M of each run, reps × 2."""
+
+
+def burst_runs(
+    shape: EditShape, log: EditLog, reps: int, seed: int, stretch: float | None = None
+) -> BurstRuns:
+    """The runs the burst table reads: ``reps`` of each process over the log's span, and of
+    the calibrated process with its sessions stretched ``stretch`` times (default: the
+    stretch fitted to the log's B, the real-shape panel's burst arm). They need the shape
+    alone, so a long log's calibrate runs them beside the fit's bootstrap."""
+    if stretch is None:
+        stretch = burst_stretch(shape, log)
+    return {
+        **coefficients_over_log(shape, log, reps, seed),
+        f"calibrated, sessions ×{stretch:g}": coefficients_over_log(
+            stretch_sessions(shape, stretch), log, reps, seed, ("calibrated",)
+        )["calibrated"],
+    }
+
+
 def burstiness_table(
-    log: EditLog, f: Fit, reps: int = 50, seed: int = 1, stretch: float | None = None
+    log: EditLog,
+    f: Fit,
+    reps: int = 50,
+    seed: int = 1,
+    stretch: float | None = None,
+    runs: BurstRuns | None = None,
 ) -> pd.DataFrame:
     """B and M (per-article means) of the log, with its bootstrap interval, and of each
-    process fitted to the whole log, with the range over ``reps`` runs over the log's span;
-    and of the calibrated process with its sessions stretched ``stretch`` times (default:
-    the stretch fitted to the log's B, the real-shape panel's burst arm)."""
+    process fitted to the whole log, with the range over ``reps`` runs over the log's span
+    (``burst_runs``, or the ``runs`` made already)."""
     est = f.table.set_index("quantity")
     rows = []
     for coef in ("B", "M"):
         name = "burstiness B (log)" if coef == "B" else "memory M (log)"
         rows.append(("log", coef, *est.loc[name, ["estimate", "ci_low", "ci_high"]]))
-    if stretch is None:
-        from sim.calibrate.burstfit import burst_stretch  # it replicates with this module
-
-        stretch = burst_stretch(f, log)
-    stretched = replace(f, shape=stretch_sessions(f.shape, stretch))
-    reps_of = {
-        **coefficients_over_log(f, log, reps, seed),
-        f"calibrated, sessions ×{stretch:g}": coefficients_over_log(
-            stretched, log, reps, seed, ("calibrated",)
-        )["calibrated"],
-    }
+    reps_of = burst_runs(f.shape, log, reps, seed, stretch) if runs is None else runs
     for process, values in reps_of.items():
         for j, coef in enumerate(("B", "M")):
             v = values[:, j][np.isfinite(values[:, j])]

@@ -224,7 +224,7 @@ def multi_share(name: str) -> float:
 @functools.cache
 def panel_burst_stretch(name: str) -> float:
     """The session stretch that takes the fitted process's B to the log's own."""
-    return burst_stretch(_panel_fit(name), read_log(PANEL[name]))
+    return burst_stretch(_panel_fit(name).shape, read_log(PANEL[name]))
 
 
 def arm_shape(arm: Arm, name: str) -> EditShape:
