@@ -189,20 +189,27 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 LONGEST_FIRST = (
-    "test_theory.py",
     "test_regression.py",
-    "test_notebooks.py",
-    "test_readme.py",
-    "test_model.py",
     "test_cpu_levels.py",
+    "test_readme.py",
+    "test_studymap.py",
+    "test_notebooks.py",
+    "test_advise_sampled.py",
     "test_stdio.py",
+    "test_theory.py",
+    "test_seedrule.py",
+    "test_model.py",
     "test_push.py",
-    "test_advise_extremes.py",
-    "test_workers.py",
-    "test_gate.py",
-    "test_mcp.py",
     "test_realshape.py",
     "test_faults.py",
+    "test_advise_calllog.py",
+    "test_calibrate_cli.py",
+    "test_advise_extremes.py",
+    "test_calibrate_long.py",
+    "test_workers.py",
+    "test_lock.py",
+    "test_gate.py",
+    "test_mcp.py",
     "test_http_sessions.py",
     "test_hosts.py",
     "test_advise_calibrated.py",
@@ -214,13 +221,12 @@ LONGEST_FIRST = (
     "test_calibrated_process.py",
     "test_requests.py",
     "test_search_index.py",
-    "test_advise_sampled.py",
     "test_sweep.py",
     "test_import.py",
 )
 """The modules that take longest, started first so no worker is left with one at the end:
-ordered by their summed durations in one `pytest -n 0 --durations=0` run (the others are a
-second or two each)."""
+ordered by their summed wall times in one `pytest -n 0` run (the others are a second or two
+each)."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

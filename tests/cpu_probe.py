@@ -114,19 +114,20 @@ def days(shape: EditShape) -> dict[str, str]:
     return out
 
 
-def main() -> None:
-    boot = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+def probe(boot: int) -> dict:
+    """Every digest, and the CPU features numpy found, as the JSON the script prints."""
     fitted, shape = calibration(boot)
-    print(
-        json.dumps(
-            {
-                "cpu": cpu_features(),
-                "schedules": schedules(shape),
-                "calibration": fitted,
-                "days": days(shape),
-            }
-        )
-    )
+    found = {
+        "cpu": cpu_features(),
+        "schedules": schedules(shape),
+        "calibration": fitted,
+        "days": days(shape),
+    }
+    return json.loads(json.dumps(found))
+
+
+def main() -> None:
+    print(json.dumps(probe(int(sys.argv[1]) if len(sys.argv) > 1 else 10)))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,11 @@ and takes the server with it if it dies: a client still has one process at the o
 end of its pipes. What this leaves untested, the interpreter's start and the imports,
 is still run by test_agent_view and timed by the bench's cold start.
 
-Run as a script: ``forkserve.py SOCKET ARGS...`` launches; ``forkserve.py --zygote FD``
+A zygote of the kind "libraries" imports the third-party libraries the commands use and
+no module of ``sim``: a command forked from it imports the project's own modules itself,
+as `python -m sim` does (tests/test_readme.py runs the README's commands so).
+
+Run as a script: ``forkserve.py SOCKET ARGS...`` launches; ``forkserve.py --zygote FD KIND``
 is the zygote, on the listening socket FD (started by ``Zygote``).
 """
 
@@ -34,12 +38,34 @@ HERE = Path(__file__).resolve()
 STD_FDS = (0, 1, 2)
 REAP_EVERY_S = 1.0
 """How often the zygote waits for ended monitors, and how long for the last at its end."""
+LIBRARIES = (
+    "numpy",
+    "pandas",
+    "scipy.optimize",
+    "scipy.stats",
+    "matplotlib",
+    "simpy",
+    "jsonschema",
+    "yaml",
+    "anyio",
+    "pydantic",
+    "mcp_types",
+    "mcp.server",
+    "mcp.shared.exceptions",
+)
+"""What a "libraries" zygote imports: the packages `sim`'s commands import, half a second to
+two seconds of each command's start (matplotlib's pyplot is left to the command: it reads
+its backend from the environment the launch hands over)."""
+KINDS = ("serve", "libraries")
 
 
 class Zygote:
-    """A zygote process for this test worker, started on first use."""
+    """A zygote process for this test worker, started on first use: of kind "serve" (`sim`
+    and the SDK imported) or "libraries" (third-party libraries only: see LIBRARIES)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str = "serve") -> None:
+        assert kind in KINDS, kind
+        self.kind = kind
         self._dir = tempfile.TemporaryDirectory(prefix="zygote-")
         self.socket = os.path.join(self._dir.name, "s")
         self._proc: subprocess.Popen[bytes] | None = None
@@ -53,7 +79,7 @@ class Zygote:
                 listener.bind(self.socket)
                 listener.listen(64)
                 self._proc = subprocess.Popen(
-                    [sys.executable, str(HERE), "--zygote", str(listener.fileno())],
+                    [sys.executable, str(HERE), "--zygote", str(listener.fileno()), self.kind],
                     stdin=subprocess.PIPE,  # the zygote leaves when this closes: the worker ended
                     stdout=subprocess.DEVNULL,
                     pass_fds=[listener.fileno()],
@@ -68,19 +94,32 @@ class Zygote:
         self._dir.cleanup()
 
 
-def zygote(listening_fd: int) -> NoReturn:
-    """Import what `sim serve` imports (launchers wait in the listening socket's backlog),
-    then fork a monitor per launch until stdin closes."""
+def zygote(listening_fd: int, kind: str) -> NoReturn:
+    """Import what `sim serve` imports, or the libraries alone (launchers wait in the
+    listening socket's backlog), then fork a monitor per launch until stdin closes."""
     import gc
+    import importlib
 
     listener = socket.socket(fileno=listening_fd)
     gc.disable()  # as serve loads the SDK: a collection over its classes finds nothing
-    import anyio  # noqa: F401
-    import uvicorn  # noqa: F401
+    if kind == "libraries":
+        for name in LIBRARIES:
+            importlib.import_module(name)
+    else:
+        import anyio  # noqa: F401
+        import uvicorn  # noqa: F401
 
-    import sim.__main__
-    import sim.serve  # noqa: F401
-    from sim.server import calllog, follow, http, http_front, mcp_server, stdio, tools  # noqa: F401
+        import sim.__main__
+        import sim.serve  # noqa: F401
+        from sim.server import (  # noqa: F401
+            calllog,
+            follow,
+            http,
+            http_front,
+            mcp_server,
+            stdio,
+            tools,
+        )
 
     gc.enable()
     gc.freeze()
@@ -205,5 +244,5 @@ def launch(path: str, args: list[str], sigint_ignored: bool) -> NoReturn:
 
 if __name__ == "__main__":
     if sys.argv[1] == "--zygote":
-        zygote(int(sys.argv[2]))
+        zygote(int(sys.argv[2]), sys.argv[3])
     launch(sys.argv[1], sys.argv[2:], signal.getsignal(signal.SIGINT) is signal.SIG_IGN)

@@ -1,11 +1,21 @@
 """The precision loop's statistics and `advise --db` on an imported KB (a small docs site
 generated in git here): intervals over days, a choice only when its interval meets the
-target, and the imported articles searched and cited."""
+target, and the imported articles searched and cited.
+
+A test that reads a run's text and its --json calls `advise --db` twice on the same
+arguments; the second call takes the advice (text and JSON, which every call computes
+both of) of the first's simulated days, not the same days simulated again (see
+one_simulation_per_arguments): parsing, the KB's inputs and the printing still run on each."""
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import pickle
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,7 +23,8 @@ import pytest
 
 from sim.__main__ import main
 from sim.advise import Costs
-from sim.advise.sampled import MIN_DAYS_CHANGED, Sample, choice
+from sim.advise import db as advise_db
+from sim.advise.sampled import MIN_DAYS_CHANGED, Precision, Sample, choice
 from sim.advise.text import ci, comparison_lines
 from sim.bench.docsrepo import build
 from sim.importer.corpus import imported
@@ -44,6 +55,27 @@ def test_a_periodic_option_is_chosen_only_if_its_upper_end_meets_the_target() ->
     )
     assert choice(table, 30.0)["interval_min"] == 30.0
     assert choice(table, 10.0)["method"] == "push"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_simulation_per_arguments() -> Iterator[None]:
+    """advise_db.db_advice (the days and the advice built on them) run once per distinct
+    arguments in this module, a copy handed to each call. The precision's start time is no
+    part of them: it only bounds the days run, and each of these tests' runs ends by its
+    days, its precision or its --max-days first."""
+    real = advise_db.db_advice
+    done: dict[bytes, tuple[str, dict[str, Any]]] = {}
+
+    def once(*args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
+        plain = [replace(a, started=0.0) if isinstance(a, Precision) else a for a in args]
+        key = pickle.dumps((plain, kwargs))
+        if key not in done:
+            done[key] = real(*args, **kwargs)
+        return copy.deepcopy(done[key])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(advise_db, "db_advice", once)
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -325,7 +357,7 @@ def test_differing_choices_say_by_how_much_and_whether_beyond_noise() -> None:
 
 
 def test_a_wide_choice_says_the_days_it_needs_and_every_poll_interval_is_shown() -> None:
-    from sim.advise.sampled import Precision, options
+    from sim.advise.sampled import options
     from sim.advise.text import needed_lines, periodic_line
 
     sample = _sample({1800.0: 20.0, 3600.0: 45.0}, 8.0)  # 60 changed; 30 min is ±8.6 min

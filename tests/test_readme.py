@@ -1,7 +1,14 @@
 """The README stays short and every command it shows runs: each `python -m sim` line of
 its shell blocks (and of sim/README.md and sim/server/README.md) is run with small
 arguments, the host configuration starts the server it names, and the quick start's SDK
-client gets a search answer."""
+client gets a search answer.
+
+A command runs in a process forked from a zygote that imported the third-party libraries
+once (tests/forkserve.py, kind "libraries"): the command imports `sim`'s own modules and
+runs `python -m sim`'s entry point on its arguments, in its folder, with its streams and
+its exit status, as a fresh interpreter would, without paying numpy's, pandas', SciPy's and
+the SDK's imports a dozen times. `python -m sim --help` and the quick start's client (whose
+server is `python -m sim serve`) start real interpreters."""
 
 from __future__ import annotations
 
@@ -10,10 +17,12 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.forkserve import Zygote
 from tests.test_import import _docs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,8 +109,26 @@ def _import_command() -> str:
     return command
 
 
+@pytest.fixture(scope="module")
+def zygote() -> Iterator[Zygote]:
+    """The libraries imported once for this module's commands."""
+    z = Zygote("libraries")
+    yield z
+    z.close()
+
+
+def _argv(part: str, zygote: Zygote) -> list[str]:
+    """The command to run for one README command: `--help` in a fresh interpreter, any
+    other forked from the zygote."""
+    argv = [str(ROOT / w) if (ROOT / w).is_file() else w for w in _small(part)]
+    assert argv[1:3] == ["-m", "sim"], argv
+    return argv if argv[3:] == ["--help"] else zygote.command(*argv[3:])
+
+
 @pytest.mark.parametrize("command", _commands())
-def test_every_readme_command_runs_with_small_arguments(command: str, tmp_path: Path) -> None:
+def test_every_readme_command_runs_with_small_arguments(
+    command: str, tmp_path: Path, zygote: Zygote
+) -> None:
     parts = command.split(" && ")
     if f"--db {IMPORTED_DB}" in command:
         _docs(tmp_path)  # in tmp_path/docs
@@ -109,9 +136,8 @@ def test_every_readme_command_runs_with_small_arguments(command: str, tmp_path: 
             parts = [_import_command(), *parts]
     for part in parts:
         part = part.replace(DOCS_PLACEHOLDER, "docs")
-        argv = [str(ROOT / w) if (ROOT / w).is_file() else w for w in _small(part)]
         done = subprocess.run(
-            argv,
+            _argv(part, zygote),
             cwd=tmp_path,
             stdin=subprocess.DEVNULL,
             capture_output=True,
