@@ -10,6 +10,7 @@ the repository's own suite, its regression test included.
 
 from __future__ import annotations
 
+import shlex
 import statistics
 import sys
 import tempfile
@@ -44,20 +45,26 @@ def quick_wall() -> dict[str, Any]:
 
 
 def test_wall() -> dict[str, Any]:
-    """`make test` once its environment is installed: ruff and the import contracts, mypy
-    from an empty cache (as on a fresh clone), then pytest (on every core, up to four:
-    pyproject's addopts run it under pytest-xdist)."""
+    """`make test` once its environment is installed: ruff and the import contracts, then
+    mypy from an empty cache (as on a fresh clone) beside pytest (on every core, up to four:
+    pyproject's addopts run it under pytest-xdist), as the Makefile runs them: one step."""
     py = sys.executable
     bin_dir = Path(py).parent
     code = ["sim", "tests", "notebooks"]
     with tempfile.TemporaryDirectory() as cache:
+        mypy = shlex.join([py, "-m", "mypy", "--cache-dir", cache])
+        pytest = shlex.join([py, "-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        out = shlex.quote(f"{cache}/mypy.out")
+        beside = (
+            f"{mypy} > {out} 2>&1 & m=$!; {pytest}; t=$?; wait $m; y=$?; cat {out}; "
+            '[ "$y" -eq 0 ] || exit "$y"; exit "$t"'
+        )
         return run_steps(
             [
                 ("ruff check", [py, "-m", "ruff", "check", *code]),
                 ("ruff format", [py, "-m", "ruff", "format", "--check", *code]),
                 ("lint-imports", [str(bin_dir / "lint-imports"), "--no-cache"]),
-                ("mypy", [py, "-m", "mypy", "--cache-dir", cache]),
-                ("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"]),
+                ("mypy beside pytest", ["sh", "-c", beside]),
             ]
         )
 
