@@ -13,7 +13,7 @@ from sim.rng import streams
 from sim.server.tools import KBServer
 from sim.stats import normal_interval
 from sim.study.experiments import WRITEUP_SEEDS, StudyFrames
-from sim.study.metrics import checks_by_seed, staleness_by_seed
+from sim.study.metrics import EDIT_COUNTS, checks_by_seed, staleness_by_seed
 from sim.theory import expected_check_calls, p_human_save_before_edit
 
 POPULARITY = {"staleness": "zipf", "control": "even"}
@@ -114,22 +114,7 @@ def check_cost_table(checks: pd.DataFrame) -> pd.DataFrame:
 
 
 def _cas_counts(e: pd.DataFrame) -> pd.DataFrame:
-    out = e.groupby("delay_s")[
-        [
-            "edits",
-            "first_try_ok",
-            "rejected",
-            "rejected_by_human_save",
-            "rejected_by_agent_edit",
-            "gone",
-            "attempts",
-            "succeeded",
-            "gave_up",
-            "replays_matched",
-            "replay_new_events",
-            "human_save_in_window",
-        ]
-    ].sum()
+    out = e.groupby("delay_s")[EDIT_COUNTS].sum()
     out.insert(6, "retries", out.pop("attempts") - out["edits"])
     out["rejected_share"] = out["rejected"] / out["edits"]
     return out

@@ -185,6 +185,21 @@ def joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 EDIT_KEYS = ["experiment", "delay_s", "seed"]
+EDIT_COUNTS = [
+    "edits",
+    "first_try_ok",
+    "rejected",
+    "rejected_by_human_save",
+    "rejected_by_agent_edit",
+    "gone",
+    "attempts",
+    "succeeded",
+    "gave_up",
+    "replays_matched",
+    "replay_new_events",
+    "human_save_in_window",
+]
+"""The counts of the CAS tables, per run, delay and seed (``edit_rows``) and pooled."""
 
 
 def edit_rows(f: StudyFrames) -> pd.DataFrame:
@@ -200,23 +215,8 @@ def edit_rows(f: StudyFrames) -> pd.DataFrame:
             gone=e["first_outcome"] == "gone",
             succeeded=e["final_outcome"] == "ok",
             gave_up=e["final_outcome"] == "gave_up",
+            replays_matched=e["replay_matched"],
         )
-        .groupby(EDIT_KEYS, as_index=False)[
-            [
-                "edits",
-                "first_try_ok",
-                "rejected",
-                "rejected_by_human_save",
-                "rejected_by_agent_edit",
-                "gone",
-                "attempts",
-                "succeeded",
-                "gave_up",
-                "replay_matched",
-                "replay_new_events",
-                "human_save_in_window",
-            ]
-        ]
+        .groupby(EDIT_KEYS, as_index=False)[EDIT_COUNTS]
         .sum()
-        .rename(columns={"replay_matched": "replays_matched"})
     )
