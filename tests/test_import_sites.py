@@ -335,3 +335,28 @@ def test_prettier_docs_are_served_over_stdio(tmp_path, capsys, serve_command) ->
     finally:
         stderr = client.close()
     assert "Traceback" not in stderr, stderr
+
+
+def test_partials_are_not_articles_but_hugo_sections_and_jekyll_posts_are(tmp_path, capsys) -> None:
+    """docsify's `_sidebar.md`/`_navbar.md`/`_coverpage.md` and files under `_media/` (or a
+    Docusaurus partial) are rendered into pages, never served as one: left out, and named.
+    Hugo's `_index.md` is a section's page and Jekyll's `_posts/` its posts: imported."""
+    site = tmp_path / "site"
+    files = {
+        "README.md": "# Home\n\nWelcome.\n",
+        "_sidebar.md": "- [Home](/)\n",
+        "_coverpage.md": "# docsify <small>5</small>\n",
+        "_media/example.md": "# An example\n",
+        "guide/_partial.mdx": "Shared text.\n",
+        "guide/_index.md": "# The guide\n\nIts sections.\n",
+        "_posts/2024-01-01-hello.md": "# Hello\n\nA post.\n",
+    }
+    for name, text in files.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    db = tmp_path / "kb.sqlite"
+    status, _, err = _import(capsys, str(site), "--db", str(db))
+    assert status == 0, err
+    ids = set(KBStore(lambda: 0, path=str(db)).article_ids(KB_ID))
+    assert ids == {"README", "guide", "_posts/2024-01-01-hello"}
+    assert "left out 4 partials" in err and "_sidebar.md" in err

@@ -146,6 +146,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         draft.keep = True
     for line in notes.lines:
         _say(line)
+    if select.partials:
+        names = ", ".join(sorted(select.partials)[:5]) + (", …" if len(select.partials) > 5 else "")
+        _say(
+            f"left out {len(select.partials):,} partials, not articles (a name or folder "
+            f"starting with _, as the generators treat them): {names}"
+        )
     if select.left_out:
         _say(f"--exclude left out {len(select.left_out):,} article files")
     for glob in select.unmatched():

@@ -4,7 +4,8 @@ Front matter is read by ``frontmatter.py`` (YAML or Hugo's TOML). The title is t
 nav's for the page (``mkdocs.py``), else front matter's ``title``, else the first heading
 (ATX ``# Title``, setext ``Title`` over ``===``/``---``, or an HTML ``<h1>Title</h1>``
 line) outside fenced code, else the
-file's name (a Hugo ``_index.md``: its folder's). An article is not published when front
+file's name (a Hugo ``_index.md``: its folder's). A partial (``is_partial``: a name or folder
+starting with ``_``) is not an article. An article is not published when front
 matter says ``draft: true`` (every generator), ``published: false`` (Jekyll), ``unlisted:
 true`` (Docusaurus: out of the site's search, so out of the agent's) or ``status: draft``,
 or when it has no text. Its id is its path without the suffix, a Docusaurus ``id`` in
@@ -51,6 +52,17 @@ class Parsed:
 
 def is_article(path: str) -> bool:
     return path.lower().endswith(SUFFIXES)
+
+
+def is_partial(path: str) -> bool:
+    """A file the generators render into pages but never as a page of its own: its name or
+    one of its folders starts with ``_`` (docsify's ``_sidebar.md``, ``_navbar.md`` and
+    ``_coverpage.md``, Docusaurus' partials, Jekyll's ``_includes``), but for Hugo's
+    ``_index.md`` (a section's page) and Jekyll's ``_posts`` (its pages)."""
+    *folders, name = path.split("/")
+    if name.startswith("_") and _parts(path)[1].lower() != "_index":
+        return True
+    return any(f.startswith("_") and f != "_posts" for f in folders)
 
 
 def article_id(path: str) -> str:

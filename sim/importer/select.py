@@ -1,4 +1,5 @@
-"""Which paths of the folder are articles: a Markdown suffix, and no ``--exclude`` glob
+"""Which paths of the folder are articles: a Markdown suffix, not a partial (a name or
+folder starting with ``_``, as the generators treat them), and no ``--exclude`` glob
 matching it.
 
 A glob is matched against the path relative to the folder, ``/`` separating names: ``*``
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sim.importer.markdown import is_article
+from sim.importer.markdown import is_article, is_partial
 
 
 def _segment(name: str) -> str:
@@ -47,6 +48,8 @@ class Taken:
         ]
         self._used: set[int] = set()
         self.left_out: set[str] = set()
+        self.partials: set[str] = set()
+        """Markdown files left out as partials (``markdown.is_partial``)."""
 
     def excluded(self, path: str) -> bool:
         names = path.split("/")
@@ -67,6 +70,9 @@ class Taken:
 
     def __call__(self, path: str) -> bool:
         if not is_article(path):
+            return False
+        if is_partial(path):
+            self.partials.add(path)
             return False
         if self._whole and self.excluded(path):
             self.left_out.add(path)
