@@ -112,7 +112,8 @@ class Agent:
         )
         return (
             f"  agent: {self.source}: it searches each question, reads and cites the top "
-            f"{self.citations} hits (--citations-per-answer) and {held}; for the CAS "
+            f"{'hit' if self.citations == 1 else f'{self.citations} hits'} "
+            f"(--citations-per-answer) and {held}; for the CAS "
             f"figures, on the same day again, in {editing} it edits the first citation, "
             f"{which} (--edit-targets), after a delay from the read of {delays} in turn by "
             f"answer (--edit-delays), with the version it read; {reread}; a rejected edit is "

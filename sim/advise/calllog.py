@@ -101,6 +101,8 @@ class Habits:
 
             if math.isnan(r.mean):
                 return "none in the log"
+            if self.days < 2:  # said once, in the head line
+                return f"{scale * r.mean:{fmt}}"
             return ci(scale * r.mean, scale * r.lo, scale * r.hi, fmt)
 
         def count(n: int, word: str) -> str:
@@ -112,9 +114,15 @@ class Habits:
             if self.delays_s
             else "no edit of a cited article in the log"
         )
+        over = (
+            "95 % intervals over the days"
+            if self.days >= 2
+            else "one day: no interval, and its answers are taken as a day's questions "
+            "(--questions-per-day to set them)"
+        )
         return [
             f"From the call log {self.source} ({count(self.answers, 'answer')} on "
-            f"{count(self.days, 'day')} with a call; 95 % intervals over the days):",
+            f"{count(self.days, 'day')} with a call; {over}):",
             f"  questions a day: {fig(self.questions_per_day, ',.1f')}",
             f"  searches an answer: {fig(self.searches_per_answer, '.2f')}; reads an answer: "
             f"{fig(self.reads_per_answer, '.2f')}; citations an answer: "

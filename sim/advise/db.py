@@ -234,7 +234,7 @@ def db_advice(
     else:
         lines += [
             closed.decision_line(cf, table, target, why),
-            text.option_line("The simulated days so far", table, target),
+            text.days_line(table),
             "The options, by the closed forms:",
             *text.options_table(closed.as_options(cf, costs), cf.choice, exact=True),
         ]
@@ -262,6 +262,8 @@ def db_advice(
     out["agent"] = agent.as_json()
     out["call_log"] = None if habits is None else habits.as_json()
     out["decided_by"] = "simulation" if by_sim else "closed forms"
+    if not by_sim:  # the days made no pick of their own: only `pick` (the closed forms') is
+        out["choices"] = {"kb": None}
     out["pick"] = (
         None
         if pick is None
@@ -310,9 +312,10 @@ def cas_by_cause(
         rows.append(row)
         table.append(cells)
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    days = cas["seed"].nunique()
     lines = [
         "CAS edits rejected at the first try, by the delay between read and edit and by "
-        "cause (% of the edits, 95 % interval):"
+        f"cause (% of the edits, 95 % interval; {days} {'day' if days == 1 else 'days'}):"
     ]
     lines += ["  " + "  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in table]
     return rows, lines

@@ -30,6 +30,19 @@ def what(c: pd.Series) -> str:
     return f"{LABELS[c['method']]}, {when}"
 
 
+def days_line(table: pd.DataFrame) -> str:
+    """What the simulated days so far are, where they made no pick of their own."""
+    days = int(table["days"].max()) if len(table) else 0
+    changed = int(table["changed"].max()) if len(table) else 0
+    what_days = f"{count(days, 'day')}, {count(changed, 'changed cited article')}"
+    if changed == 0:
+        return f"The simulated days so far ({what_days}): no cited article changed."
+    return (
+        f"The simulated days so far ({what_days}): too few for a pick of their own (an "
+        f"interval needs {MIN_DAYS_CHANGED} days with a change)."
+    )
+
+
 def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
     c = choice(table, target_min)
     days = int(table["days"].max()) if len(table) else 0
@@ -142,8 +155,11 @@ def needed_lines(
         )
         out.append(
             f"The {name} process: {count(int(total), 'changed cited article')} on "
-            f"{with_change} of {count(days, 'day')}; the precision asked for needs about "
-            f"{need} days (--max-days {need}, with --max-seconds to match)."
+            f"{with_change} of {count(days, 'day')}; an interval of its own needs "
+            f"{want.min_changed} changed cited articles on {MIN_DAYS_CHANGED} days with a "
+            f"change, roughly {need} days at this rate (an estimate from "
+            f"{count(with_change, 'day')} with a change: a quiet KB may need more; "
+            f"--max-days {need}, with --max-seconds to match)."
         )
     return out
 
