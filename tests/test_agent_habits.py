@@ -205,6 +205,9 @@ def test_advise_db_moves_with_both_habits_and_says_them(kb, capsys) -> None:
     assert main([*args, "--hold-hours", "1"]) == 0
     text = capsys.readouterr().out
     assert "stale when let go" in text and "the hold (--hold-hours) is not in them" in text
+    assert "met with no check at all" not in text  # held 60 min, past the 30 min target
+    assert main([*args, "--hold-hours", "0.5"]) == 0  # held no longer than the target
+    assert "the target is met with no check at all" in capsys.readouterr().out
 
 
 def test_advise_simulates_a_call_logs_edit_share_and_takes_the_hold_from_the_flag(

@@ -239,6 +239,13 @@ def db_advice(
             *text.options_table(closed.as_options(cf, costs), cf.choice, exact=True),
         ]
     lines += [closed.check_line(checks), *text.needed_lines({"kb": s}, want)]
+    if agent.hold_s / 60 <= target:
+        lines.append(
+            f"Citations are held {agent.hold_s / 60:g} min (--hold-hours), no longer than the "
+            f"target of {target:g} min: a change cannot go unnoticed longer than its "
+            "citation is held, so the target is met with no check at all; a check only "
+            "shortens the time a stale citation is used."
+        )
     if not math.isinf(agent.hold_s):
         lines.append(
             "The closed forms hold every citation to the day's end: the hold (--hold-hours) "
