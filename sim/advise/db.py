@@ -33,6 +33,22 @@ from sim.params import Params
 from sim.server.reads import count
 from sim.stats import Interval
 
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _volume_source(process: Params, shape: EditShape) -> str:
+    """Where the day's volume comes from: the log's saves a calendar day over its whole
+    span, put into its busiest weekday working window (the hours of the day simulated)."""
+    from sim.model.calibrated import day_window
+
+    day, hour = divmod(round(day_window(process) / 3600), 24)
+    end = (hour + process.day_s / 3600) % 24
+    return (
+        f"the log's own volume: {shape.log_saves_per_day:.3g} saves a calendar day over its "
+        f"whole span, all its articles, deleted ones too, the {WEEKDAYS[day]} "
+        f"{hour:02d}:00–{end:02.0f}:00 UTC window of its profile holding {process.n_saves:.2g}"
+    )
+
 
 def saves_text(n: float) -> str:
     """Saves in the day in words: a whole count, or a quiet KB's fraction of a save."""
@@ -169,7 +185,7 @@ def db_advice(
         name = "the write-up's Poisson process (no edit log fitted to its history)"
     saves_said = (
         f"{saves_text(process.n_saves)} in the day"
-        + (" (the log's own volume)" if shape is not None and saves is None else "")
+        + (f" ({_volume_source(process, shape)})" if shape is not None and saves is None else "")
         + (" (the write-up's 300)" if shape is None and saves is None else "")
     )
     from sim.advise import closed
