@@ -145,7 +145,8 @@ def exposure_table(base: Params, data: StudyFrames | ExposureRows) -> pd.DataFra
     table = cost.join(exposure).reset_index()
     table["messages_per_day"] = table["calls_per_day"] + table["notifications_per_day"]
     forms = {t: theory.unnoticed_time(base, t) for t in table["interval_s"] if t > 0}
-    periodic = table["method"].isin(SWEPT)
+    # the closed forms are those of a check that finds every change (an exact one)
+    periodic = table["method"].isin([m for m in SWEPT if methods.BY_NAME[m].exact])
     table["theory_mean_unnoticed_min"] = [
         forms[t]["mean_s"] / 60 if p else (0.0 if m == "push" else np.nan)
         for m, t, p in zip(table["method"], table["interval_s"], periodic, strict=True)
