@@ -102,7 +102,10 @@ def main() -> int:
         executed = Path(tmp) / "explore.ipynb"
         notebook = [sys.executable, "-m", "sim", "notebook", "--out", str(fresh / "notebook")]
         notebook += ["--ipynb", str(executed)]
-        subprocess.run(notebook, cwd=ROOT, check=True, capture_output=True)
+        ran = subprocess.run(notebook, cwd=ROOT, capture_output=True, text=True)
+        if ran.returncode != 0:  # say why, not only that it failed
+            print(f"make check: the notebook failed:\n{ran.stderr[-3_000:]}", file=sys.stderr)
+            return 1
         found = differences(ROOT / "results", fresh) + notebook_differences(executed)
         text = (ROOT / "README.md").read_text()
         for name, block in readme_blocks(fresh, t).items():
