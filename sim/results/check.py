@@ -22,7 +22,7 @@ from sim import environment
 from sim.report import readme
 from sim.results.reproduce import readme_blocks, reproduce
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 NOT_REPRODUCED = {"bench.json", "SPEED.md"}
 """Written by `make bench` (its figures and their table), not by `make reproduce`."""
