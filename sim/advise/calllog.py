@@ -206,6 +206,18 @@ def habits(path: Path) -> Habits:
     )
 
 
+def _read_then_edit(read: ToolCall, edit: ToolCall, cited_at: dict[str, Any]) -> bool:
+    """A read of an article cited before, followed at once (within REREAD_S) by an edit of
+    it: the shape of a re-read before the edit."""
+    return (
+        read.tool == READ
+        and edit.tool == EDIT
+        and read.article_id == edit.article_id
+        and edit.t_us - read.t_us <= REREAD_S * 1e6
+        and read.article_id in cited_at
+    )
+
+
 def _read_client(
     own: list[ToolCall],
     answers: list[_Answer],
@@ -227,10 +239,7 @@ def _read_client(
             opens_answer = current is not None and not current.reads and own[i - 1].tool == SEARCH
             before_edit = (
                 nxt is not None
-                and nxt.tool == EDIT
-                and nxt.article_id == c.article_id
-                and nxt.t_us - c.t_us <= REREAD_S * 1e6
-                and c.article_id in cited_at
+                and _read_then_edit(c, nxt, cited_at)
                 and not opens_answer  # an answer's first read, right after its search, cites
             )
             if before_edit or current is None:
@@ -250,10 +259,7 @@ def _read_client(
             prev = own[i - 1] if i else None
             reread = (
                 prev is not None
-                and prev.tool == READ
-                and prev.article_id == c.article_id
-                and c.t_us - prev.t_us <= REREAD_S * 1e6
-                and c.article_id in cited_at
+                and _read_then_edit(prev, c, cited_at)
                 and prev.t_us != cited_at[c.article_id][0]
             )
             edits.append((c.t_us // DAY_US, reread))
