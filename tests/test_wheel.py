@@ -183,6 +183,10 @@ def test_the_wheel_carries_its_metadata_and_typing_marker(fresh: Path) -> None:
     assert (site / "sim" / "py.typed").exists() and (
         site / "sim" / "server" / "tools.json"
     ).exists()
+    # the report's prose: every template in the checkout is in the wheel
+    templates = Path(__file__).parents[1] / "sim" / "report" / "templates"
+    shipped = {p.name for p in (site / "sim" / "report" / "templates").glob("*.j2")}
+    assert shipped and shipped == {p.name for p in templates.glob("*.j2")}
     assert "stale-citations = sim.cli:entry" in (info / "entry_points.txt").read_text()
 
 

@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from scipy.stats import binomtest
 
 from sim.params import ApprovalReviewer, ApprovalStrategy, Params
+from sim.report.render import render
 from sim.stats import holm, q95
 from sim.study.experiments import PointRuns, Request, experiment_params, frames_of
 from sim.theory import p_gated_write_meets
@@ -334,15 +335,11 @@ def figure(table: pd.DataFrame) -> Figure:
     return fig
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f} %"
-
-
 def recommendation(table: pd.DataFrame, conditions: pd.DataFrame, median_s: float = 120.0) -> str:
-    """What the runs show about the two strategies and the choice that follows; every
-    number from the tables. Where they are one process the cheaper one is chosen; where
-    they differ, the one with more successes (the other's extra successes beside its
-    extra calls are stated)."""
+    """What the runs show about the two strategies and the choice that follows
+    (templates/gate_recommendation.md.j2); every number from the tables. Where they are one
+    process the cheaper one is chosen; where they differ, the one with more successes (the
+    other's extra successes beside its extra calls are stated)."""
     rows = table[(table["delay_s"] == "all") & (table["approval_median_s"] == median_s)]
     a, b = (rows[rows["strategy"] == s].iloc[0] for s in STRATEGIES)
     c = conditions.set_index(CONDITION_KEYS)
@@ -360,74 +357,30 @@ def recommendation(table: pd.DataFrame, conditions: pd.DataFrame, median_s: floa
         }[rev]
         return f"{who}, tool calls of {lat:g} s"
 
-    lines = [
-        f"With tools that take no time the two strategies are one process here: the re-read "
-        f"after an approval lands at the instant the other strategy's write would, and both "
-        f"then re-apply the change and ask again, on the same random streams. At a "
-        f"{median_s / 60:g}-minute median they ask {a['approvals_per_edit']:.2f} approvals per "
-        f"edit and succeed on {_pct(a['succeeded_share'])} of edits alike; approve then write "
-        f"reports a rejected first write ({_pct(a['first_try_rejected_share'])} of all edits, "
-        f"declined ones included) where re-read "
-        f"after approval reports a changed re-read. They differ in cost: "
-        f"{a['agent_calls_per_edit']:.2f} agent calls and {a['agent_chars_per_edit']:,.0f} "
-        f"characters per edit for approve then write against {b['agent_calls_per_edit']:.2f} "
-        f"and {b['agent_chars_per_edit']:,.0f} for re-read after approval, which reads the "
-        "article after every approval, changed or not."
-    ]
-    if len(same):
-        lines.append(
-            "Identical edit by edit (outcome, approvals, waits) also with "
-            + "; ".join(
-                name(r["tool_latency_s"], r["approval_reviewer"]) for _, r in same.iterrows()
-            )
-            + "."
-        )
-    better, poorer = [], []
+    differing = []
     adjusted = holm(list(differ["success_gap_sign_p"]))
     for (_, r), p_holm in zip(differ.iterrows(), adjusted, strict=True):
         key = (r["tool_latency_s"], r["approval_reviewer"])
-        x, y = c.loc[(*key, STRATEGIES[0])], c.loc[(*key, STRATEGIES[1])]
-        if p_holm < 0.05 and r["success_gap"] > 0:
-            better.append(name(*key))
-        if p_holm < 0.05 and r["success_gap"] < 0:
-            poorer.append(name(*key))
-        lines.append(
-            f"With {name(*key)} they differ on {_pct(r['edits_differing_share'])} of edits: "
-            f"successes {_pct(x['succeeded_share'])} (approve then write) against "
-            f"{_pct(y['succeeded_share'])}, gave up {_pct(x['gave_up_share'])} against "
-            f"{_pct(y['gave_up_share'])}, approvals per edit {x['approvals_per_edit']:.2f} "
-            f"against {y['approvals_per_edit']:.2f}, agent calls {x['agent_calls_per_edit']:.2f} "
-            f"against {y['agent_calls_per_edit']:.2f}; the paired gap in successes (re-read "
-            f"after approval minus approve then write) {100 * r['success_gap']:+.1f} ± "
-            f"{100 * r['success_gap_ci_half']:.1f} points (95 % CI over seeds), sign test "
-            f"p = {r['success_gap_sign_p']:.3f}, {p_holm:.3f} after Holm's correction over the "
-            f"{len(differ)} conditions where edits differ."
+        differing.append(
+            {
+                "name": name(*key),
+                "x": c.loc[(*key, STRATEGIES[0])],
+                "y": c.loc[(*key, STRATEGIES[1])],
+                "edits_differing_share": r["edits_differing_share"],
+                "success_gap": r["success_gap"],
+                "success_gap_ci_half": r["success_gap_ci_half"],
+                "p": r["success_gap_sign_p"],
+                "p_holm": p_holm,
+            }
         )
-    if better:
-        lines.append(
-            "Re-read after approval succeeds more (sign test, Holm-corrected p < 0.05) with "
-            + "; ".join(better)
-            + ": prefer it there, at its extra calls; elsewhere approve then write does the "
-            "same for fewer calls."
-        )
-    else:
-        lines.append(
-            (
-                f"It succeeds less (sign test, Holm-corrected p < 0.05) with {'; '.join(poorer)}"
-                if poorer
-                else "No condition shows a difference in successes between the strategies "
-                f"(sign test on the per-seed gaps, Holm-corrected over the {len(differ)} "
-                "conditions where edits differ: every adjusted p ≥ 0.05)"
-            )
-            + "; re-reading after the approval always costs more calls, so approve then "
-            "write, with CAS on, is the choice."
-        )
-    lines.append(
-        f"Keep CAS on either way: of the first writes sent with the citation's version (edits "
-        f"whose first approval was granted, {a['first_writes_sent']:,.0f} of {a['edits']:,.0f}), "
-        f"{_pct(a['human_conflict_share_of_sent'])} would have overwritten a human's newer text "
-        f"({_pct(a['human_conflict_share_of_edits'])} of all edits); another "
-        f"{_pct(a['agent_conflict_share_of_sent'])} would have overwritten one of the agent's "
-        f"own other edits, and {_pct(a['gone_share_of_sent'])} met an unpublished article."
+    significant = [d for d in differing if d["p_holm"] < 0.05]
+    return render(
+        "gate_recommendation.md.j2",
+        median_s=median_s,
+        a=a,
+        b=b,
+        same=[name(r["tool_latency_s"], r["approval_reviewer"]) for _, r in same.iterrows()],
+        differ=differing,
+        better=[d["name"] for d in significant if d["success_gap"] > 0],
+        poorer=[d["name"] for d in significant if d["success_gap"] < 0],
     )
-    return " ".join(lines[:1]) + "\n\n" + " ".join(lines[1:])
