@@ -49,6 +49,12 @@ class Method:
     sweep runs it once an instant and charges every interval with a check then."""
     make: Callable[[ToolCaller, str, int], Check]
     """Its check for a session, the KB's id and the search limit a title check takes."""
+    brief: str = ""
+    """A shorter name where a column is narrow (the advisor's table); '' for the label."""
+
+    @property
+    def short(self) -> str:
+        return self.brief or self.label
 
 
 class Reread:
@@ -204,10 +210,12 @@ METHODS: tuple[Method, ...] = (
     Method(
         "reread", "re-read every cited article", "#d95f02",
         exact=True, hourly=True, swept=True, stateless=True, make=Reread,
+        brief="re-read all cited",
     ),
     Method(
         "poll", "poll, cursor kept", "#1b9e77",
         exact=True, hourly=True, swept=True, stateless=False, make=Poll,
+        brief="poll (cursor kept)",
     ),
     Method(
         "poll_from_oldest", "poll from the oldest citation", "#7570b3",
