@@ -1,9 +1,13 @@
 """The check methods: what each is and how it checks, in one registry.
 
-The hourly checker (``checker.py``), the interval sweep (``cadence.py``), the report's cost
-and unnoticed tables and its figures iterate over ``METHODS``; a new method is one entry
-here and its check. Push is not a check on a schedule (the server notifies,
-``push.py``), so it is not one of them; the tables add it beside them.
+The hourly checker (``checker.py``), the interval sweep (``cadence.py``), the per-method
+rows in long form (``sim.study.methodrows``: the sweep's method table, the exposure rows),
+the report's cost and unnoticed tables and its figures iterate over ``METHODS``; a new
+method is one entry here and its check (a class with ``status`` and ``unsure``), and a test.
+``hourly`` and ``swept`` put it in the study's runs, so the committed per-seed rows lack it
+until they are made again (``make reproduce``); pages built from them leave it out until
+then. Push is not a check on a schedule (the server notifies, ``push.py``), so it is not
+one of them; the tables add it beside them.
 
 A check is built once a day for its client session and answers, for the citations held
 at an instant, what it finds of each ('fresh', 'stale', 'gone', or 'changed' for a method
