@@ -89,20 +89,27 @@ def unnoticed(base: Params, detections: pd.DataFrame) -> pd.DataFrame:
 
 def method_rows(base: Params, frames: StudyFrames) -> pd.DataFrame:
     """The long form (``COLUMNS``) of every method the runs in `frames` checked with, sorted
-    by run, seed, method and interval; empty when none did (e.g. the CAS runs)."""
+    by run, seed, method and interval; empty when none did (e.g. the CAS runs). A day with no
+    citation (no detections) has its costs, and NaN for the sums and the seconds held."""
     costs = _costs(base, frames)
-    if costs.empty or frames.detections.empty:
+    if costs.empty:
         return pd.DataFrame(columns=COLUMNS)
-    changed = unnoticed(base, frames.detections)
-    sums = changed.groupby(KEYS)[SUM_COLUMNS].sum()
-    rows = costs.set_index(KEYS).join(sums).reset_index()
-    rows = rows.sort_values(KEYS, kind="stable").reset_index(drop=True)
-    read = frames.citations["read_s"]
-    # a citation is held from its read until the agent lets it go or the day ends
-    held = (
-        (np.minimum(read + base.citation_hold_s, base.day_s) - read)
-        .groupby([frames.citations["experiment"], frames.citations["seed"]])
-        .sum()
-    )
-    rows["held_s"] = held.reindex(pd.MultiIndex.from_frame(rows[["experiment", "seed"]])).to_numpy()
+    rows = costs.set_index(KEYS)
+    if frames.detections.empty:
+        rows = rows.assign(**dict.fromkeys(SUM_COLUMNS, np.nan))
+    else:
+        changed = unnoticed(base, frames.detections)
+        rows = rows.join(changed.groupby(KEYS)[SUM_COLUMNS].sum())
+    rows = rows.reset_index().sort_values(KEYS, kind="stable").reset_index(drop=True)
+    rows["held_s"] = np.nan
+    c = frames.citations
+    if not c.empty:
+        # a citation is held from its read until the agent lets it go or the day ends
+        held = (
+            (np.minimum(c["read_s"] + base.citation_hold_s, base.day_s) - c["read_s"])
+            .groupby([c["experiment"], c["seed"]])
+            .sum()
+        )
+        at = pd.MultiIndex.from_frame(rows[["experiment", "seed"]])
+        rows["held_s"] = held.reindex(at).to_numpy()
     return rows[COLUMNS]
