@@ -5,7 +5,7 @@ rebinding (``Guard`` asks it of every path, before routing: the metadata and unk
 too); the bearer token (401, with ``WWW-Authenticate`` naming the RFC 9728 metadata);
 the method (405); a GET or DELETE without ``Mcp-Session-Id`` (400: no session is allocated
 for it); a POST's content type (415), ``Accept`` (406) and size (413); then its body, one
-JSON-RPC message screened as stdio screens a line (``stdio.Screen``: parse errors, batches,
+JSON-RPC message screened as stdio screens a line (``screen.Screen``: parse errors, batches,
 bad ids, depth, a tools/call's shape), and, without a session, anything but ``initialize``
 in the 2025 era (400). An ``initialize`` of a token that holds its share of sessions is
 refused here (429, ``--max-sessions-per-token``); one past the server's cap by the SDK (its
@@ -37,16 +37,9 @@ from starlette.types import Message, Receive, Scope, Send
 
 from sim.server.grants import Grant, Verifier
 from sim.server.http_sessions import GRANT, TokenSessions
+from sim.server.jsonrpc import INVALID_REQUEST, PARSE_ERROR, error_reply
 from sim.server.mcp_server import tools_call_refusal
-from sim.server.stdio import (
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    Answer,
-    Drop,
-    Forward,
-    Screen,
-    error_reply,
-)
+from sim.server.screen import Answer, Drop, Forward, Screen
 
 Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 SERVER_ERROR = -32000

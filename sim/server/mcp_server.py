@@ -33,13 +33,13 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Res
 from mcp.shared.exceptions import MCPError
 
 from sim.server import resources
+from sim.server.describe import describe_value
 from sim.server.edit import EDIT_TOOL, Gate
 from sim.server.elicit import Asking, approve_edit
 from sim.server.listing import instructions
 from sim.server.methods import name_the_methods
 from sim.server.results import Reply
 from sim.server.tools import KBServer, Session, ToolResult, shape_refusal, structured_json
-from sim.server.validation import describe_value
 
 SERVER_NAME = "stale-citations-kb"
 PACKAGE = "stale-citations-sim"

@@ -25,6 +25,7 @@ from sim.kb.store import KBStore
 from sim.kb.versions import Clock, parse_version
 from sim.server import reads, resources
 from sim.server.calllog import CallLog, ToolCall, logged_args
+from sim.server.describe import describe_name, describe_value
 from sim.server.edit import EDIT_TOOL, Gate, edit_article
 from sim.server.listing import (
     DEFAULT_POLL_LIMIT,
@@ -39,7 +40,7 @@ from sim.server.results import (
     not_found,
     store_refusal,
 )
-from sim.server.validation import TOOL_NAMES, check_arguments, describe_name, describe_value
+from sim.server.validation import TOOL_NAMES, check_arguments
 
 _log = logging.getLogger(__name__)
 
