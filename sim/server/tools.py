@@ -6,7 +6,9 @@ schemas, runs the tool and returns an MCP-shaped result. Errors are results
 (``isError``), never exceptions, and a refused call changes nothing. Every call,
 refused or not, is one line in the call log. The edit tool's compare-and-swap is in
 ``edit.py``; the shapes all results share are in ``results.py``; what ``tools/list``
-shows is in ``listing.py``.
+shows is in ``listing.py``. It is longer than ~300 lines because ``Session`` is one
+client's whole face (its four tools, the write gate's approvals, its resources and
+notifications, each logged as a call), one class whose parts share its grants and log.
 """
 
 from __future__ import annotations
