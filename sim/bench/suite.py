@@ -23,8 +23,8 @@ from sim.bench.subscriptions import fanout
 from sim.bench.timing import spread, timed
 from sim.model.day import Day
 from sim.params import Params, Transport
-from sim.results import seedrows
-from sim.results.reproduce import build_tables
+from sim.results import rowfiles, seedrows
+from sim.results.tables import build_tables
 from sim.study.experiments import EXPERIMENTS, WRITEUP_SEEDS, run_study
 
 STUDY_TABLES = (
@@ -44,7 +44,7 @@ def reproduction(repeats: int) -> dict[str, Any]:
     per-seed rows) and their tables, no figures, one process."""
 
     def run() -> None:
-        rows: seedrows.Rows = {}
+        rows: rowfiles.Rows = {}
         for e in seedrows.EXPERIMENTS[:2]:
             rows |= e.run(Params(), WRITEUP_SEEDS, 1, False)
         build_tables(Params(), rows, STUDY_TABLES)
