@@ -248,7 +248,7 @@ def _stopped_check_calls_stepwise(
     """stopped_check_calls as first written: the Euler steps one by one, every check."""
     d, u = params.day_s, params.save_mix[2]
     lam = theory.save_rates_per_s(params)[None, :]
-    r = theory._citation_rates(params, maps)
+    r = theory.checks._citation_rates(params, maps)
     cited_in, changed_in = 1 - np.exp(-r * interval_s), p_changed(lam, interval_s)
     unwatched, watched = np.ones_like(r), np.zeros_like(r)
     h = d / steps
