@@ -10,9 +10,9 @@ import functools
 import numpy as np
 
 from sim import exactmath
+from sim.freshness.rates import save_rates_per_s
 from sim.params import Params
 from sim.popularity import zipf_weights
-from sim.theory.rates import save_rates_per_s
 
 
 def _citation_mixture(params: Params) -> np.ndarray:

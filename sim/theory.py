@@ -16,22 +16,23 @@ Two effects of the model are included rather than left as bias:
   time, which correlates an answer's two citations.
 Read times are uniform over the day; expectations over them are taken numerically.
 
-The forms are one module each: ``rates.py`` (the save rates), ``staleness.py`` (at the
-day's end, before an edit, before a gated write), ``noticing.py`` (how long staleness goes
-unnoticed under a periodic check), ``checks.py`` (what the check methods cost) with
-``chains.py`` (the per-article chains it solves); this package exports them all, as
-``theory.<name>``.
+This module is their one face: the study, the report, the advisor and the map call each as
+``theory.<name>``, and the report cites this file. Each form is written in the
+``sim/freshness/`` module of its concept: ``rates.py`` (the save rates), ``staleness.py``
+(at the day's end, before an edit, before a gated write), ``noticing.py`` (how long
+staleness goes unnoticed under a periodic check), ``checks.py`` (what the check methods
+cost) with ``chains.py`` (the per-article chains it solves).
 """
 
-from sim.theory.checks import (
+from sim.freshness.checks import (
     expected_check_calls,
     poll_pages_per_day,
     push_counts,
     stopped_check_calls,
 )
-from sim.theory.noticing import first_change_density, stale_unknown_share, unnoticed_time
-from sim.theory.rates import p_changed, save_rates_per_s
-from sim.theory.staleness import (
+from sim.freshness.noticing import first_change_density, stale_unknown_share, unnoticed_time
+from sim.freshness.rates import p_changed, save_rates_per_s
+from sim.freshness.staleness import (
     p_gated_write_meets,
     p_human_save_before_edit,
     stale_shares_at_day_end,

@@ -11,9 +11,9 @@ from statistics import NormalDist
 import numpy as np
 
 from sim import exactmath
+from sim.freshness.rates import p_changed, save_rates_per_s
 from sim.params import Params
 from sim.popularity import zipf_weights
-from sim.theory.rates import p_changed, save_rates_per_s
 
 _GRID = 2001
 

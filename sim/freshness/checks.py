@@ -10,10 +10,10 @@ import math
 import numpy as np
 
 from sim import exactmath
+from sim.freshness.chains import day_counts, euler_steps, held_at_checks
+from sim.freshness.rates import p_changed, save_rates_per_s
 from sim.params import Params
 from sim.popularity import zipf_weights
-from sim.theory.chains import day_counts, euler_steps, held_at_checks
-from sim.theory.rates import p_changed, save_rates_per_s
 
 
 @exactmath.rounded
