@@ -52,3 +52,64 @@ def test_the_exposure_section_states_a_method_checked_without_the_stopping_rule(
     )
     assert "polling with the cursor kept\ncosts fewer messages than push at every interval" in text
     assert "re-reading\ncosts more messages than push at every interval from 1 min to 4 h," in text
+
+
+def _panel(**values: object) -> str:
+    base: dict[str, object] = {
+        "n_logs": 3, "seeds": "", "traits_table": "", "effects": "", "equal": "",
+        "brackets": None, "holds": [], "depends": [], "undecided": [],
+        "traits": ["popularity exponent", "burstiness", "bulk share"], "orders": 6, "covered": 4,
+    }  # fmt: skip
+    return render("realshape_panel.md.j2", **(base | values))
+
+
+def test_the_panel_names_the_trait_a_difference_is_ordered_as_and_says_none() -> None:
+    depends = [
+        {"figure": "stale", "note": "depends on the log", "ordered": [("burstiness", True)]},
+        {"figure": "poll", "note": "reverses with the log", "ordered": []},
+    ]
+    text = _panel(depends=depends)
+    assert (
+        "Holds across the panel: none. Depends on the log: stale (depends on the log; ordered "
+        "as the inverse of the burstiness); poll (reverses with the log; ordered as none of "
+        "popularity exponent, burstiness, bulk share).\nUndecided on every log (each interval "
+        "holds 0): none." in text
+    )
+    assert (
+        "or its inverse, so a difference would match one by chance alone 67 % of the time. A"
+        in text
+    )
+    assert "What the fit's misses do" not in text and "\n\n\n" in text
+
+
+def test_the_brackets_name_each_equal_volume_move_beyond_zero() -> None:
+    hits = [
+        {"arm": "burst", "log": "A", "figure": "stale", "ci": "+1.0 pt (+0.2 pt – +1.8 pt)"},
+        {"arm": "bulk", "log": "B", "figure": "poll", "ci": "-2.0 (-3.0 – -1.0)"},
+    ]
+    text = _panel(brackets={"process": "", "moves": "", "hits": hits, "total": 24})
+    assert (
+        "At equal day volume, 2 of 24 moves have an interval that excludes 0 (burst on A, stale: "
+        "+1.0 pt (+0.2 pt – +1.8 pt); bulk on B, poll: -2.0 (-3.0 – -1.0)).\n" in text
+    )
+
+
+def test_the_advisors_choice_can_miss_its_target() -> None:
+    setting = {
+        "zipf_s": 0.9, "source": "x.csv", "window": "Tuesday", "n_saves": 300, "log_volume": 1.5,
+        "target": 30.0, "advice": "poll every 60 min", "mix": [1.0], "writeup_mix": [1.0],
+        "cluster_share": 0.5, "cluster_delay_min": 30.0,
+    }  # fmt: skip
+    targets = [
+        {"name": "the write-up's process", "mean": 29.0, "reach": "meets", "by": -1.0},
+        {"name": "the calibrated", "mean": 33.25, "reach": "misses", "by": 3.25},
+    ]
+    text = render(
+        "realshape_section.md.j2", setting=setting, saves=290.0, targets=targets, seeds=4, n=4,
+        common=2, headline="", top=0.1, top_writeup=0.3, ablation="", relations="", panel="",
+    )  # fmt: skip
+    assert (
+        "min target: poll every 60 min (under the write-up's process 29.0 min, meets it; under "
+        "the calibrated 33.2 min, misses it by 3.2 min); this is\n" in text
+    )
+    assert text.endswith("\n\n\n\n![the study on a real edit shape](realshape.png)")
