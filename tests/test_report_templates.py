@@ -113,3 +113,29 @@ def test_the_advisors_choice_can_miss_its_target() -> None:
         "the calibrated 33.2 min, misses it by 3.2 min); this is\n" in text
     )
     assert text.endswith("\n\n\n\n![the study on a real edit shape](realshape.png)")
+
+
+def test_the_gate_names_the_conditions_where_re_reading_after_approval_succeeds_more() -> None:
+    row = {
+        "approvals_per_edit": 1.2, "succeeded_share": 0.9, "first_try_rejected_share": 0.05,
+        "agent_calls_per_edit": 3.0, "agent_chars_per_edit": 1000.0, "first_writes_sent": 90.0,
+        "edits": 100.0, "human_conflict_share_of_sent": 0.02, "human_conflict_share_of_edits": 0.01,
+        "agent_conflict_share_of_sent": 0.01, "gone_share_of_sent": 0.0, "gave_up_share": 0.1,
+    }  # fmt: skip
+    queue = {"latency": 10.0, "reviewer": "queue", "x": row, "y": row,
+             "edits_differing_share": 0.3, "success_gap": 0.02, "success_gap_ci_half": 0.01,
+             "p": 0.001, "p_holm": 0.002}  # fmt: skip
+    bulk = queue | {"latency": 0.5, "reviewer": "batch"}
+    values = {"median_s": 120.0, "a": row, "b": row, "same": [], "differ": [queue, bulk]}
+    better = render("gate_recommendation.md.j2", **values, better=[queue, bulk], poorer=[])
+    assert "With one reviewer working through a queue, tool calls of 10 s they differ" in better
+    assert (
+        "Re-read after approval succeeds more (sign test, Holm-corrected p < 0.05) with one "
+        "reviewer working through a queue, tool calls of 10 s; one reviewer approving in bulk, "
+        "tool calls of 0.5 s: prefer it there" in better
+    )
+    poorer = render("gate_recommendation.md.j2", **values, better=[], poorer=[bulk])
+    assert (
+        "It succeeds less (sign test, Holm-corrected p < 0.05) with one reviewer approving in "
+        "bulk, tool calls of 0.5 s; re-reading after the approval always costs" in poorer
+    )
