@@ -9,7 +9,7 @@ import pandas as pd
 
 from sim.params import Params
 from sim.report import comparison
-from sim.report.render import render
+from sim.report.render import environment, render
 
 
 def test_a_figure_without_a_reason_of_its_own_says_which_way_it_misses() -> None:
@@ -138,4 +138,18 @@ def test_the_gate_names_the_conditions_where_re_reading_after_approval_succeeds_
     assert (
         "It succeeds less (sign test, Holm-corrected p < 0.05) with one reviewer approving in "
         "bulk, tool calls of 0.5 s; re-reading after the approval always costs" in poorer
+    )
+
+
+def test_the_real_shape_figures_titles_read_with_one_share_held_or_none_named() -> None:
+    titles = environment().get_template("realshape_figures.txt.j2").module
+    assert titles.panel_title([("title check catches", "lower")], 7, 3) == (
+        "1 of 7 keeps their direction on all 3 logs (title check catches: lower); the rest "
+        "depend on the log or are undecided"
+    )
+    assert titles.panel_title([], 7, 2).startswith("0 of 7 keep their direction on all 2 logs;")
+    assert titles.title(None, 4, 4) == (
+        "On a real help centre's edits, against the write-up's process\n(dot: mean seed-paired "
+        "difference, line: 95 % CI over 4 seeds an arm, a count fixed in advance; red: the "
+        "whole calibrated shape)"
     )

@@ -97,14 +97,12 @@ def figure(table: pd.DataFrame) -> Figure:
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
     at = table.set_index(["method", "interval_min"])
     poll, reread = at.loc[("poll", 60.0)], at.loc[("reread", 60.0)]
-    fig.suptitle(
-        f"Checked hourly, re-read and poll leave a change unnoticed "
-        f"{poll['mean_unnoticed_min']:.0f} min on average; the poll with its cursor kept "
-        f"costs {reread['messages_per_day'] / poll['messages_per_day']:.0f}× fewer calls, "
-        "and push notices at once\n(the write-up's Zipf day; each line runs from a check "
-        "every 240 min, top left, to every 1 min, bottom right)",
-        fontsize=10,
+    title = render(
+        "exposure_figure.txt.j2",
+        unnoticed_min=poll["mean_unnoticed_min"],
+        fewer=reread["messages_per_day"] / poll["messages_per_day"],
     )
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 

@@ -6,6 +6,7 @@ word; the tables are realshape_tables'.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -34,7 +35,7 @@ from sim.report.realshape_tables import (
     traits_rows,
     verdict,
 )
-from sim.report.render import render
+from sim.report.render import environment, render
 
 SHORT = {
     "stale_share": "stale at\nday end",
@@ -121,11 +122,6 @@ def _brackets(table: pd.DataFrame, traits: pd.DataFrame) -> dict[str, object] | 
         for _, r in hit.iterrows()
     ]
     return {"process": md(process_rows(traits)), "moves": md(rows), "hits": hits, "total": len(g)}
-
-
-def _seed_range(table: pd.DataFrame) -> str:
-    lo, hi = int(table["seeds"].min()), int(table["seeds"].max())
-    return f"{lo}" if lo == hi else f"{lo}–{hi}"
 
 
 def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
@@ -246,20 +242,14 @@ def figure(table: pd.DataFrame) -> Figure:
         ax.tick_params(axis="y", labelsize=7)
     whole = moved[(moved["arm"] == "calibrated") & moved["figure"].isin(SHARES)]
     named = picks.ranked(picks.with_holm(whole, "diff_p"), "diff_mean")
-    top = named.iloc[0] if len(named) else None
-    finding = (
-        ""
-        if top is None
-        else f": {SHORT.get(top['figure'], FIGURES.get(top['figure'], '')).replace(chr(10), ' ')} "
-        f"moves most, {figure_value(top['figure'], top['diff_mean'], True)} "
-        f"(Holm over {len(whole)})"
-    )
-    fig.suptitle(
-        f"On a real help centre's edits, against the write-up's process{finding}\n"
-        f"(dot: mean seed-paired difference, line: 95 % CI over {_seed_range(moved)} seeds an"
-        " arm, a count fixed in advance; red: the whole calibrated shape)",
-        fontsize=10,
-    )
+    most = None
+    if len(named):
+        top = named.iloc[0]
+        name = SHORT.get(top["figure"], FIGURES.get(top["figure"], "")).replace("\n", " ")
+        move = figure_value(top["figure"], top["diff_mean"], True)
+        most = {"name": name, "move": move, "family": len(whole)}
+    lo, hi = int(moved["seeds"].min()), int(moved["seeds"].max())
+    fig.suptitle(_titles().title(most, lo, hi), fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -286,16 +276,17 @@ def panel_figure(table: pd.DataFrame) -> Figure:
     ax.set_xticklabels([SHORT[f] for f in shares], fontsize=8)
     verdicts = {f: verdict(per_log(table, f, logs)) for f in shares}
     held = [
-        f"{SHORT[f].replace(chr(10), ' ')}: {v.split(': ')[1].split()[0]}"
+        (SHORT[f].replace("\n", " "), v.split(": ")[1].split()[0])
         for f, v in verdicts.items()
         if v.startswith("holds")
     ]
-    finding = (
-        f"{len(held)} of {len(shares)} keep{'s' if len(held) == 1 else ''} their direction on"
-        f" all {len(logs)} logs" + (f" ({'; '.join(held)})" if held else "")
-        + "; the rest depend on the log or are undecided"
-    )  # fmt: skip
-    ax.set(ylabel="points (calibrated − write-up, 95 % CI)", title=finding)
+    title = _titles().panel_title(held, len(shares), len(logs))
+    ax.set(ylabel="points (calibrated − write-up, 95 % CI)", title=title)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
     return fig
+
+
+def _titles() -> Any:
+    """The figures' titles: templates/realshape_figures.txt.j2's macros."""
+    return environment().get_template("realshape_figures.txt.j2").module
