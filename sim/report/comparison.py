@@ -7,6 +7,9 @@ five-seed run of our model reaches, estimated from all seeds (``verdicts.py``);
 *infeasible as reported* when it contradicts another reported figure whatever the
 model. Each verdict carries z, a borderline flag and the verdict on the first 150
 seeds, so a reader sees whether it hangs on the seed count.
+
+The module is long for its data: REPORTED, the write-up's figures as written, is half of
+it. The reasons' words are templates/comparison_reasons.md.j2.
 """
 
 from __future__ import annotations
