@@ -4,6 +4,7 @@ whether the fitted process (and the write-up's) reproduces a stretch of the log 
 Every number comes from the calibration's tables (`calibration_*.csv`), which
 ``sim.calibrate.panel.calibration_outputs`` makes from the packaged log (the fit) and
 the panel of logs (the held-out and transfer tests: ``sim.report.calibration_panel``).
+The words are templates/calibration_text.md.j2's and calibration_burst_gap.md.j2's.
 """
 
 from __future__ import annotations

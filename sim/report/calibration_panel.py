@@ -4,7 +4,8 @@ log's), the transfer test log × log, the initial imports the fits left out, and
 all this validates.
 
 Every number comes from `calibration_validation.csv`, `calibration_transfer.csv` and
-`calibration_imports.csv` (``sim.calibrate.panel`` makes them).
+`calibration_imports.csv` (``sim.calibrate.panel`` makes them); the words are
+templates/calibration_panel_text.md.j2's.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ below the hour and one of 2, 4 or 8 hours above it (nine ladders), or no rung be
 seconds and the hour and two of 2, 4 and 8 hours above it (three more), 8 h being the
 length of the day the write-up simulates. 5 s stands for "seconds" (a delay of seconds
 rejects almost nothing on either side of it). Twelve ladders; the default (5 s, 10 min,
-1 h, 4 h) is one of them, chosen from the text before any was run.
+1 h, 4 h) is one of them, chosen from the text before any was run. REPORT.md's section on
+it is templates/ladders_text.md.j2.
 """
 
 from __future__ import annotations

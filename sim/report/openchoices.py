@@ -1,5 +1,6 @@
 """REPORT.md's section on the open choices, and the corrected CAS and control analyses:
-every number in the prose comes from the tables of the run."""
+every number in the prose comes from the tables of the run; the prose is
+templates/openchoices_*.md.j2."""
 
 from __future__ import annotations
 

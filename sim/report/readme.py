@@ -1,4 +1,5 @@
-"""Generated blocks of README.md, so the README's numbers come from a run too."""
+"""Generated blocks of README.md, so the README's numbers come from a run too; their words
+are templates/readme_*.md.j2."""
 
 from __future__ import annotations
 
