@@ -16,8 +16,7 @@ from sim.calibrate.drift import DRIFT_LEVEL
 from sim.calibrate.stats import STATISTICS
 from sim.pages import md
 from sim.params import Params
-from sim.report.render import num_sized as num
-from sim.report.render import render
+from sim.report.render import num_sized, render
 from sim.stats import holm_rejected
 
 CALIBRATED, WRITEUP = "calibrated", "write-up (volume only)"
@@ -64,8 +63,8 @@ def validation_rows(validation: pd.DataFrame) -> pd.DataFrame:
         row = {
             "log": log,
             "statistic": statistic,
-            "real (first two thirds)": num(first["real_train"]),
-            "real (last third)": num(first["real"]),
+            "real (first two thirds)": num_sized(first["real_train"]),
+            "real (last third)": num_sized(first["real"]),
             "drift p": _p(first["drift_p"]) + (" (drifts)" if (log, statistic) in drifts else ""),
         }
         for _, r in g.iterrows():
@@ -74,8 +73,8 @@ def validation_rows(validation: pd.DataFrame) -> pd.DataFrame:
             else:
                 where = "inside" if r["inside"] else "**outside**"
             row[r["process"]] = (
-                f"{num(r['generated_mean'])} ({num(r['generated_lo'])} – "
-                f"{num(r['generated_hi'])}): {where}"
+                f"{num_sized(r['generated_mean'])} ({num_sized(r['generated_lo'])} – "
+                f"{num_sized(r['generated_hi'])}): {where}"
             )
         wide.append(row)
     return pd.DataFrame(wide)
