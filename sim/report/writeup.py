@@ -225,6 +225,7 @@ def render(
         ex = t["exposure"].set_index(["method", "interval_min"])
         exposure = {m: ex.loc[(m, i)].to_dict() for m, i in EXPOSURE_POINTS}
     docs = param_docs()
+    realshape = _realshape(t, seeds, realshape_setting)
     return render_template(
         "writeup_report.md.j2",
         seeds=seeds,
@@ -272,8 +273,8 @@ def render(
         else control_outlier_text(comparison, sensitivity),
         open_choices="" if sensitivity is None else open_choices_text(sensitivity),
         ladder="" if sensitivity is None else ladder_text(sensitivity, seeds["cas"]),
-        realshape=_realshape(t, seeds, realshape_setting),
-        calibration=calibration_text(t),
+        realshape=realshape,
+        calibration=calibration_text(t) if realshape else "",  # Appendix C's, after the shape
         seeds_needed=seeds_needed_table(comparison),
         params=[(k, v, docs.get(k, "")) for k, v in base.as_dict().items()],
     )
