@@ -17,11 +17,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from sim.advise.choice import advised_choice
 from sim.params import Params
-from sim.report import breakeven, readme, realshape, sensitivity
+from sim.report import breakeven, readme, sensitivity
 from sim.results import seedrows
 from sim.results.reproduce import TABLES, readme_blocks, write_tables
 from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
+from sim.study import realshape, realshape_panel
 from sim.study.experiments import run_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,13 +156,18 @@ def test_a_sampled_log_of_the_real_shape_panel_gives_its_committed_rows_and_trai
     seeds = sorted(rng.sample(own, experiment.sample))
     at = committed[committed["seed"].isin(seeds) & (committed["log"] == log)]
     arms = tuple(a for a in realshape.ARMS if a.name in set(at["arm"]))  # the rule's, at seed
-    request = realshape.panel_request(Params(), seeds, arms, (log,))
-    fresh = realshape.panel_rows(Params(), run_all([request], 1, False)[0], arms, (log,))
+    request = realshape.panel_request(Params(), advised_choice(Params()), seeds, arms, (log,))
+    fresh = realshape.panel_rows(
+        Params(), advised_choice(Params()), run_all([request], 1, False)[0], arms, (log,)
+    )
     rerun = f"seeds {seeds}, log {log}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     _assert_rows_equal(fresh, at, "realshape", rerun)
     traits = ROWS["realshape_traits"]
     _assert_rows_equal(
-        realshape.panel_traits((log,)), traits[traits["log"] == log], "realshape_traits", rerun
+        realshape_panel.panel_traits((log,)),
+        traits[traits["log"] == log],
+        "realshape_traits",
+        rerun,
     )
 
 
@@ -291,7 +298,7 @@ def test_the_committed_calibration_is_the_packaged_logs_fit() -> None:
     here without the bootstrap and must equal the committed ones."""
     from sim.calibrate.fit import fit
     from sim.calibrate.logs import BUNDLED, read_log
-    from sim.report.realshape import packaged_shape
+    from sim.study.realshape_panel import packaged_shape
 
     fresh = fit(read_log(BUNDLED), boot=0)
     committed = ROWS["calibration_fit"].set_index("quantity")["estimate"]

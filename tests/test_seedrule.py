@@ -12,8 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sim.report import realshape, realshape_seeds, sensitivity
+from sim.report import sensitivity
 from sim.results import seedrows
+from sim.study import realshape, realshape_seeds
 from sim.study.metrics import joined
 from sim.study.seedrule import SeedRule
 

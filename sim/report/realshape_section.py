@@ -11,7 +11,8 @@ from matplotlib.figure import Figure
 from sim.pages import md, pct
 from sim.params import SHAPE_FEATURES
 from sim.report import picks
-from sim.report.realshape import (
+from sim.report.realshape_tables import seeds_text
+from sim.study.realshape import (
     ABLATION,
     ARMS,
     BRACKETS,
@@ -20,7 +21,6 @@ from sim.report.realshape import (
     SHARES,
     Setting,
 )
-from sim.report.realshape_seeds import seeds_text
 
 HEADLINE = (
     "stale_share",

@@ -19,8 +19,8 @@ from sim.report.openchoices import (
     multiple_testing_text,
     open_choices_text,
 )
-from sim.report.realshape import Setting
 from sim.stats import seeds_for_half_width
+from sim.study.realshape import Setting
 from sim.studymap.report import text as map_text
 
 FIXED_ASSUMPTIONS = (

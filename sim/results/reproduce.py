@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from sim import advise, environment, pages
+from sim.advise.choice import advised_choice
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
@@ -30,8 +31,8 @@ from sim.report import (
     gate,
     openchoices,
     readme,
-    realshape,
     realshape_section,
+    realshape_tables,
     sensitivity,
     sizes,
     tables,
@@ -41,6 +42,7 @@ from sim.report.comparison import comparison_table
 from sim.results import seedrows
 from sim.results.seedrows import CAS_SEEDS, STALENESS_SEEDS, Rows
 from sim.study import exposure as study_exposure
+from sim.study import realshape
 from sim.study.experiments import WRITEUP_SEEDS
 from sim.study.metrics import joined
 from sim.studymap import report as studymap
@@ -146,9 +148,11 @@ TABLES: tuple[Table, ...] = (
     ),
     Table("exposure_crossings", lambda base, rows, t: exposure.crossings(t["exposure"])),
     Table("exposure_theory", lambda base, rows, t: exposure.theory_check(base, t["exposure"])),
-    Table("realshape", lambda base, rows, t: realshape.realshape_table(rows["realshape"])),
-    Table("realshape_moves", lambda base, rows, t: realshape.moves_table(t["realshape"])),
-    Table("realshape_paired", lambda base, rows, t: realshape.paired_table(rows["realshape"])),
+    Table("realshape", lambda base, rows, t: realshape_tables.realshape_table(rows["realshape"])),
+    Table("realshape_moves", lambda base, rows, t: realshape_tables.moves_table(t["realshape"])),
+    Table(
+        "realshape_paired", lambda base, rows, t: realshape_tables.paired_table(rows["realshape"])
+    ),
     *(Table(name, make) for name, make in studymap.TABLES),
     *(
         Table(part, _committed(part))
@@ -208,9 +212,7 @@ def texts(base: Params, rows: Rows, t: Tables) -> dict[str, str]:
         t, rows, advice_result, ADVICE_TARGET_MIN, studymap.writeup_rate(base)
     )
     shape = EditShape.from_json(rows["calibration_shape"]["shape_json"].iloc[0])
-    setting = realshape.setting(
-        base, shape, realshape.advised_choice(base), rows["realshape_traits"]
-    )
+    setting = realshape.setting(base, shape, advised_choice(base), rows["realshape_traits"])
     return {
         "summary.json": json.dumps(summary(base, t, seeds), indent=2, ensure_ascii=False) + "\n",
         "advise.txt": advice + "\n",

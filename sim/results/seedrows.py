@@ -27,17 +27,16 @@ from typing import Any
 
 import pandas as pd
 
+from sim.advise.choice import advised_choice
 from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
 from sim.report import (
     breakeven,
     gate,
-    realshape,
-    realshape_seeds,
     sensitivity,
     tables,
 )
-from sim.study import exposure
+from sim.study import exposure, realshape, realshape_panel, realshape_seeds
 from sim.study.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
 from sim.study.metrics import edit_rows, joined, per_seed
 from sim.study.seedrule import SeedRule
@@ -199,12 +198,12 @@ def _exposure(base: Params, seeds: list[int]) -> Plan:
 
 
 def _realshape(base: Params, seeds: list[int]) -> Plan:
-    request = realshape.panel_request(base, seeds)
+    request = realshape.panel_request(base, advised_choice(base), seeds)
 
     def finish(runs: list[PointRuns]) -> Rows:
         return {
-            "realshape": realshape.panel_rows(base, runs[0]),
-            "realshape_traits": realshape.panel_traits(),
+            "realshape": realshape.panel_rows(base, advised_choice(base), runs[0]),
+            "realshape_traits": realshape_panel.panel_traits(),
         }
 
     return Plan((request,), finish)
@@ -220,10 +219,11 @@ def _grow_realshape(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
         return None
 
     def finish(runs: list[PointRuns]) -> Rows:
-        batch = realshape_seeds.batch_rows(base, runs, arms)
+        batch = realshape_seeds.batch_rows(base, advised_choice(base), runs, arms)
         return {"realshape": realshape_seeds.ordered(pd.concat([so_far, batch]))}
 
-    return Plan(tuple(realshape_seeds.batch_requests(base, seeds, arms)), finish)
+    requests = realshape_seeds.batch_requests(base, advised_choice(base), seeds, arms)
+    return Plan(tuple(requests), finish)
 
 
 def _map(base: Params, seeds: list[int]) -> Plan:
@@ -247,7 +247,7 @@ def _calibration(base: Params, seeds: list[int]) -> Plan:
 
     def finish(runs: list[PointRuns]) -> Rows:
         tables, _figure = calibration_outputs(reps=len(seeds), boot=len(seeds))
-        shape = pd.DataFrame({"shape_json": [realshape.packaged_shape().to_json()]})
+        shape = pd.DataFrame({"shape_json": [realshape_panel.packaged_shape().to_json()]})
         return {f"calibration_{name}": frame for name, frame in tables.items()} | {
             "calibration_shape": shape
         }
