@@ -58,6 +58,7 @@ from IPython.display import display
 
 from sim.params import Params
 from sim.report import breakeven, exposure
+from sim.study.breakeven import break_even_runs
 from sim.study.experiments import StudyFrames, run_points, run_study
 from sim.study.exposure import exposure_table
 from sim.study.metrics import per_seed
@@ -229,10 +230,11 @@ show(fig)
 # article that changed (C ≤ D). In calls, polling is cheaper while ⌈E / 100⌉ + C < D;
 # in characters a page of 100 events weighs about as much as several article bodies, so
 # that break-even comes sooner. The sweep below measures both from the call log
-# (`sim/report/breakeven.py`; `make reproduce` puts the same analysis in REPORT.md).
+# (`sim/study/breakeven.py`, tabled by `sim/report/breakeven.py`; `make reproduce` puts the
+# same analysis in REPORT.md).
 
 # %%
-runs = breakeven.break_even_runs(
+runs = break_even_runs(
     params,
     {
         "n_saves": list(BREAK_EVEN_SAVES),

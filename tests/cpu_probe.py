@@ -27,9 +27,8 @@ from sim.calibrate.shape import EditShape
 from sim.environment import cpu_features
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
-from sim.report import breakeven
 from sim.results import seedrows
-from sim.study import realshape
+from sim.study import breakeven, realshape
 from sim.study.experiments import run_all
 
 SCHEDULE_FIELDS = (

@@ -19,11 +19,11 @@ import pytest
 
 from sim.advise.choice import advised_choice
 from sim.params import Params
-from sim.report import breakeven, readme, sensitivity
+from sim.report import readme, sensitivity
 from sim.results import seedrows
 from sim.results.reproduce import TABLES, readme_blocks, write_tables
 from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
-from sim.study import realshape, realshape_panel
+from sim.study import breakeven, realshape, realshape_panel
 from sim.study.experiments import run_all
 
 ROOT = Path(__file__).resolve().parents[1]
