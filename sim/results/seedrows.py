@@ -31,11 +31,10 @@ from sim.advise.choice import advised_choice
 from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
 from sim.report import (
-    gate,
     sensitivity,
     tables,
 )
-from sim.study import breakeven, exposure, realshape, realshape_panel, realshape_seeds
+from sim.study import breakeven, exposure, gate, realshape, realshape_panel, realshape_seeds
 from sim.study.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
 from sim.study.metrics import edit_rows, joined, per_seed
 from sim.study.seedrule import SeedRule
