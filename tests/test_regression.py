@@ -19,11 +19,11 @@ import pytest
 
 from sim.advise.choice import advised_choice
 from sim.params import Params
-from sim.report import readme, sensitivity
+from sim.report import readme
 from sim.results import seedrows
 from sim.results.reproduce import TABLES, readme_blocks, write_tables
 from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
-from sim.study import breakeven, realshape, realshape_panel
+from sim.study import breakeven, readings, realshape, realshape_panel
 from sim.study.experiments import run_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,8 +111,8 @@ def test_a_sampled_seed_of_every_reading_that_ran_it_gives_its_committed_rows(
     committed = ROWS["sensitivity"]
     at = committed[committed["seed"].isin(seeds)]
     keys = list(dict.fromkeys(zip(at["choice"], at["reading"], strict=True)))
-    requests = sensitivity.sensitivity_requests(Params(), seeds, keys)
-    fresh = sensitivity.sensitivity_rows(Params(), run_all(requests, 1, False), keys)
+    requests = readings.sensitivity_requests(Params(), seeds, keys)
+    fresh = readings.sensitivity_rows(Params(), run_all(requests, 1, False), keys)
     rerun = f"seeds {seeds}, {len(keys)} readings; REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     others = at.columns.difference(fresh.columns)  # figures of runs no sampled reading reran
     assert at[others].isna().all().all(), rerun
@@ -254,8 +254,9 @@ def test_every_open_choice_and_reading_is_in_the_sensitivity_table() -> None:
     """Every reading of every open choice (the twelve ladders among them) is in the table; a
     reading that cannot move a figure is marked so and leaves it exactly where the default
     is; the counting reading is judged against 191 of 600; no far miss is borderline."""
-    from sim.report.ladders import ladder_family
-    from sim.report.sensitivity import CHOICES, COUNTED_FIGURE, COUNTING, FIGURES, can_move
+    from sim.report.sensitivity import COUNTED_FIGURE, COUNTING, can_move
+    from sim.study.ladder import ladder_family
+    from sim.study.readings import CHOICES, FIGURES
 
     table = pd.read_csv(RESULTS / "sensitivity.csv", dtype={"reading": str})
     readings = set(zip(table["choice"], table["reading"], strict=True))

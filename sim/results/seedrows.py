@@ -34,7 +34,15 @@ from sim.report import (
     sensitivity,
     tables,
 )
-from sim.study import breakeven, exposure, gate, realshape, realshape_panel, realshape_seeds
+from sim.study import (
+    breakeven,
+    exposure,
+    gate,
+    readings,
+    realshape,
+    realshape_panel,
+    realshape_seeds,
+)
 from sim.study.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
 from sim.study.metrics import edit_rows, joined, per_seed
 from sim.study.seedrule import SeedRule
@@ -155,8 +163,8 @@ def _gate(base: Params, seeds: list[int]) -> Plan:
 
 def _sensitivity(base: Params, seeds: list[int]) -> Plan:
     return Plan(
-        tuple(sensitivity.sensitivity_requests(base, seeds)),
-        lambda runs: {"sensitivity": sensitivity.sensitivity_rows(base, runs)},
+        tuple(readings.sensitivity_requests(base, seeds)),
+        lambda runs: {"sensitivity": readings.sensitivity_rows(base, runs)},
     )
 
 
@@ -166,7 +174,7 @@ def _grow_sensitivity(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
     so_far = rows["sensitivity"]
     seeds = rule.next_batch(int(so_far["seed"].max()))
     headline = joined([rows["staleness_headline"], rows["cas_headline"]])
-    batches: dict[tuple[int, ...], list[sensitivity.ReadingKey]] = {}
+    batches: dict[tuple[int, ...], list[readings.ReadingKey]] = {}
     for key in sensitivity.open_readings(so_far, headline) if seeds else []:
         cap = sensitivity.paired_cap(key, headline)
         if batch := tuple(s for s in seeds if s <= cap):
@@ -174,15 +182,15 @@ def _grow_sensitivity(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
     if not batches:
         return None
     requests = [
-        (keys, sensitivity.sensitivity_requests(base, list(b), keys)) for b, keys in batches.items()
+        (keys, readings.sensitivity_requests(base, list(b), keys)) for b, keys in batches.items()
     ]
 
     def finish(runs: list[PointRuns]) -> Rows:
         parts, at = [so_far], 0
         for keys, reqs in requests:
-            parts.append(sensitivity.sensitivity_rows(base, runs[at : at + len(reqs)], keys))
+            parts.append(readings.sensitivity_rows(base, runs[at : at + len(reqs)], keys))
             at += len(reqs)
-        return {"sensitivity": sensitivity.ordered(base, pd.concat(parts))}
+        return {"sensitivity": readings.ordered(base, pd.concat(parts))}
 
     return Plan(tuple(r for _, reqs in requests for r in reqs), finish)
 
@@ -289,11 +297,11 @@ EXPERIMENTS = (
     ),
     Experiment(
         "sensitivity",
-        sensitivity.SEEDS,
+        readings.SEEDS,
         _sensitivity,
         ("sensitivity",),
         grow=_grow_sensitivity,
-        looks=sensitivity.LOOKS,
+        looks=readings.LOOKS,
     ),
     Experiment(
         "exposure",
