@@ -30,10 +30,7 @@ import pandas as pd
 from sim.advise.choice import advised_choice
 from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
-from sim.report import (
-    sensitivity,
-    tables,
-)
+from sim.report import sensitivity
 from sim.study import (
     breakeven,
     exposure,
@@ -42,6 +39,7 @@ from sim.study import (
     realshape,
     realshape_panel,
     realshape_seeds,
+    staleness,
 )
 from sim.study.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
 from sim.study.metrics import edit_rows, joined, per_seed
@@ -122,8 +120,8 @@ def _staleness(base: Params, seeds: list[int]) -> Plan:
         f = study_frames(runs[0])
         return {
             "staleness_headline": per_seed(f),
-            "staleness_by_run": tables.by_run_rows(f),
-            "staleness_checks": tables.check_rows(f),
+            "staleness_by_run": staleness.by_run_rows(f),
+            "staleness_checks": staleness.check_rows(f),
             "staleness_calls": f.calls,
         }
 
