@@ -7,7 +7,9 @@ rows, one per seed × arm × figure; the report's ``realshape_tables`` builds th
 those rows alone, so they can be recomputed from committed rows. Arms of a seed share its
 opening and its questions; the figures compare like with like by pairing seeds. Every arm
 watches with the advisor's choice for the base day (``sim.advise.choice.advised_choice``,
-passed in: the advisor reads the study, not the other way round).
+passed in: the advisor reads the study, not the other way round). Some 340 lines: the arms
+are a table of a dozen rows, and a request, its rows and the setting the section states are
+read against that table together.
 """
 
 from __future__ import annotations
