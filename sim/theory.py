@@ -21,7 +21,8 @@ This module is their one face: the study, the report, the advisor and the map ca
 ``sim/freshness/`` module of its concept: ``rates.py`` (the save rates), ``staleness.py``
 (at the day's end, before an edit, before a gated write), ``noticing.py`` (how long
 staleness goes unnoticed under a periodic check), ``checks.py`` (what the check methods
-cost) with ``chains.py`` (the per-article chains it solves).
+cost) with ``chains.py`` (the per-article chains it solves), and ``held.py`` (both for
+an agent that lets its citations go before the day's end, which the two dispatch to).
 """
 
 from sim.freshness.checks import (

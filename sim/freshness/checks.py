@@ -4,14 +4,14 @@ and poll under the stopping rule (per-article chains, solved in ``chains.py``)."
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 
 from sim import exactmath
+from sim.freshness import held as held_forms
 from sim.freshness.chains import day_counts, euler_steps, held_at_checks
-from sim.freshness.rates import p_changed, save_rates_per_s
+from sim.freshness.rates import citation_rates, p_changed, save_rates_per_s
 from sim.params import Params
 from sim.popularity import zipf_weights
 
@@ -38,7 +38,10 @@ def expected_check_calls(params: Params) -> list[dict[str, float]]:
     uncited, changed = 1.0 - q, p_changed(lam, dt)  # the same at every check
     rows = []
     for k in range(1, params.n_checks + 1):
-        answered = params.n_questions * min(1.0, k * dt / params.day_s)
+        if held_forms.held(params):  # the answers of the last citation_hold_s seconds
+            answered = held_forms.held_answers(params, k * dt)
+        else:
+            answered = params.n_questions * min(1.0, k * dt / params.day_s)
         target = 1.0 - uncited**answered
         cited = 1.0 - (1.0 - target) * np.exp(-target.mean())
         rows.append(
@@ -113,25 +116,6 @@ _CHUNK = 4096
 """Chains per chunk of push_counts: its ~500 elementwise steps then run in cache."""
 
 
-@functools.lru_cache(maxsize=8)
-def _citation_rates(params: Params, maps: int) -> np.ndarray:
-    """Citations per second of each article (columns) under `maps` random neighbour maps
-    (rows): its question rate as a first citation, plus the summed question rates of the
-    articles it is the nearest neighbour of, the same article each time (fixed draws);
-    shared by every interval."""
-    n = params.n_articles
-    q = zipf_weights(n, params.zipf_s)
-    draws = np.random.default_rng(0)
-    rate = np.tile(q, (maps, 1))
-    for m in range(maps):
-        for _slot in range(params.citations_per_answer - 1):
-            neighbour = (np.arange(n) + draws.integers(1, n, n)) % n if n > 1 else np.zeros(1, int)
-            rate[m] += np.bincount(neighbour, weights=q, minlength=n)
-    rate = params.n_questions * rate / params.day_s
-    rate.flags.writeable = False
-    return rate
-
-
 @exactmath.rounded
 def stopped_check_calls(
     params: Params, interval_s: float, maps: int = 16, steps: int = 2000
@@ -149,6 +133,8 @@ def stopped_check_calls(
     are one fixed matrix M (the same cut steps every interval) and the state at check k is
     Mᵏ⁻¹(1, 0): the sum over the day's K checks is Σₖ₌₀ᴷ⁻¹ Mᵏ (1, 0), taken by repeated
     squaring as push_counts takes its day."""
+    if held_forms.held(params):
+        return held_forms.stopped_check_calls_held(params, interval_s, maps)
     d, u = params.day_s, params.save_mix[2]
     checks = 0
     while (checks + 1) * interval_s <= d + 1e-9:
@@ -156,7 +142,7 @@ def stopped_check_calls(
     if checks == 0:
         return {"reread_reads": 0.0, "poll_reads": 0.0}
     lam = np.broadcast_to(save_rates_per_s(params), (maps, params.n_articles))
-    r = _citation_rates(params, maps)
+    r = citation_rates(params, maps)
     cited_in, changed_in = 1 - np.exp(-r * interval_s), p_changed(lam, interval_s)
     cut = euler_steps(d / steps, interval_s)
     held = np.empty((2, *r.shape))  # Σ over checks of P(unwatched), P(watched) before it

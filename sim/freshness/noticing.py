@@ -10,17 +10,10 @@ import functools
 import numpy as np
 
 from sim import exactmath
-from sim.freshness.rates import save_rates_per_s
+from sim.freshness import held as held_forms
+from sim.freshness.rates import citation_mixture, save_rates_per_s
 from sim.params import Params
 from sim.popularity import zipf_weights
-
-
-def _citation_mixture(params: Params) -> np.ndarray:
-    """Each article's share of citations: the first citation follows the questions'
-    popularity, the others are random articles (popularity rank is independent of topic)."""
-    n, k = params.n_articles, params.citations_per_answer
-    return (zipf_weights(n, params.zipf_s) + (k - 1) / n) / k
-
 
 _BLOCK = 100
 """Grid points per block of the change-time density: exp(−λc) at a point is the block's
@@ -39,7 +32,7 @@ def _change_density(params: Params, grid: int) -> tuple[np.ndarray, np.ndarray]:
     anchors = np.arange(blocks) * _BLOCK * step + step / 2
     offsets = np.arange(_BLOCK) * step
     lam = save_rates_per_s(params)[:, None]
-    mix = _citation_mixture(params)
+    mix = citation_mixture(params)
     kept = (np.exp(-lam * anchors[None, :]) * mix[:, None]).T @ np.exp(-lam * offsets[None, :])
     c = (np.arange(grid) + 0.5) * d / grid
     return c, (mix.sum() - kept.reshape(-1)[:grid]) / d
@@ -57,6 +50,8 @@ def unnoticed_time(params: Params, interval_s: float, grid: int = 20_000) -> dic
     and 95th percentile over changed citations, and the share of all citation-hours held
     that were stale and unnoticed (expected unnoticed time over the mean holding time
     D/2; Cho & Garcia-Molina's age, as a share)."""
+    if held_forms.held(params):
+        return held_forms.unnoticed_time_held(params, interval_s)
     d = params.day_s
     c, density = _change_density(params, grid)
     last = (d // interval_s) * interval_s
