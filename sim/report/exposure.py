@@ -20,6 +20,13 @@ from sim.study.exposure import HOURLY_ONLY, METHODS, SEEDS, SWEPT
 LABELS = {m.name: m.label for m in methods.METHODS} | {"push": "push (resource subscriptions)"}
 
 
+def shown(table: pd.DataFrame, names: tuple[str, ...]) -> list[str]:
+    """The methods of `names` that the table has rows of, in that order: a method added to
+    the registry after the rows were made has none until they are made again."""
+    have = set(table["method"])
+    return [m for m in names if m in have]
+
+
 def crossings(table: pd.DataFrame) -> pd.DataFrame:
     """For each periodic method and cost measure: the check interval at which it costs what
     push costs (log-linear between swept intervals); shorter intervals cost more than push
@@ -27,7 +34,7 @@ def crossings(table: pd.DataFrame) -> pd.DataFrame:
     Messages are calls plus notifications: a notification crosses the wire like a call."""
     push = table[table["method"] == "push"].iloc[0]
     rows = []
-    for method in SWEPT:
+    for method in shown(table, SWEPT):
         g = table[table["method"] == method].sort_values("interval_min")
         for measure in ("messages_per_day", "chars_per_day"):
             x, y = exactmath.log(g["interval_min"]), exactmath.log(g[measure])
@@ -53,7 +60,7 @@ def figure(table: pd.DataFrame) -> Figure:
     symmetric-log axis that has a 0), the check intervals labelled on the re-read line."""
     fig = Figure(figsize=(11, 4.6))
     axes = fig.subplots(1, 2)
-    colours = {m: methods.BY_NAME[m].colour for m in SWEPT}
+    colours = {m: methods.BY_NAME[m].colour for m in shown(table, SWEPT)}
     for ax, measure, label in zip(
         axes,
         ("messages_per_day", "chars_per_day"),
@@ -75,7 +82,7 @@ def figure(table: pd.DataFrame) -> Figure:
                         fontsize=7,
                         color=colour,
                     )
-        for method in METHODS[len(SWEPT) :]:
+        for method in shown(table, METHODS[len(SWEPT) :]):
             marker = "*" if method == "push" else "s"
             r = table[table["method"] == method].iloc[0]
             ax.plot(
@@ -187,7 +194,8 @@ def section_text(
                     f"{100 * r['stale_unknown_share']:.2f} %"
                 ),
             }
-            for m, r in [(m, _row(table, m, 60)) for m in (*SWEPT, *HOURLY_ONLY)] + [("push", push)]
+            for m, r in [(m, _row(table, m, 60)) for m in shown(table, (*SWEPT, *HOURLY_ONLY))]
+            + [("push", push)]
         ]
     )
     poll_rows = table[table["method"] == "poll"]

@@ -1,5 +1,6 @@
 """The study's runs: ``experiments`` (a seed's days, on all cores or a Dask cluster),
-``metrics`` (the headline quantities per seed), ``sweep`` (grids of parameters) and
+``metrics`` (the headline quantities per seed), ``methodrows`` (every check method's results
+in long form), ``sweep`` (grids of parameters) and
 ``seedrule`` (the sequential seed rule's batches); each experiment's days and per-seed rows:
 ``staleness`` (the staleness days' rows, the measured result sizes), ``exposure``,
 ``breakeven``, ``gate`` (the write gate), ``readings`` (every reading of an open choice, with
