@@ -289,7 +289,7 @@ from sim.advise.choice import advised_choice
 from sim.calibrate import validate
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
-from sim.report import realshape_section, realshape_tables
+from sim.report import realshape_effects, realshape_section
 from sim.study import realshape
 
 edit_log = read_log(EDIT_LOG or BUNDLED)
@@ -313,10 +313,10 @@ advised = advised_choice(params)
 real_rows = realshape.realshape_runs(
     params, advised, edit_fit.shape, list(range(1, REAL_SEEDS + 1)), WORKERS, True, arms
 )
-real_table = realshape_tables.realshape_table(real_rows, arms)
+real_table = realshape_effects.realshape_table(real_rows, arms)
 if OUT_DIR:
     real_rows.to_csv(Path(OUT_DIR) / "realshape_rows.csv", index=False, float_format="%.10g")
-realshape_section.headline_rows(real_table, realshape_tables.moves_table(real_table))
+realshape_section.headline_rows(real_table, realshape_effects.moves_table(real_table))
 
 # %%
 fig = realshape_section.figure(real_table)

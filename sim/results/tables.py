@@ -13,7 +13,7 @@ from sim.report import (
     breakeven,
     exposure,
     gate,
-    realshape_tables,
+    realshape_effects,
     sensitivity,
     sizes,
     tables,
@@ -113,10 +113,10 @@ TABLES: tuple[Table, ...] = (
     ),
     Table("exposure_crossings", lambda base, rows, t: exposure.crossings(t["exposure"])),
     Table("exposure_theory", lambda base, rows, t: exposure.theory_check(base, t["exposure"])),
-    Table("realshape", lambda base, rows, t: realshape_tables.realshape_table(rows["realshape"])),
-    Table("realshape_moves", lambda base, rows, t: realshape_tables.moves_table(t["realshape"])),
+    Table("realshape", lambda base, rows, t: realshape_effects.realshape_table(rows["realshape"])),
+    Table("realshape_moves", lambda base, rows, t: realshape_effects.moves_table(t["realshape"])),
     Table(
-        "realshape_paired", lambda base, rows, t: realshape_tables.paired_table(rows["realshape"])
+        "realshape_paired", lambda base, rows, t: realshape_effects.paired_table(rows["realshape"])
     ),
     *(Table(name, make) for name, make in studymap.TABLES),
     *(
