@@ -41,7 +41,7 @@ def burst_gap_bound(burst: pd.DataFrame, realshape: pd.DataFrame | None) -> str:
     seed by seed with the calibrated shape): a run, not an assumption."""
     if realshape is None or "diff_ci_lo" not in realshape:
         return ""
-    from sim.report.realshape import BURST_ARM, FIGURES, SHARED_LOG, SHARES
+    from sim.study.realshape import BURST_ARM, FIGURES, SHARED_LOG, SHARES
 
     arm = realshape[realshape["arm"] == BURST_ARM]
     b = burst[burst["coefficient"] == "B"].set_index("source")

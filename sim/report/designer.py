@@ -103,7 +103,7 @@ def panel_family(realshape: pd.DataFrame) -> pd.DataFrame:
     figures, each arm that changes how questions relate to edits (an assumption no edit log
     measures), with Holm's adjusted p over them all. The logs' measured features are the
     map's (§ 7) and Appendix C's, not picked from here."""
-    from sim.report.realshape_seeds import BY_NAME
+    from sim.study.realshape_seeds import BY_NAME
 
     r = realshape[realshape["figure"].isin(PAGE_PANEL) & realshape["diff_mean"].notna()]
     assumed = r["arm"].map(lambda a: BY_NAME[a].relation != "same")

@@ -24,9 +24,9 @@ from sim.report.designer import (
     _human_part,
     _margin,
 )
-from sim.report.ladders import delay_label
 from sim.report.render import render
 from sim.stats import normal_interval, ratio_interval
+from sim.study.ladder import delay_label
 from sim.studymap.figures import pct
 from sim.studymap.section import stale_at
 

@@ -10,20 +10,18 @@ import pandas as pd
 
 from sim.pages import md
 from sim.report import picks
-from sim.report.comparison import REPORTED, gone_counted_as_rejection, holm_family
+from sim.report.comparison import gone_counted_as_rejection, holm_family
 from sim.report.render import pct, render
 from sim.report.sensitivity import (
-    CHOICES,
     COUNTING,
-    LADDER,
-    LOOKS,
-    SEEDS,
     SHIFT_BOUND,
     simulated_moves,
     unsettled,
 )
 from sim.report.verdicts import p_value
 from sim.stats import holm_rejected
+from sim.study.readings import CHOICES, LADDER, LOOKS, SEEDS
+from sim.study.reported import REPORTED
 from sim.study.seedrule import REPEATED_ALPHA, SeedRule
 
 _BY_KEY = {r.key: r for r in REPORTED}

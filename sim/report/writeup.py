@@ -21,9 +21,9 @@ from sim.report.openchoices import (
     multiple_testing_text,
     open_choices_text,
 )
-from sim.report.realshape import Setting
 from sim.report.render import pct
 from sim.report.render import render as render_template
+from sim.study.realshape import Setting
 from sim.studymap.report import text as map_text
 
 
