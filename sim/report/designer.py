@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from sim.report import picks
-from sim.report.sensitivity import READING_WORDS
+from sim.report.tornado import READING_WORDS
 from sim.stats import Interval, ratio_interval
 
 WRITEUP_TITLE = (

@@ -29,8 +29,8 @@ from sim.report import (
     openchoices,
     readme,
     realshape_section,
-    sensitivity,
     sizes,
+    tornado,
     writeup,
 )
 from sim.results import rowfiles, seedrows
@@ -162,7 +162,7 @@ def write_figures(
     save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), "cas_by_delay.png")
     save(breakeven.figure(t["break_even"]), "break_even.png")
     save(gate.figure(t["gate"]), "gate.png")
-    save(sensitivity.tornado(t["sensitivity"], list(openchoices.HEADLINE)), "sensitivity.png")
+    save(tornado.tornado(t["sensitivity"], list(openchoices.HEADLINE)), "sensitivity.png")
     save(exposure.figure(t["exposure"]), "exposure.png")
     save(realshape_section.figure(t["realshape"]), "realshape.png")
     if "log" in t["realshape"].columns:
