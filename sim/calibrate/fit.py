@@ -17,9 +17,8 @@ log as it is; ``Fit.imports`` says what was left out.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -255,12 +254,11 @@ def fit(
         raise ValueError("the log has body edits of fewer than 2 articles: no popularity to fit")
     if progress is not None:
         progress(f"goodness of fit of the popularity ({gof_sims} simulations a family)")
-    gof = tuple(
-        popfit.goodness_of_fit(counts, f, gof_rng, 0 if shape_only and i else gof_sims)
-        for i, f in enumerate(popfit.FITTERS)
-    )
-    if shape_only:  # zipf's simulations drew from gof_rng first, as in the full fit
-        gof = (gof[0], replace(gof[1], p_value=math.nan))
+    # the family is read from Zipf's p-value and both AICs: Zipf–Mandelbrot's simulations
+    # (most of the goodness of fit) wait until the shape is out, and draw from gof_rng
+    # after Zipf's, as always
+    gof = (popfit.goodness_of_fit(counts, "zipf", gof_rng, gof_sims),
+           popfit.fitted(counts, "zipf_mandelbrot"))  # fmt: skip
     family = "zipf"
     if gof[0].p_value < GOF_LEVEL and gof[1].aic < gof[0].aic:
         family = "zipf_mandelbrot"
@@ -297,6 +295,8 @@ def fit(
     )
     if on_shape is not None:
         on_shape(shape)
+    if not shape_only:
+        gof = (gof[0], popfit.simulated(counts, gof[1], gof_rng, gof_sims))
     art_boot = _boot_articles(articles, boot, boot_rng, gof[1].params, progress)
     if progress is not None:
         progress(f"bootstrap of publishes and sittings ({boot} resamples)")
