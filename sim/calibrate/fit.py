@@ -163,28 +163,39 @@ class _PublishTable:
         self.first, self.sitting_weight = first, sitting_weight[first]
         self.hour = ((t // HOUR_S) % 24).astype(int)
         self.day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
-        self.kinds = np.asarray(kind_counts, dtype=np.int64)
-        self.rows = np.asarray(n_rows, dtype=np.int64)
-        self.has = np.flatnonzero(n_starts > 0)
-        self.bulk = np.flatnonzero(n_starts > 1)
-        self.bulk_starts = np.asarray(n_starts, dtype=np.int64)[self.bulk]
-        self.multi = np.flatnonzero(n_rows > 1)
-        self.big = np.flatnonzero(n_rows >= 10)
+        rows = np.asarray(n_rows, dtype=np.int64)
+        starts = np.asarray(n_starts, dtype=np.int64)
+        # every whole-number sum a resample takes, as one product of whole numbers (exact,
+        # so its order is free): the kinds, rows, publishes with a session start, bulk
+        # publishes and their starts, publishes of >1 article, rows in publishes of >=10
+        self.counts = np.ascontiguousarray(
+            np.vstack(
+                [
+                    np.asarray(kind_counts, dtype=np.int64).T,
+                    rows,
+                    starts > 0,
+                    starts > 1,
+                    np.where(starts > 1, starts, 0),
+                    rows > 1,
+                    np.where(rows >= 10, rows, 0),
+                ]
+            ),
+            dtype=np.int64,
+        )
 
     def values(self, window_s: float, w: np.ndarray) -> dict[str, float]:
         sw = self.sitting_weight * w[self.first]
         hours = np.bincount(self.hour, weights=sw, minlength=24) + PROFILE_PRIOR
         days = np.bincount(self.day, weights=sw, minlength=7) + PROFILE_PRIOR
-        mix = (self.kinds * w[:, None]).sum(axis=0)
+        sums = self.counts @ np.asarray(w, dtype=np.int64)
+        mix, (saves, n_has, n_bulk, bulk_starts, n_multi, big) = sums[:4], sums[4:].tolist()
         mix = mix / mix.sum() if mix.sum() else np.full(len(KINDS), np.nan)
-        saves = _isum(w, self.rows)
-        n_has, n_bulk = int(w[self.has].sum()), int(w[self.bulk].sum())
         out = {
             "saves per day": saves / (window_s / DAY_S),
             "bulk share of session starts": n_bulk / n_has if n_has else np.nan,
-            "bulk size (mean)": _isum(w[self.bulk], self.bulk_starts) / n_bulk if n_bulk else 0,
-            "publishes with >1 article": int(w[self.multi].sum()) / int(w.sum()),
-            "saves in publishes of >=10": _isum(w[self.big], self.rows[self.big]) / saves,
+            "bulk size (mean)": bulk_starts / n_bulk if n_bulk else 0,
+            "publishes with >1 article": n_multi / int(w.sum()),
+            "saves in publishes of >=10": big / saves,
         }
         out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix, strict=True)}
         out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
