@@ -20,191 +20,21 @@ import numpy as np
 from sim import draws
 from sim.kb.store import KBStore
 from sim.kb.versions import us_from_datetime
+from sim.vocabulary import (
+    PLACES,
+    ROLES,
+    SECTIONS,
+    SENTENCES,
+    SYMPTOMS,
+    TITLES,
+    TOPICS,
+    VERBS,
+)
 
 KB_ID = "kb-support"
 """The id of the KB every simulated day, `serve` and `import` write (one KB a file)."""
 DAY_START_US = us_from_datetime(datetime(2026, 11, 9, 9, 0, tzinfo=UTC))
 """09:00 UTC on a Monday: simulated time 0 as a version timestamp."""
-
-TOPICS: dict[str, tuple[str, ...]] = {
-    "billing": (
-        "invoice PDF",
-        "payment method",
-        "billing address",
-        "refund request",
-        "tax ID",
-        "subscription plan",
-    ),
-    "accounts": (
-        "password",
-        "two-factor login",
-        "email address",
-        "profile photo",
-        "account owner",
-        "single sign-on",
-    ),
-    "team": (
-        "team member",
-        "guest access",
-        "user role",
-        "invitation link",
-        "seat count",
-        "department group",
-    ),
-    "data": (
-        "CSV export",
-        "data backup",
-        "import template",
-        "archive folder",
-        "retention policy",
-        "audit log",
-    ),
-    "notifications": (
-        "email digest",
-        "push alert",
-        "mention notice",
-        "quiet hours",
-        "webhook endpoint",
-        "alert rule",
-    ),
-    "calendar": (
-        "meeting invite",
-        "shared calendar",
-        "time zone",
-        "recurring event",
-        "room booking",
-        "availability slot",
-    ),
-    "projects": (
-        "project template",
-        "task board",
-        "milestone",
-        "due date",
-        "task label",
-        "project owner",
-    ),
-    "documents": (
-        "shared note",
-        "page history",
-        "file attachment",
-        "document link",
-        "page template",
-        "comment thread",
-    ),
-    "integrations": (
-        "API token",
-        "Slack channel",
-        "Zapier flow",
-        "OAuth app",
-        "sync job",
-        "Git repository",
-    ),
-    "security": (
-        "session timeout",
-        "IP allowlist",
-        "security key",
-        "device list",
-        "encryption key",
-        "login alert",
-    ),
-    "reports": (
-        "usage report",
-        "sales dashboard",
-        "chart widget",
-        "report schedule",
-        "KPI target",
-        "filter preset",
-    ),
-    "support": (
-        "support ticket",
-        "chat widget",
-        "help article",
-        "canned reply",
-        "ticket priority",
-        "SLA timer",
-    ),
-}
-VERBS: tuple[tuple[str, str], ...] = (
-    ("set up", "setting up"),
-    ("change", "changing"),
-    ("delete", "deleting"),
-    ("export", "exporting"),
-    ("restore", "restoring"),
-    ("share", "sharing"),
-    ("rename", "renaming"),
-    ("disable", "disabling"),
-    ("reset", "resetting"),
-    ("move", "moving"),
-    ("find", "finding"),
-    ("update", "updating"),
-    ("copy", "copying"),
-    ("lock", "locking"),
-    ("merge", "merging"),
-    ("verify", "verifying"),
-    ("schedule", "scheduling"),
-    ("limit", "limiting"),
-    ("transfer", "transferring"),
-    ("troubleshoot", "troubleshooting"),
-)
-PLACES = (
-    "web app",
-    "desktop app",
-    "iOS app",
-    "Android app",
-    "admin console",
-    "public API",
-    "browser extension",
-    "Outlook add-in",
-    "Teams app",
-    "command line",
-    "partner portal",
-    "mobile web",
-    "kiosk mode",
-    "sandbox workspace",
-    "enterprise plan",
-    "starter plan",
-    "EU region",
-    "US region",
-    "offline mode",
-    "beta channel",
-    "Mac app",
-    "Windows app",
-    "Linux app",
-    "Chrome app",
-    "Safari app",
-    "Gmail add-on",
-    "Zoom app",
-    "tablet app",
-    "watch app",
-    "education plan",
-)
-_TITLES = (
-    "How to {verb} the {obj} in the {place}",
-    "{Gerund} the {obj} in the {place}",
-    "{Obj} in the {place}: {gerund} it",
-    "{Place}: {verb} the {obj} step by step",
-    "Guide to {gerund} the {obj} ({place})",
-)
-_ROLES = ("admin", "owner", "editor", "billing manager", "workspace admin")
-_SECTIONS = ("Settings", "the sidebar", "the account menu", "the Admin page", "the toolbar")
-_SYMPTOMS = (
-    "an error banner",
-    "a spinning icon",
-    "an old value",
-    "a permission warning",
-    "a blank page",
-    "a sync delay",
-)
-_SENTENCES = (
-    "You need {role} permissions to {verb} the {obj}.",
-    "Open {section}, pick the {obj} and choose the option you need.",
-    "If you see {symptom}, reload the {place} and try again.",
-    "Changes to the {obj} reach every member of the workspace within a few minutes.",
-    "The {place} keeps a record of who changed the {obj} and when.",
-    "Contact support with a screenshot if the {obj} still shows {symptom}.",
-    "In the {place}, {topic} settings are under {section}.",
-    "Ask your {role} if the option to {verb} the {obj} is greyed out.",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,14 +86,14 @@ def _fill(template: str, spec: ArticleSpec | dict[str, str], u: np.ndarray) -> s
 
 
 def _filled(template: str, words: dict[str, str], u: list[float]) -> str:
-    words["role"] = _ROLES[int(u[0] * len(_ROLES))]
-    words["section"] = _SECTIONS[int(u[1] * len(_SECTIONS))]
-    words["symptom"] = _SYMPTOMS[int(u[2] * len(_SYMPTOMS))]
+    words["role"] = ROLES[int(u[0] * len(ROLES))]
+    words["section"] = SECTIONS[int(u[1] * len(SECTIONS))]
+    words["symptom"] = SYMPTOMS[int(u[2] * len(SYMPTOMS))]
     return template.format_map(words)
 
 
 def title_for(spec: ArticleSpec | dict[str, str], revision: int) -> str:
-    return _fill(_TITLES[revision % len(_TITLES)], spec, np.zeros(3))
+    return _fill(TITLES[revision % len(TITLES)], spec, np.zeros(3))
 
 
 _LEAD = "This article explains how to {verb} the {obj} in the {place}."
@@ -274,7 +104,7 @@ _UNIFORMS = 3
 
 
 _TASK_WORDS = ("verb", "gerund", "obj", "place", "topic")
-_PICKED = (_ROLES, _SECTIONS, _SYMPTOMS)
+_PICKED = (ROLES, SECTIONS, SYMPTOMS)
 
 
 def _with_task_fields(template: str, **picked: str) -> str:
@@ -286,13 +116,13 @@ def _with_task_fields(template: str, **picked: str) -> str:
 
 
 _LEAD_FIELDS = _with_task_fields(_LEAD)
-_TITLE_FIELDS = _with_task_fields(_TITLES[0])  # as title_for(d, 0): no role, section, symptom
+_TITLE_FIELDS = _with_task_fields(TITLES[0])  # as title_for(d, 0): no role, section, symptom
 _VARIANTS = [
     _with_task_fields(template, role=r, section=s, symptom=y)
-    for template in _SENTENCES
-    for r in _ROLES
-    for s in _SECTIONS
-    for y in _SYMPTOMS
+    for template in SENTENCES
+    for r in ROLES
+    for s in SECTIONS
+    for y in SYMPTOMS
 ]
 """Every sentence with its role, section and symptom filled in: sentence i with uniforms
 picking r, s, y is number ((i·R + r)·S + s)·Y + y."""
@@ -303,7 +133,7 @@ def _bodies(n: int, rng: np.random.Generator) -> list[str]:
     sentences, each with 3 uniforms, drawn as ``rng.choice(8, size=rng.integers(4, 7),
     replace=False)`` then ``rng.random(3 * size)`` per body (``sim.draws`` in bulk)."""
     sizes, picks, u = draws.choices_with_uniforms(
-        rng, n, len(_SENTENCES), *_SENTENCES_PER_BODY, _UNIFORMS
+        rng, n, len(SENTENCES), *_SENTENCES_PER_BODY, _UNIFORMS
     )
     variant = picks
     for k, words in enumerate(_PICKED):
@@ -317,7 +147,7 @@ def _bodies(n: int, rng: np.random.Generator) -> list[str]:
 
 
 BASE_ARTICLES = 400
-"""Up to this size the KB documents one product, in the vocabulary above."""
+"""Up to this size the KB documents one product, in ``vocabulary.py``'s words."""
 HEAPS_BETA = 0.55
 """Beyond it, the vocabulary grows as Heaps' law V ≈ K·n^β (β ≈ 0.4–0.6 for English
 text: Heaps, Information Retrieval, 1978; Baeza-Yates & Ribeiro-Neto, Modern Information
@@ -409,7 +239,7 @@ humans' stream aligned when the agent's edits change what the humans edit."""
 def edited_body(spec: ArticleSpec, content: str, u: np.ndarray) -> str:
     """A human body edit: one paragraph after the lead is rewritten, or one is added."""
     paragraphs = content.split("\n\n")
-    new = _fill(_SENTENCES[int(u[0] * len(_SENTENCES))], spec, u[1:4])
+    new = _fill(SENTENCES[int(u[0] * len(SENTENCES))], spec, u[1:4])
     new += f" (Reviewed: step {2 + int(u[4] * 7)} clarified.)"
     if len(paragraphs) > 1 and u[5] < 0.7:
         paragraphs[1 + int(u[5] / 0.7 * (len(paragraphs) - 1))] = new

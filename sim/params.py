@@ -2,7 +2,9 @@
 
 Defaults are the write-up's day. Vary it with ``dataclasses.replace`` (``Params.with_``
 where the fields are named at run time); a bad value raises ``ValueError`` on
-construction, naming the field, what it accepts and what it got.
+construction, naming the field, what it accepts and what it got. The module is longer than
+~300 lines because it is that one dataclass: each field with its docstring (the report's
+parameter list reads them) and its check beside the others it depends on.
 """
 
 from __future__ import annotations

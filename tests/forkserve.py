@@ -116,6 +116,7 @@ def zygote(listening_fd: int, kind: str) -> NoReturn:
             follow,
             http,
             http_front,
+            http_guard,
             mcp_server,
             stdio,
             tools,

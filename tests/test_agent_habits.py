@@ -200,11 +200,21 @@ def test_advise_db_moves_with_both_habits_and_says_them(kb, capsys) -> None:
     assert any(r["unnoticed_min"] for r in short["rows"]["kb"])
     assert any("1 h after its read (--hold-hours)" in x for x in short["assumptions"])
     assert any("(--edit-share)" in x for x in fewer["assumptions"])
+
+    def form(out: dict, method: str) -> dict[float, dict]:
+        rows = out["closed_forms"]["rows"]
+        return {r["interval_min"]: r for r in rows if r["method"] == method}
+
+    for method in ("reread", "poll"):  # the closed forms move with the hold too
+        held, whole = form(short, method), form(base, method)
+        for interval, r in held.items():
+            assert r["mean_unnoticed_min"] < whole[interval]["mean_unnoticed_min"]
+            assert r["mean_unnoticed_min"] <= 60 and r["calls"] < whole[interval]["calls"]
     capsys.readouterr()
     args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "2"]
     assert main([*args, "--hold-hours", "1"]) == 0
     text = capsys.readouterr().out
-    assert "stale when let go" in text and "the hold (--hold-hours) is not in them" in text
+    assert "stale when let go" in text and "closed forms take the hold (--hold-hours)" in text
     assert "met with no check at all" not in text  # held 60 min, past the 30 min target
     assert main([*args, "--hold-hours", "0.5"]) == 0  # held no longer than the target
     assert "the target is met with no check at all" in capsys.readouterr().out

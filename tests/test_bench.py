@@ -13,7 +13,7 @@ import pytest
 
 from sim.bench.replay import RecordingDay, replay
 from sim.bench.scaling import scaling
-from sim.bench.suite import targets
+from sim.bench.targets import targets
 from sim.model.opening import Opening
 from sim.params import Params
 from sim.study.experiments import experiment_params
@@ -89,7 +89,7 @@ def test_targets_compare_each_tool_with_its_own_cost_at_x1() -> None:
 
 
 def test_retiming_some_loops_keeps_the_rest_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sim.bench import suite
+    from sim.bench import speed_table, suite
 
     committed = json.loads((Path(__file__).parents[1] / "results" / "bench.json").read_text())
     fresh = {"wall_s": 1.5, "passed": True, "steps": []}
@@ -97,7 +97,7 @@ def test_retiming_some_loops_keeps_the_rest_and_says_so(monkeypatch: pytest.Monk
     other = {**committed["machine"], "cpu": "Other CPU", "numpy_top_level": "X86_V3"}
     monkeypatch.setattr(suite, "machine", lambda: other)
     b = suite.retime(committed, ["make_test"], lambda: "abc1234")
-    prior = suite._retimed(committed)  # what the committed file says was retimed already
+    prior = speed_table.retimed_loops(committed)  # what the committed file says was retimed already
     machines = committed.get("retimed", {}).get("machines", {})
     assert b["make_test"] == fresh
     assert b["retimed"] == {
@@ -107,17 +107,17 @@ def test_retiming_some_loops_keeps_the_rest_and_says_so(monkeypatch: pytest.Monk
     assert {k: v for k, v in b.items() if k not in ("make_test", "retimed")} == {
         k: v for k, v in committed.items() if k not in ("make_test", "retimed")
     }
-    assert "Timed again (`python -m sim bench --only`): " in suite.readme_table(b)
+    assert "Timed again (`python -m sim bench --only`): " in speed_table.readme_table(b)
     # a loop retimed on another machine than the full bench's names it
     assert "`make_test` on abc1234 (Other CPU, numpy's kernels up to X86_V3)" in (
-        suite.readme_table(b)
+        speed_table.readme_table(b)
     )
     # a later --only adds its loops, each with its own commit and machine
     monkeypatch.setitem(suite.LOOPS, "make_check", lambda: fresh)
     monkeypatch.setattr(suite, "machine", lambda: committed["machine"])
     again = suite.retime(b, ["make_check"], lambda: "def5678")
     assert again["retimed"]["loops"] == {**prior, "make_test": "abc1234", "make_check": "def5678"}
-    text = suite.readme_table(again)
+    text = speed_table.readme_table(again)
     assert "`make_test` on abc1234 (Other CPU" in text
     assert "`make_check` on def5678;" in text or "`make_check` on def5678," in text
 
@@ -264,19 +264,19 @@ def test_the_http_load_table_renders_each_level_beside_its_floor_and_the_targets
 
 
 def test_the_imported_kb_rows_render_each_step_at_each_size() -> None:
-    from sim.bench import suite
+    from sim.bench import speed_table
 
     def row(*walls: float) -> dict:
         steps = [
             {"step": s, "wall_s": w, "cpu_s": 2 * w}
-            for s, w in zip(suite.IMPORTED_STEPS, walls, strict=True)
+            for s, w in zip(speed_table.IMPORTED_STEPS, walls, strict=True)
         ]
         return {"wall_s": sum(walls), "passed": True, "steps": steps}
 
-    lines = suite._imported_table({"import_advise_1000": row(1.0, 5.0, 25.0)})
+    lines = speed_table._imported_table({"import_advise_1000": row(1.0, 5.0, 25.0)})
     assert lines[-1] == "| 1,000 | 1.0 s (CPU 2.0 s) | 5.0 s (CPU 10.0 s) | 25.0 s (CPU 50.0 s) |"
     assert "bounded by reading the history" in "".join(lines)
-    assert suite._imported_table({}) == []
+    assert speed_table._imported_table({}) == []
 
 
 def test_the_machine_record_names_the_cpu_and_numpys_top_kernel_level() -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim import corpus, draws, rng
-from sim.corpus import PLACES, VERBS, ArticleSpec, n_products
+from sim import corpus, draws, rng, vocabulary
+from sim.corpus import ArticleSpec, n_products
 from sim.draws import choices_with_uniforms
 from sim.kb.fts5 import tokens
 from sim.kb.index import BM25Index
@@ -17,6 +17,7 @@ from sim.kb.matrix_index import MatrixIndex
 from sim.kb.search import INDEX_MIN_ROWS
 from sim.kb.store import KBStore
 from sim.model.opening import DAY_START_US, KB_ID, Opening
+from sim.vocabulary import PLACES, VERBS
 
 PCG64_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
 """PCG64's 128-bit LCG multiplier (numpy's pcg64.h): used to place chosen outputs."""
@@ -24,11 +25,11 @@ M64, M128 = 2**64 - 1, 2**128 - 1
 
 
 def _reference_body(words: dict[str, str], g: np.random.Generator) -> str:
-    picks = g.choice(len(corpus._SENTENCES), size=int(g.integers(4, 7)), replace=False).tolist()
+    picks = g.choice(len(vocabulary.SENTENCES), size=int(g.integers(4, 7)), replace=False).tolist()
     u = g.random(3 * len(picks)).tolist()
     paragraphs = [corpus._LEAD.format_map(words)]
     for k, i in enumerate(picks):
-        paragraphs.append(corpus._filled(corpus._SENTENCES[i], words, u[3 * k : 3 * k + 3]))
+        paragraphs.append(corpus._filled(vocabulary.SENTENCES[i], words, u[3 * k : 3 * k + 3]))
     return "\n\n".join(paragraphs)
 
 
@@ -57,7 +58,7 @@ def _reference_corpus(n_articles: int, g: np.random.Generator) -> list[tuple[Art
         d = {"verb": VERBS[v][0], "gerund": VERBS[v][1], "obj": obj, "place": places[p]}
         d["topic"] = topic
         words = corpus._words(d)
-        title = corpus._TITLES[0].format_map(words)
+        title = vocabulary.TITLES[0].format_map(words)
         spec = ArticleSpec(
             f"art-{i + 1:0{width}d}", topic, d["verb"], d["gerund"], obj, d["place"], title
         )

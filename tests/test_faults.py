@@ -26,7 +26,7 @@ from sim.kb.store import KBStore
 from sim.model.opening import KB_ID, open_kb
 from sim.serve import open_store
 from sim.server.calllog import CallLog
-from sim.server.stdio import Drop, Forward, Screen
+from sim.server.screen import Drop, Forward, Screen
 from sim.server.tools import KBServer
 from tests.conftest import examples
 

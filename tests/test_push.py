@@ -21,7 +21,7 @@ from sim.model.cadence import check_instants
 from sim.model.day import run_day
 from sim.model.opening import KB_ID, open_kb
 from sim.params import Params
-from sim.results import seedrows
+from sim.results import rowfiles
 from sim.server import resources
 from sim.server.tools import KBServer
 from sim.study.experiments import run_study
@@ -198,7 +198,7 @@ def test_check_instants_merge_the_grids() -> None:
 
 
 # -- closed forms, held to the simulation --------------------------------------------------
-EXPOSURE = seedrows.read_csv(ROOT / "results" / "seeds" / "exposure.csv")
+EXPOSURE = rowfiles.read_csv(ROOT / "results" / "seeds" / "exposure.csv")
 """The committed exposure runs' per-seed rows (10 seeds; the regression test reruns a sample
 of them and `make check` all), so the closed forms are held to the study's own days."""
 

@@ -19,9 +19,10 @@ import pytest
 
 from sim.params import Params
 from sim.report import breakeven, readme, realshape, sensitivity
-from sim.results import seedrows
-from sim.results.reproduce import TABLES, readme_blocks, write_tables
+from sim.results import rowfiles, seedrows
+from sim.results.reproduce import readme_blocks, write_tables
 from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
+from sim.results.tables import TABLES
 from sim.study.experiments import run_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +92,7 @@ def test_sampled_seeds_simulated_again_give_their_committed_rows(
 def _assert_rows_equal(fresh: pd.DataFrame, want: pd.DataFrame, part: str, rerun: str) -> None:
     """Fresh rows, through the rows file's text as `make reproduce` writes them, equal the
     committed ones exactly."""
-    got = seedrows.read_csv(seedrows.to_csv(fresh))
+    got = rowfiles.read_csv(rowfiles.to_csv(fresh))
     want = want.reset_index(drop=True)
     assert list(got.columns) == list(want.columns), f"{part}: {rerun}"
     pd.testing.assert_frame_equal(

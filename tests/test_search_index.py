@@ -23,8 +23,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.kb.fts5 import ascii_tokens, tokens
-from sim.kb.index import BM25Index, Postings
+from sim.kb.index import BM25Index
 from sim.kb.matrix_index import MatrixIndex
+from sim.kb.postings import Postings
 from sim.kb.rows import StoreError
 from sim.kb.schema import SCHEMA
 from sim.kb.store import KBStore

@@ -23,7 +23,8 @@ import pytest
 from sim.bench.stdio import EXIT_WAIT_S, ROOT, SERVE, RawClient, mixed_calls, tool_call
 from sim.model.opening import KB_ID
 from sim.server.calllog import read_jsonl
-from sim.server.stdio import MAX_LINE_BYTES, Screen
+from sim.server.screen import Screen
+from sim.server.stdio import MAX_LINE_BYTES
 
 READ = {"knowledge_base_id": KB_ID, "article_id": "art-00001"}
 
@@ -323,7 +324,7 @@ def test_the_screen_walks_a_message_whenever_its_text_could_hide_depth_or_a_surr
     """The depth and surrogate walks are skipped only when the text shows they would find
     nothing: 65 levels are refused however few other brackets there are, a surrogate escape
     in any case is refused, and brackets or an escaped backslash inside a string pass."""
-    from sim.server.stdio import Answer, Forward
+    from sim.server.screen import Answer, Forward
 
     screen = Screen(lambda name, args: None, era="legacy", initialized=True)
 

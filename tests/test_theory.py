@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 from sim import exactmath, theory
+from sim.freshness import rates as freshness_rates
 from sim.params import Params
 from sim.popularity import top_share, zipf_weights
 from sim.study.experiments import Request, StudyFrames, frames_of, run_all, run_study
@@ -248,7 +249,7 @@ def _stopped_check_calls_stepwise(
     """stopped_check_calls as first written: the Euler steps one by one, every check."""
     d, u = params.day_s, params.save_mix[2]
     lam = theory.save_rates_per_s(params)[None, :]
-    r = theory._citation_rates(params, maps)
+    r = freshness_rates.citation_rates(params, maps)
     cited_in, changed_in = 1 - np.exp(-r * interval_s), p_changed(lam, interval_s)
     unwatched, watched = np.ones_like(r), np.zeros_like(r)
     h = d / steps

@@ -38,6 +38,7 @@ EXTRA_OF = {  # modules that import an extra's packages (inside the commands tha
     "sim/study/sweep.py": ("dask",),
     "sim/server/http.py": ("http",),  # serve --http
     "sim/server/http_front.py": ("http",),
+    "sim/server/http_guard.py": ("http",),
     "sim/server/http_sessions.py": ("http",),
     "sim/bench/http_floor.py": ("http",),
     "sim/bench/http_raw.py": ("bench",),

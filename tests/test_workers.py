@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 from sim.params import Params
-from sim.results import seedrows
+from sim.results import rowfiles, seedrows
 from sim.results.check import local_cluster
+from sim.results.plans import run_plans
 from sim.study.sweep import grid, sweep
 
 SEEDS = [1, 2]
@@ -21,8 +22,8 @@ SEEDS = [1, 2]
 
 def _rows(workers: int, scheduler: str | None = None) -> dict[str, str]:
     plans = [seedrows.BY_NAME[name].plan(Params(), SEEDS) for name in ("staleness", "cas")]
-    got = seedrows.run_plans(plans, workers, False, scheduler)
-    return {part: seedrows.to_csv(frame) for rows in got for part, frame in rows.items()}
+    got = run_plans(plans, workers, False, scheduler)
+    return {part: rowfiles.to_csv(frame) for rows in got for part, frame in rows.items()}
 
 
 @pytest.fixture(scope="module")

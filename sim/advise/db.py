@@ -264,8 +264,9 @@ def db_advice(
         )
     if not math.isinf(agent.hold_s):
         lines.append(
-            "The closed forms hold every citation to the day's end: the hold (--hold-hours) "
-            "is not in them, only in the simulated days."
+            "The closed forms take the hold (--hold-hours) into the time a change goes "
+            "unnoticed and into the re-read and poll calls; push's subscriptions and "
+            "notifications in them are those of citations held to the day's end."
         )
     none = (
         "the agent edits no answer (--edit-share 0, or the call log's share)"

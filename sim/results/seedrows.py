@@ -3,7 +3,7 @@
 Every experiment turns its runs into tidy rows, one per seed × point (× reading, method,
 delay...), holding the sums and counts its tables need; `make reproduce` writes them to
 results/seeds/<part>.csv and builds every table, summary.json, REPORT.md, advise.txt and
-the README blocks from those files alone (``reproduce.build_tables``). So the regression
+the README blocks from those files alone (``sim.results.tables.build_tables``). So the regression
 test can rebuild every reported figure from the committed rows, and rerun a few seeds of
 each experiment to see that they still give their rows.
 
@@ -13,17 +13,15 @@ per-seed sums): they are listed in ``Experiment.pooled``; `make check` covers th
 To add an experiment: write a ``run(base, seeds, workers, progress)`` returning
 {part: DataFrame} (each frame with a ``seed`` column, its rows a pure function of the
 seed), append an ``Experiment`` to EXPERIMENTS, and add the tables made from its parts to
-``reproduce.TABLES``.
+``sim.results.tables.TABLES``. The module runs past ~300 lines because it is the table of
+experiments, each plan beside its entry; how a plan runs is ``plans.py``, the rows files
+``rowfiles.py``.
 """
 
 from __future__ import annotations
 
-import io
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -37,79 +35,13 @@ from sim.report import (
     sensitivity,
     tables,
 )
+from sim.results.plans import Experiment, Plan, run_plans
+from sim.results.rowfiles import Rows, read_csv
 from sim.study import exposure
-from sim.study.experiments import PointRuns, Request, distinct_days, run_requests, study_frames
+from sim.study.experiments import PointRuns, Request, distinct_days, study_frames
 from sim.study.metrics import edit_rows, joined, per_seed
 from sim.study.seedrule import SeedRule
 from sim.studymap import grid as map_grid
-
-Rows = dict[str, pd.DataFrame]
-
-
-@dataclass(frozen=True)
-class Plan:
-    """An experiment's days, and what it makes of them."""
-
-    requests: tuple[Request, ...]
-    finish: Callable[[list[PointRuns]], Rows]
-    """The experiment's parts from its requests' runs, in the requests' order."""
-
-
-@dataclass(frozen=True)
-class Experiment:
-    name: str
-    """Its key in summary.json's seed counts."""
-    seeds: int
-    """Seeds 1..seeds in `make reproduce`."""
-    plan: Callable[[Params, list[int]], Plan]
-    parts: tuple[str, ...]
-    """The rows files it writes, the first one per-seed (its seeds are counted)."""
-    pooled: tuple[str, ...] = ()
-    """Parts pooled over seeds: not per-seed, so not compared by the sampled rerun."""
-    sample: int = 1
-    """Seeds the regression test reruns."""
-    grow: Callable[[Params, Rows, SeedRule], Plan | None] | None = None
-    """For an experiment under the sequential seed rule (``sim/study/seedrule.py``): given every
-    experiment's rows so far, the next batch of seeds of its units still open, as a plan
-    whose parts hold the rows so far and the batch's (None when no unit is open). Its
-    ``seeds`` are then the rule's first batch."""
-    looks: int = 5
-    """The sequential rule's batches at most (with ``grow``)."""
-
-    def run(self, base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
-        """Its parts on `seeds`."""
-        [rows] = run_plans([self.plan(base, seeds)], workers, progress)
-        return rows
-
-
-def run_plans(
-    plans: list[Plan], workers: int | None, progress: bool, scheduler: str | None = None
-) -> list[Rows]:
-    """Every plan's days in one pool (or on a Dask cluster), seed by seed, a day two plans
-    share run once (``run_requests``); each plan finished as soon as its last day is in, and
-    those that run no day while the pool works."""
-    requests: list[Request] = []
-    owner: list[tuple[int, int]] = []
-    for i, p in enumerate(plans):
-        requests += p.requests
-        owner += [(i, k) for k in range(len(p.requests))]
-    got: list[list[PointRuns]] = [[[] for _ in p.requests] for p in plans]
-    left = [len(p.requests) for p in plans]
-    out: dict[int, Rows] = {}
-    dayless = [i for i, p in enumerate(plans) if not p.requests]
-    for j, runs in run_requests(requests, workers, progress, scheduler):
-        i, k = owner[j]
-        got[i][k] = runs
-        left[i] -= 1
-        if not left[i]:
-            out[i] = plans[i].finish(got[i])
-            got[i] = []
-        for d in dayless:  # the pool is at work now
-            out[d] = plans[d].finish([])
-        dayless = []
-    for i in dayless:
-        out[i] = plans[i].finish([])
-    return [out[i] for i in range(len(plans))]
 
 
 def _staleness(base: Params, seeds: list[int]) -> Plan:
@@ -320,35 +252,6 @@ EXPERIMENTS = (
 )
 BY_NAME = {e.name: e for e in EXPERIMENTS}
 
-_TEXT_COLUMNS = {
-    c: str
-    for c in (
-        "choice",
-        "reading",
-        "label",
-        "strategy",
-        "method",
-        "approval_reviewer",
-        "scope",
-        "arm",
-        "figure",
-        # the calibration's tables
-        "quantity",
-        "resampled",
-        "family",
-        "params",
-        "source",
-        "coefficient",
-        "statistic",
-        "process",
-        "shape_json",
-        "log",
-        "target",
-        "time",
-        "relation",
-    )
-}
-
 
 def run(
     base: Params,
@@ -416,37 +319,6 @@ def seed_counts(rows: Rows) -> dict[str, int]:
         for e in EXPERIMENTS
         if "seed" in rows[e.parts[0]]
     }
-
-
-def to_csv(frame: pd.DataFrame) -> str:
-    """Full precision: the rows read back are the rows written, bit for bit."""
-    return frame.to_csv(index=False)
-
-
-def write(folder: Path, rows: Rows) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, frame in rows.items():
-        (folder / f"{name}.csv").write_text(to_csv(frame))
-
-
-_EXACT_FLOATS: dict[str, Any] = (
-    {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
-)
-"""pandas 3 reads every committed float exactly by default (checked on every file of
-results/) and deprecates the option; pandas 2 needs it."""
-
-
-def read_csv(source: Path | str) -> pd.DataFrame:
-    """A rows file (or its text) as written: text columns kept as text, floats exact."""
-    text = source.read_text() if isinstance(source, Path) else source
-    head = pd.read_csv(io.StringIO(text), nrows=0).columns
-    return pd.read_csv(
-        io.StringIO(text),
-        **_EXACT_FLOATS,
-        dtype={c: t for c, t in _TEXT_COLUMNS.items() if c in head},
-        keep_default_na=False,
-        na_values=[""],
-    )
 
 
 def read(folder: Path) -> Rows:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sim.kb.rows import Approval
 from sim.kb.versions import format_version, parse_version
-from sim.server.validation import describe_name, is_unicode_text, printable
+from sim.server.describe import describe_name, is_unicode_text, printable
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -19,8 +19,8 @@ from sim.kb import approvals, rows
 from sim.kb.rows import Approval
 from sim.kb.store import KBStore
 from sim.kb.versions import format_version, parse_version
+from sim.server.describe import describe_value
 from sim.server.results import Reply, error, not_found
-from sim.server.validation import describe_value
 
 EDIT_TOOL = "edit_knowledge_article"
 EDIT_ARGUMENTS = (

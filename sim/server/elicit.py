@@ -28,11 +28,12 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from sim.kb import approvals
 from sim.server.approval_prompt import Earlier, approval_prompt
+from sim.server.describe import describe_value
 from sim.server.edit import EDIT_TOOL
 from sim.server.results import Reply, error
-from sim.server.stdio import CLOSED_BEFORE_ANSWER, MALFORMED_ANSWER
+from sim.server.screen import MALFORMED_ANSWER
+from sim.server.stdio import CLOSED_BEFORE_ANSWER
 from sim.server.tools import Session
-from sim.server.validation import describe_value
 
 _log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ The endpoint is ``/mcp`` on one uvicorn worker (one process, one core), served b
 its id then answers 404; one idle for ``--session-idle-s`` is reaped; ``--max-sessions``
 caps them) and 2026-07-28 requests (no session; listen streams, approvals by retry). Before
 the SDK sees a request, ``http_front.Front`` checks its token and shape, and, on every path
-(the metadata and unknown paths too), ``http_front.Guard`` its Host and Origin; each
+(the metadata and unknown paths too), ``http_guard.Guard`` its Host and Origin; each
 connection gets a KB session of its own with its token's grants (``http_sessions.py``), and
 one token holds at most ``--max-sessions-per-token`` sessions (by default an even share of
 ``--max-sessions``), so it cannot lock the other tokens out.
@@ -153,7 +153,8 @@ def build_app(kb: Any, options: HttpOptions) -> Any:
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    from sim.server.http_front import Front, FrontRules, Guard
+    from sim.server.http_front import Front
+    from sim.server.http_guard import FrontRules, Guard
     from sim.server.http_sessions import SessionRouter
 
     router = SessionRouter(kb)

@@ -1,11 +1,11 @@
 """What every HTTP request to the KB's MCP endpoint passes before the SDK sees it.
 
 In order: the Host header (421) and Origin header (403) against the allowlist, against DNS
-rebinding (``Guard`` asks it of every path, before routing: the metadata and unknown paths
-too); the bearer token (401, with ``WWW-Authenticate`` naming the RFC 9728 metadata);
+rebinding (``http_guard.Guard`` asks it of every path, before routing: the metadata and
+unknown paths too); the bearer token (401, with ``WWW-Authenticate`` naming the RFC 9728 metadata);
 the method (405); a GET or DELETE without ``Mcp-Session-Id`` (400: no session is allocated
 for it); a POST's content type (415), ``Accept`` (406) and size (413); then its body, one
-JSON-RPC message screened as stdio screens a line (``stdio.Screen``: parse errors, batches,
+JSON-RPC message screened as stdio screens a line (``screen.Screen``: parse errors, batches,
 bad ids, depth, a tools/call's shape), and, without a session, anything but ``initialize``
 in the 2025 era (400). An ``initialize`` of a token that holds its share of sessions is
 refused here (429, ``--max-sessions-per-token``); one past the server's cap by the SDK (its
@@ -18,8 +18,7 @@ reaches the KB.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -35,65 +34,15 @@ from mcp_types.version import (
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
-from sim.server.grants import Grant, Verifier
+from sim.server.grants import Grant
+from sim.server.http_guard import FrontRules, host_origin_refusal, http_refusal, respond
 from sim.server.http_sessions import GRANT, TokenSessions
+from sim.server.jsonrpc import INVALID_REQUEST
 from sim.server.mcp_server import tools_call_refusal
-from sim.server.stdio import (
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    Answer,
-    Drop,
-    Forward,
-    Screen,
-    error_reply,
-)
+from sim.server.screen import Answer, Drop, Forward, Screen
 
-Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 SERVER_ERROR = -32000
 KNOWN_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
-
-
-@dataclass(frozen=True)
-class FrontRules:
-    allowed_hosts: frozenset[str]
-    """host:port values, or a host alone for any port."""
-    allowed_origins: frozenset[str]
-    """Exact origins (--allow-origin)."""
-    origin_hosts: frozenset[str]
-    """Hosts whose http(s) origins are allowed on any port (the loopback names on loopback)."""
-    verifier: Verifier | None
-    """None: no --tokens, every request gets `open_grant` (a loopback-only server)."""
-    open_grant: Grant | None
-    metadata_path: str
-    max_body_bytes: int
-    max_sessions: int
-    max_sessions_per_token: int
-    """Sessions one token may hold open at once (``--max-sessions-per-token``, by default a
-    fair share of --max-sessions): one token cannot take every session and lock out the rest."""
-
-
-def _host_allowed(value: str, allowed: frozenset[str]) -> bool:
-    if value in allowed:
-        return True
-    host, sep, port = value.rpartition(":")
-    return bool(sep) and port.isdigit() and not host.endswith(":") and host in allowed
-
-
-def _origin_allowed(origin: str, rules: FrontRules) -> bool:
-    scheme, sep, hostport = origin.partition("://")
-    if origin in rules.allowed_origins:
-        return True
-    return bool(sep) and scheme in ("http", "https") and _host_allowed(hostport, rules.origin_hosts)
-
-
-async def respond(
-    send: Send, status: int, payload: dict[str, Any] | None, headers: dict[str, str] | None = None
-) -> None:
-    body = b"" if payload is None else json.dumps(payload, ensure_ascii=False).encode()
-    head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    head += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
-    await send({"type": "http.response.start", "status": status, "headers": head})
-    await send({"type": "http.response.body", "body": body})
 
 
 class _Response:
@@ -183,7 +132,7 @@ class Front:
 
     def _token_cap_refusal(self, held: int) -> tuple[Any, ...]:
         cap = self._rules.max_sessions_per_token
-        return _refusal(
+        return http_refusal(
             429,
             f"This token holds {held} open sessions, its cap of {cap} (serve "
             "--max-sessions-per-token; by default --max-sessions shared evenly among the "
@@ -200,7 +149,7 @@ class Front:
         return _replaced(
             send,
             503,
-            lambda: _refusal(
+            lambda: http_refusal(
                 503,
                 f"This server holds its cap of {self._rules.max_sessions} open sessions "
                 "(serve --max-sessions); end one with DELETE, or retry once idle ones are "
@@ -230,7 +179,7 @@ class Front:
                     else ""
                 )
                 challenge = f'Bearer {error}resource_metadata="{metadata_url}"'
-                return _refusal(
+                return http_refusal(
                     401,
                     "Unauthorized: send Authorization: Bearer <token>, with a token this "
                     f"server's --tokens file lists; see {metadata_url}.",
@@ -238,7 +187,7 @@ class Front:
                 ), None
         version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
         if version is not None and version not in KNOWN_VERSIONS:
-            return _refusal(
+            return http_refusal(
                 400,
                 f"MCP-Protocol-Version {version!r} is not one this server speaks; send one of "
                 f"{', '.join(KNOWN_VERSIONS)} (the one initialize negotiated), or none for "
@@ -246,13 +195,13 @@ class Front:
             ), grant
         method = request.method
         if method not in ("POST", "GET", "DELETE"):
-            return _refusal(
+            return http_refusal(
                 405,
                 f"Method {method} is not served here; use POST, GET or DELETE.",
                 {"Allow": "POST, GET, DELETE"},
             ), grant
         if method != "POST" and MCP_SESSION_ID_HEADER not in headers:
-            return _refusal(
+            return http_refusal(
                 400,
                 f"{method} needs the Mcp-Session-Id header of a session initialize opened; "
                 "no session was created for this request.",
@@ -260,12 +209,12 @@ class Front:
         if method == "POST":
             ctype = headers.get("content-type", "").split(";")[0].strip().lower()
             if ctype != "application/json":
-                return _refusal(
+                return http_refusal(
                     415, f"Content-Type must be application/json; received {ctype or 'none'!r}."
                 ), grant
             has_json, has_sse = check_accept_headers(request)
             if not (has_json and has_sse):
-                return _refusal(
+                return http_refusal(
                     406,
                     "Accept must take both application/json and text/event-stream (list both, "
                     "or */*); received "
@@ -278,11 +227,13 @@ class Front:
         while True:
             message = await receive()
             if message["type"] != "http.request":
-                return _refusal(400, "The request ended before its body did.")
+                return http_refusal(400, "The request ended before its body did.")
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                return _refusal(413, f"Request body over {limit} bytes; send one message of MCP.")
+                return http_refusal(
+                    413, f"Request body over {limit} bytes; send one message of MCP."
+                )
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
@@ -302,15 +253,15 @@ class Front:
         )
         verdict = screen(body)
         if verdict is None:
-            return _refusal(400, "Empty body: send one JSON-RPC 2.0 message.")
+            return http_refusal(400, "Empty body: send one JSON-RPC 2.0 message.")
         if isinstance(verdict, Answer):
             return 400, verdict.reply
         if isinstance(verdict, Drop):
-            return _refusal(400, verdict.why, code=INVALID_REQUEST)
+            return http_refusal(400, verdict.why, code=INVALID_REQUEST)
         assert isinstance(verdict, Forward)
         message = verdict.message.message
         if not modern and not in_session and getattr(message, "method", None) != "initialize":
-            return _refusal(
+            return http_refusal(
                 400,
                 "No Mcp-Session-Id: in the 2025 protocol era only initialize opens a "
                 "session; send it first, then this message with the session's id.",
@@ -319,51 +270,6 @@ class Front:
         if screened is None:
             screened = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
         return json.dumps(screened, ensure_ascii=False).encode()
-
-
-def host_origin_refusal(headers: Any, rules: FrontRules) -> tuple[Any, ...] | None:
-    """421 for a Host not served, 403 for an Origin not allowed (DNS rebinding), else None:
-    asked of every request on every path (``Guard``), not of the MCP endpoint alone."""
-    host = headers.get("host", "")
-    if not _host_allowed(host, rules.allowed_hosts):
-        return _refusal(
-            421,
-            f"Host {host!r} is not one this server answers to (a guard against DNS "
-            f"rebinding); allowed: {', '.join(sorted(rules.allowed_hosts))}.",
-        )
-    origin = headers.get("origin")
-    if origin is not None and not _origin_allowed(origin, rules):
-        return _refusal(
-            403,
-            f"Origin {origin!r} is not allowed; allowed: "
-            + (
-                ", ".join(
-                    [f"http(s)://{h} on any port" for h in sorted(rules.origin_hosts)]
-                    + sorted(rules.allowed_origins)
-                )
-                or "none"
-            )
-            + " (add one with serve --allow-origin).",
-        )
-    return None
-
-
-class Guard:
-    """The ASGI app around every route (the endpoint, the metadata, a path that is none):
-    Host and Origin are checked before routing, so no answer (a redirect, the metadata's
-    resource URL) is ever built from a Host this server does not serve."""
-
-    def __init__(self, app: Asgi, rules: FrontRules) -> None:
-        self._app = app
-        self._rules = rules
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            refusal = host_origin_refusal(Request(scope).headers, self._rules)
-            if refusal is not None:
-                await respond(send, *refusal)
-                return
-        await self._app(scope, receive, send)
 
 
 def _replaced(send: Send, status: int, refusal: Callable[[], tuple[Any, ...]]) -> Send:
@@ -386,18 +292,10 @@ def _replaced(send: Send, status: int, refusal: Callable[[], tuple[Any, ...]]) -
 def _unknown_session(sid: str) -> tuple[Any, ...]:
     """The 404 of a session id the SDK does not hold (its body said only "Session not found")."""
     shown = sid if len(sid) <= 64 else f"{sid[:64]}…"
-    return _refusal(
+    return http_refusal(
         404,
         f"Session not found: no open session has the Mcp-Session-Id {shown!r} for this token "
         "(it was ended with DELETE, reaped after --session-idle-s idle, opened with another "
         "token, or the server restarted). Start a new session: send initialize without "
         "Mcp-Session-Id, then send the id its response carries.",
     )
-
-
-def _refusal(
-    status: int, message: str, headers: dict[str, str] | None = None, code: int = INVALID_REQUEST
-) -> tuple[int, dict[str, Any], dict[str, str] | None]:
-    if status == 400 and message.startswith("Parse"):
-        code = PARSE_ERROR
-    return status, error_reply(None, code, message), headers

@@ -17,7 +17,7 @@ from mcp_types import METHOD_NOT_FOUND
 from mcp_types import methods as spec_methods
 from pydantic import ValidationError
 
-from sim.server.validation import describe_name
+from sim.server.describe import describe_name
 
 
 def answered(server: Server[Any], version: str) -> list[str]:

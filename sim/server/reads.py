@@ -9,9 +9,9 @@ import re
 from sim.kb import rows
 from sim.kb.store import KBStore
 from sim.kb.versions import format_version
+from sim.server.describe import describe_value
 from sim.server.listing import KB_RESOURCE_TYPE, MAX_SEARCH_LIMIT
 from sim.server.results import Reply, Structured, error, not_found
-from sim.server.validation import describe_value
 
 RESOURCE_TYPES = ("channel", "note", KB_RESOURCE_TYPE, "record", "session")
 _WORD = re.compile(r"\w+")

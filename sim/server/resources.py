@@ -22,8 +22,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, unquote
 
+from sim.server.describe import describe_value
 from sim.server.results import Reply, error
-from sim.server.validation import describe_value
 
 SCHEME = "kb://"
 ARTICLES = "/articles/"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.kb.faults import StoreFault
-from sim.server.validation import describe_value
+from sim.server.describe import describe_value
 
 Structured = dict[str, Any]
 

@@ -6,7 +6,9 @@ schemas, runs the tool and returns an MCP-shaped result. Errors are results
 (``isError``), never exceptions, and a refused call changes nothing. Every call,
 refused or not, is one line in the call log. The edit tool's compare-and-swap is in
 ``edit.py``; the shapes all results share are in ``results.py``; what ``tools/list``
-shows is in ``listing.py``.
+shows is in ``listing.py``. It is longer than ~300 lines because ``Session`` is one
+client's whole face (its four tools, the write gate's approvals, its resources and
+notifications, each logged as a call), one class whose parts share its grants and log.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from sim.kb.store import KBStore
 from sim.kb.versions import Clock, parse_version
 from sim.server import reads, resources
 from sim.server.calllog import CallLog, ToolCall, logged_args
+from sim.server.describe import describe_name, describe_value
 from sim.server.edit import EDIT_TOOL, Gate, edit_article
 from sim.server.listing import (
     DEFAULT_POLL_LIMIT,
@@ -39,7 +42,7 @@ from sim.server.results import (
     not_found,
     store_refusal,
 )
-from sim.server.validation import TOOL_NAMES, check_arguments, describe_name, describe_value
+from sim.server.validation import TOOL_NAMES, check_arguments
 
 _log = logging.getLogger(__name__)
 
