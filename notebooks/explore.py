@@ -56,6 +56,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
+from sim.model.methods import BY_NAME
 from sim.params import Params
 from sim.report import breakeven, exposure
 from sim.study.experiments import StudyFrames, run_points, run_study
@@ -76,13 +77,6 @@ def show(fig: plt.Figure) -> None:
     does not draw; pyplot's own are closed first so the cell does not draw them twice."""
     plt.close(fig)
     display(fig)
-
-
-METHOD_WORDS = {
-    "reread": "re-read every cited article",
-    "poll": "poll events, re-read changed",
-    "title_only": "title-only search",
-}
 
 
 # %% [markdown]
@@ -124,9 +118,9 @@ cost = checks.groupby(["method", "check"], as_index=False)[["calls", "result_cha
 fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
 hours = CHECK_INTERVAL_S / 3600
 for method, g in cost.groupby("method"):
-    label = METHOD_WORDS.get(method, method)
-    a1.plot(g["check"] * hours, g["calls"], marker="o", label=label)
-    a2.plot(g["check"] * hours, g["result_chars"] / 1000, marker="o", label=label)
+    label, colour = BY_NAME[method].label, BY_NAME[method].colour  # the report's, too
+    a1.plot(g["check"] * hours, g["calls"], marker="o", label=label, color=colour)
+    a2.plot(g["check"] * hours, g["result_chars"] / 1000, marker="o", label=label, color=colour)
 a1.set(xlabel="hours since the day opened", ylabel="tool calls per check", title="Calls")
 a2.set(
     xlabel="hours since the day opened",

@@ -7,17 +7,22 @@ The public API, importable from ``sim``:
 - ``run_day(params, seed)``: one seed's day, its records (``sim.model.day``);
 - ``run_study(params, seeds)``: the study's runs of each seed (staleness, the even control,
   CAS on the ladder and on the delay curve) as tables (``sim.study.experiments``), and
-  ``per_seed(frames)``: one row per seed with every headline quantity (``sim.study.metrics``);
+  ``per_seed(frames)``: one row per seed with every headline quantity (``sim.study.metrics``),
+  and ``method_rows(params, frames)``: every check method's results in long form, a row per
+  run, seed, method and interval (``sim.study.methodrows``);
 - ``KBStore``: the knowledge base itself (``sim.kb.store``).
 
->>> from sim import KBStore, Params, per_seed, run_day, run_study
+>>> from sim import KBStore, Params, method_rows, per_seed, run_day, run_study
 >>> small = Params(n_articles=50, n_questions=20, n_saves=30)
 >>> day = run_day(small, seed=1)
 >>> len(day.citations), day.citations[0].final_status
 (40, 'stale')
->>> rows = per_seed(run_study(small, seeds=[1, 2], workers=1, progress=False))
+>>> frames = run_study(small, seeds=[1, 2], workers=1, progress=False)
+>>> rows = per_seed(frames)
 >>> list(rows["seed"]), "zipf_stale_share" in rows
 ([1, 2], True)
+>>> sorted(set(method_rows(small, frames)["method"]))
+['poll', 'reread', 'title_only']
 >>> kb = KBStore(clock=lambda: 0)
 >>> kb.create_kb("help")
 >>> kb.create_articles("help", [("a1", "Reset a password", "Open Settings, then Security.")])
@@ -40,6 +45,7 @@ if TYPE_CHECKING:
     from sim.model.day import DayResult, run_day
     from sim.params import Params
     from sim.study.experiments import StudyFrames, run_study
+    from sim.study.methodrows import method_rows
     from sim.study.metrics import per_seed
 
 _WHERE = {
@@ -49,10 +55,20 @@ _WHERE = {
     "run_study": "sim.study.experiments",
     "StudyFrames": "sim.study.experiments",
     "per_seed": "sim.study.metrics",
+    "method_rows": "sim.study.methodrows",
     "KBStore": "sim.kb.store",
 }
 
-__all__ = ["DayResult", "KBStore", "Params", "StudyFrames", "per_seed", "run_day", "run_study"]
+__all__ = [
+    "DayResult",
+    "KBStore",
+    "Params",
+    "StudyFrames",
+    "method_rows",
+    "per_seed",
+    "run_day",
+    "run_study",
+]
 
 
 def __getattr__(name: str) -> Any:

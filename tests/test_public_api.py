@@ -23,15 +23,17 @@ def test_each_public_name_is_the_one_its_module_defines() -> None:
     from sim.model.day import run_day
     from sim.params import Params
     from sim.study.experiments import run_study
+    from sim.study.methodrows import method_rows
     from sim.study.metrics import per_seed
 
-    assert (sim.Params, sim.run_day, sim.run_study, sim.per_seed, sim.KBStore) == (
-        Params,
-        run_day,
-        run_study,
-        per_seed,
-        KBStore,
-    )
+    assert (
+        sim.Params,
+        sim.run_day,
+        sim.run_study,
+        sim.per_seed,
+        sim.method_rows,
+        sim.KBStore,
+    ) == (Params, run_day, run_study, per_seed, method_rows, KBStore)
     assert sorted(sim.__all__) == sorted(sim._WHERE)
     with pytest.raises(AttributeError, match="no attribute 'run_days'"):
         _ = sim.run_days

@@ -17,6 +17,7 @@ import pytest
 
 from sim import theory
 from sim.kb.store import KBStore
+from sim.model import methods
 from sim.model.cadence import check_instants
 from sim.model.day import run_day
 from sim.model.opening import KB_ID, open_kb
@@ -27,6 +28,8 @@ from sim.server.tools import KBServer
 from sim.study.experiments import run_study
 
 ROOT = Path(__file__).resolve().parents[1]
+EXACT = [m.name for m in methods.SWEPT if m.exact]
+"""The swept methods that must notice every change at their first check after it."""
 
 
 def _kb(n: int = 6) -> tuple[KBStore, KBServer, list[str]]:
@@ -145,7 +148,7 @@ def test_push_notices_each_change_at_the_instant_it_is_committed(small_day: Any)
 
 def test_periodic_checks_notice_at_the_first_check_after_the_change(small_day: Any) -> None:
     d = pd.DataFrame(small_day.detections)
-    for method in ("reread", "poll", "poll_from_oldest"):
+    for method in EXACT:
         for interval in (300.0, 3600.0):
             g = d[(d["method"] == method) & (d["interval_s"] == interval)]
             changed = g[g["changed_s"].notna()]
@@ -165,7 +168,7 @@ def test_the_stopping_rule_changes_what_checks_cost_not_what_they_find(small_day
         r = rule[(c.method, c.interval_s)]
         assert r.checks == c.checks
         assert r.calls <= c.calls and r.result_chars <= c.result_chars, c
-    for method in ("reread", "poll", "poll_from_oldest"):
+    for method in EXACT:
         assert rule[(method, 3600.0)].result_chars < next(
             c.result_chars for c in keeping.cadence if (c.method, c.interval_s) == (method, 3600.0)
         )

@@ -206,7 +206,9 @@ def test_the_first_page_names_only_an_assumed_question_relation_from_the_panel()
     """The first page picks from the panel only the arms that change how questions relate to
     edits (no log measures it; the logs' features are the map's), by Holm over them."""
     from sim.report.designer import top_real_move
-    from sim.report.firstpage import _assumed
+    from sim.report.render import environment
+
+    phrases = environment().get_template("firstpage_phrases.md.j2").module
 
     values = {
         "writeup": [0.30, 0.32, 0.31, 0.35],
@@ -218,7 +220,7 @@ def test_the_first_page_names_only_an_assumed_question_relation_from_the_panel()
     m = top_real_move(realshape.realshape_table(_rows(values)), "stale_share")
     assert m["assumption"]["arm"] == realshape_section.LABELS["calibrated_independent"]
     assert set(m["family"]["arm"]) == {"calibrated_independent"}  # features are not picked
-    text = _assumed(m)
+    text = str(phrases.assumed(m))  # type: ignore[attr-defined]
     assert "questions independent of edits move it by -18.8 points (" in text
     assert f"the largest of the {len(m['family'])} panel moves" in text
     assert "its interval is not adjusted for the pick" in text

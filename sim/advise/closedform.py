@@ -29,6 +29,7 @@ import numpy as np
 
 from sim import theory
 from sim.kb.store import KBStore
+from sim.model import methods
 from sim.model.day import run_day
 from sim.model.opening import DAY_START_US, KB_ID, Opening
 from sim.params import Params
@@ -46,7 +47,14 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 
 METHODS = ("reread", "poll", "push")
-LABELS = {"reread": "re-read all cited", "poll": "poll (cursor kept)", "push": "push (subscribe)"}
+"""The methods advised on. Each has its own closed forms (``closed_form_counts``,
+``closed_form``: per-method formulas from ``sim.theory``), so they are named here rather
+than read off the registry; a method added to the registry is advised on once its formulas
+are. Push is not a check of the registry (``sim.model.push``)."""
+LABELS = {m: methods.BY_NAME[m].short for m in METHODS if m in methods.BY_NAME} | {
+    "push": "push (subscribe)"
+}
+"""How the advice names them: the registry's short names, and push."""
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,8 @@ import numpy as np
 import pandas as pd
 
 from sim.advise import Costs
+from sim.advise.closedform import METHODS as ADVISED
+from sim.model import methods
 from sim.params import Params
 from sim.server.reads import count
 from sim.stats import mean_interval, ratio_interval
@@ -64,8 +66,8 @@ MIN_DAYS_CHANGED = 5
 """Days with a changed cited article an unnoticed-time interval needs."""
 MIN_COST_DAYS = 4
 """Days run in full at least: the costs a day rest on them."""
-SWEPT_METHODS = ("reread", "poll")
-"""The interval sweep's methods a figure here reads."""
+SWEPT_METHODS = tuple(m for m in ADVISED if m in methods.BY_NAME and methods.BY_NAME[m].swept)
+"""The interval sweep's methods a figure here reads: the advised ones it runs."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ def options(sample: Sample, costs: Costs) -> pd.DataFrame:
     """Per method and interval: mean unnoticed minutes and cost a day, with intervals, and
     the calls, notifications, characters and tokens a day the cost is made of."""
     r = day_costs(sample.exposure, costs)
-    r = r[r["method"].isin(("reread", "poll", "push"))]
+    r = r[r["method"].isin(ADVISED)]
     zeros = np.zeros(len(sample.quiet))
     out = []
     for (method, interval_s), g in r.groupby(["method", "interval_s"], sort=True):

@@ -1,5 +1,6 @@
-"""`python -m sim sweep`: a parameter grid × seeds into one tidy table (sim/study/sweep.py),
-locally or on a Dask cluster."""
+"""`python -m sim sweep`: a parameter grid × seeds into two tidy tables (sim/study/sweep.py),
+locally or on a Dask cluster: one row per run (`--out`), and one row per run, check method
+and interval (`--methods-out`), where a method added to the registry shows up."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from sim.cli.common import needs
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    sw = sub.add_parser("sweep", help="a parameter grid × seeds into one tidy table")
+    sw = sub.add_parser("sweep", help="a parameter grid × seeds into two tidy tables")
     sw.add_argument(
         "axes",
         nargs="+",
@@ -26,7 +27,16 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="runs per seed among staleness control cas cas_curve exposure (default:"
         " staleness control cas; staleness cas with save_process=calibrated)",
     )
-    sw.add_argument("--out", type=Path, default=Path("sweep.csv"), help="CSV file to write")
+    sw.add_argument(
+        "--out", type=Path, default=Path("sweep.csv"), help="CSV file to write, a row per run"
+    )
+    sw.add_argument(
+        "--methods-out",
+        type=Path,
+        default=None,
+        help="CSV file to write, a row per run, check method and interval"
+        " (default: --out's name with _methods, e.g. sweep_methods.csv)",
+    )
     sw.add_argument("--workers", type=int, default=None, help="local processes (default: all)")
     sw.add_argument(
         "--scheduler",
@@ -50,13 +60,18 @@ def run(args: argparse.Namespace, sw: argparse.ArgumentParser) -> int:
         needs(sw, "dask", "distributed")
     if args.experiments is None:
         print(f"runs per seed: {' '.join(experiments)}", file=sys.stderr)
-    table = sweep(
+    methods_out = args.methods_out or args.out.with_name(f"{args.out.stem}_methods.csv")
+    if methods_out.resolve() == args.out.resolve():
+        sw.error(f"--methods-out: expected a file other than --out; received {methods_out}")
+    tables = sweep(
         points,
         list(range(1, args.seeds + 1)),
         experiments,
         args.workers,
         args.scheduler,
     )
-    table.to_csv(args.out, index=False)
-    print(f"wrote {len(table)} runs to {args.out}", file=sys.stderr)
+    tables.runs.to_csv(args.out, index=False)
+    tables.methods.to_csv(methods_out, index=False)
+    print(f"wrote {len(tables.methods)} method rows to {methods_out}", file=sys.stderr)
+    print(f"wrote {len(tables.runs)} runs to {args.out}", file=sys.stderr)
     return 0

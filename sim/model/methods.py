@@ -1,9 +1,13 @@
 """The check methods: what each is and how it checks, in one registry.
 
-The hourly checker (``checker.py``), the interval sweep (``cadence.py``), the report's cost
-and unnoticed tables and its figures iterate over ``METHODS``; a new method is one entry
-here and its check. Push is not a check on a schedule (the server notifies,
-``push.py``), so it is not one of them; the tables add it beside them.
+The hourly checker (``checker.py``), the interval sweep (``cadence.py``), the per-method
+rows in long form (``sim.study.methodrows``: the sweep's method table, the exposure rows),
+the report's cost and unnoticed tables and its figures iterate over ``METHODS``; a new
+method is one entry here and its check (a class with ``status`` and ``unsure``), and a test.
+``hourly`` and ``swept`` put it in the study's runs, so the committed per-seed rows lack it
+until they are made again (``make reproduce``); pages built from them leave it out until
+then. Push is not a check on a schedule (the server notifies, ``push.py``), so it is not
+one of them; the tables add it beside them.
 
 A check is built once a day for its client session and answers, for the citations held
 at an instant, what it finds of each ('fresh', 'stale', 'gone', or 'changed' for a method
@@ -49,6 +53,12 @@ class Method:
     sweep runs it once an instant and charges every interval with a check then."""
     make: Callable[[ToolCaller, str, int], Check]
     """Its check for a session, the KB's id and the search limit a title check takes."""
+    brief: str = ""
+    """A shorter name where a column is narrow (the advisor's table); '' for the label."""
+
+    @property
+    def short(self) -> str:
+        return self.brief or self.label
 
 
 class Reread:
@@ -204,10 +214,12 @@ METHODS: tuple[Method, ...] = (
     Method(
         "reread", "re-read every cited article", "#d95f02",
         exact=True, hourly=True, swept=True, stateless=True, make=Reread,
+        brief="re-read all cited",
     ),
     Method(
         "poll", "poll, cursor kept", "#1b9e77",
         exact=True, hourly=True, swept=True, stateless=False, make=Poll,
+        brief="poll (cursor kept)",
     ),
     Method(
         "poll_from_oldest", "poll from the oldest citation", "#7570b3",

@@ -38,7 +38,8 @@ class CheckRecord:
     check: int
     t_s: float
     method: str
-    """'title_only', 'reread', 'poll', or 'truth' (the ground-truth oracle)."""
+    """A method the hourly checker runs (``sim.model.methods.HOURLY``'s names), or 'truth'
+    (the ground-truth oracle)."""
     citations: int
     flagged: int
     """Citations the method reports as changed or gone."""
@@ -68,7 +69,7 @@ class DetectionRecord:
     seed: int
     save_popularity: str
     method: str
-    """'title_only', 'reread', 'poll' (cursor kept), 'poll_from_oldest', or 'push'."""
+    """A check method's name (``sim.model.methods.METHODS``), or 'push'."""
     interval_s: float
     """Seconds between the method's checks; 0 for push."""
     answer: int
@@ -89,6 +90,7 @@ class CadenceRecord:
     seed: int
     save_popularity: str
     method: str
+    """A method the interval sweep runs (``sim.model.methods.SWEPT``'s names)."""
     interval_s: float
     checks: int
     calls: int

@@ -9,11 +9,14 @@ winning sooner. A sweep over edit volume and held citations measures both.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from sim.params import Params
+from sim.report.render import environment
 from sim.study.experiments import PointRuns, Request, run_all
 from sim.study.sweep import grid, sweep_request, sweep_rows
 
@@ -107,27 +110,31 @@ def crossings(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _finite(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
+
+
 def bracket(lo: float, hi: float, unit: str = "") -> str:
-    """A crossing as the grid brackets it, in words."""
-    tail = f" {unit}" if unit else ""
-    if np.isnan(hi):
-        return f"past {lo:,.0f}{tail} (the grid's end)" if np.isfinite(lo) else "past the grid"
-    if np.isnan(lo):
-        return f"at most {hi:,.0f}{tail}"
-    return f"between {lo:,.0f} and {hi:,.0f}{tail}"
+    """A crossing as the grid brackets it, in words (templates/breakeven.txt.j2)."""
+    return str(_phrases().bracket(_finite(lo), _finite(hi), unit))
 
 
 def _title(cross: pd.DataFrame) -> str:
     """The crossings in calls at each day's questions, as the finding."""
     at = cross.groupby("n_questions")[["calls_parity_above", "calls_parity_at_most"]].min()
-    where = ", ".join(
-        f"{bracket(r['calls_parity_above'], r['calls_parity_at_most'])} at {q:g}"
-        for q, r in at.iterrows()
+    return str(
+        _phrases().title(
+            [
+                (q, _finite(r["calls_parity_above"]), _finite(r["calls_parity_at_most"]))
+                for q, r in at.iterrows()
+            ]
+        )
     )
-    return (
-        "Polling costs fewer calls than re-reading (below the line) until saves per hourly\n"
-        f"check reach {where} questions a day;\nin characters (dashed) it loses sooner"
-    )
+
+
+def _phrases() -> Any:
+    """The module's phrases: the template's macros."""
+    return environment().get_template("breakeven.txt.j2").module
 
 
 def figure(table: pd.DataFrame) -> Figure:

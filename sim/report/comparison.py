@@ -7,17 +7,22 @@ five-seed run of our model reaches, estimated from all seeds (``verdicts.py``);
 *infeasible as reported* when it contradicts another reported figure whatever the
 model. Each verdict carries z, a borderline flag and the verdict on the first 150
 seeds, so a reader sees whether it hangs on the seed count.
+
+The module is long for its data: REPORTED, the write-up's figures as written, is half of
+it. The reasons' words are templates/comparison_reasons.md.j2.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from sim.params import Params
 from sim.popularity import top_share
+from sim.report.render import environment
 from sim.report.verdicts import judge
 from sim.stats import normal_interval
 from sim.theory import stale_shares_at_day_end
@@ -246,75 +251,38 @@ def pooled(first5: pd.DataFrame, key: str) -> float:
 
 def _infeasible(key: str, by_key: dict[str, Reported]) -> str:
     """A reason when the figure contradicts the write-up's own other figures, else ''."""
-    if key == "zipf_answers_with_stale_share":
-        cap = 2 * by_key["zipf_stale_share"].value
-        return (
-            f"Each answer has two citations, so at most 2 × 30.75 % = {_pct(cap)} of answers "
-            "can hold a stale one; 80 % exceeds that."
-        )
-    if key == "control_answers_with_stale_share":
-        return (
-            "280 answers with a stale citation need at least 280 stale citations; the "
-            "write-up reports 167."
-        )
-    return ""
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f} %"
+    if key not in ("zipf_answers_with_stale_share", "control_answers_with_stale_share"):
+        return ""
+    return str(_reasons().infeasible(key, 2 * by_key["zipf_stale_share"].value))
 
 
 LADDER_LABELS = {5: "5 s", 600: "10 min", 3600: "1 h", 14400: "4 h"}
 
 
 def _reason(key: str, mean: float, reported: float, base: Params, df: pd.DataFrame) -> str:
-    direction = "higher" if mean > reported else "lower"
+    """Why a figure is not reproduced: the values its reason names."""
+    v: dict[str, object] = {"mean": mean, "higher": mean > reported}
+    case = key
     if key == "cas_reject_share" and base.edit_delays_s == tuple(map(float, LADDER_LABELS)):
-        rates = ", ".join(
-            f"{_pct(df[f'cas_reject_share_{d}s'].mean())} at {label}"
-            for d, label in LADDER_LABELS.items()
-        )
-        return (
-            f"On the default ladder our rejection shares are {rates}, averaging "
-            f"{_pct(mean)}. The write-up's ladder and per-delay table did not survive; both "
-            "free rungs (the one below the hour and the one beyond it) move this share, so "
-            "the verdict is re-judged on every ladder the text allows (Appendix B, The delay "
-            "ladder)."
-        )
-    if key == "cas_human_reject_share_3600s":
-        every = df["cas_reject_share_3600s"].mean()
-        return (
-            f"The write-up explains each rejection as a human's newer text. Of our "
-            f"{_pct(every)} rejected at 1 h, {_pct(mean)} are that case; the other "
-            f"{100 * (every - mean):.1f} points are the agent's own other delayed edits of the "
-            "same article. The write-up counts rejections whatever their cause, so the row "
-            "above is the like-for-like count; this row tests its explanation of them."
-        )
-    if key == "control_stale_share":
-        per_article = base.n_saves / base.n_articles
-        theory = stale_shares_at_day_end(replace(base, save_popularity="even"))["citations"]
-        return (
-            f"With {base.n_saves} saves spread evenly, each article is saved "
-            f"{per_article:.2f} times a day; a citation read at a uniform time is then "
-            f"stale by day end with probability {_pct(theory)} (closed form); the simulation "
-            f"gives {_pct(mean)}. The reported 13.9 % needs far fewer saves on cited "
-            "articles; the write-up does not say how its control spread them."
-        )
-    if key == "cas_replay_share":
-        first_ok = 1 - df["cas_reject_share"].mean() - df["cas_gone_share"].mean()
-        return (
-            f"Only first-try successes are replayed, so replays per edit are 1 − rejections − "
-            f"gone = {_pct(first_ok)} here; the write-up's 409 of 600 follows from its 172 "
-            "rejections the same way. This is the first-try rejection gap again, not another "
-            "(and so not a separate test in Holm's family); Appendix B, The delay ladder "
-            "re-judges it."
-        )
-    return (
-        f"Our model gives a {direction} value; the reported one lies outside what a "
-        "five-seed run of it reaches. The write-up leaves open what decides this figure "
-        "(arrival processes, the corpus and its search ranking, so which article is cited "
-        "second); see the assumptions."
-    )
+        v["rates"] = [
+            (df[f"cas_reject_share_{d}s"].mean(), label) for d, label in LADDER_LABELS.items()
+        ]
+    elif key == "cas_human_reject_share_3600s":
+        v["every"] = df["cas_reject_share_3600s"].mean()
+    elif key == "control_stale_share":
+        v["n_saves"] = base.n_saves
+        v["per_article"] = base.n_saves / base.n_articles
+        v["theory"] = stale_shares_at_day_end(replace(base, save_popularity="even"))["citations"]
+    elif key == "cas_replay_share":
+        v["first_ok"] = 1 - df["cas_reject_share"].mean() - df["cas_gone_share"].mean()
+    else:
+        case = "other"
+    return str(_reasons().not_reproduced(case, v))
+
+
+def _reasons() -> Any:
+    """The reasons' words: templates/comparison_reasons.md.j2's macros."""
+    return environment().get_template("comparison_reasons.md.j2").module
 
 
 def closed_forms(base: Params) -> dict[str, float]:
@@ -362,10 +330,7 @@ def comparison_table(per_seed: pd.DataFrame, base: Params, first5_seeds: list[in
             verdict = "infeasible as reported"
         elif judged.get("verdict") == "undecided":
             verdict = "undecided"
-            reason = (
-                "The 95 % interval of our mean reaches across the verdict's threshold "
-                "(|z| = 1.96); more seeds would decide it."
-            )
+            reason = str(_reasons().undecided())
         else:
             verdict = "reproduced" if ok else "not reproduced"
             reason = "" if ok else _reason(r.key, i.mean, r.value, base, df)

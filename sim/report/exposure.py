@@ -15,9 +15,17 @@ from sim import exactmath, theory
 from sim.model import methods
 from sim.pages import md
 from sim.params import Params
+from sim.report.render import num, pct, render
 from sim.study.exposure import HOURLY_ONLY, METHODS, SEEDS, SWEPT
 
 LABELS = {m.name: m.label for m in methods.METHODS} | {"push": "push (resource subscriptions)"}
+
+
+def shown(table: pd.DataFrame, names: tuple[str, ...]) -> list[str]:
+    """The methods of `names` that the table has rows of, in that order: a method added to
+    the registry after the rows were made has none until they are made again."""
+    have = set(table["method"])
+    return [m for m in names if m in have]
 
 
 def crossings(table: pd.DataFrame) -> pd.DataFrame:
@@ -27,7 +35,7 @@ def crossings(table: pd.DataFrame) -> pd.DataFrame:
     Messages are calls plus notifications: a notification crosses the wire like a call."""
     push = table[table["method"] == "push"].iloc[0]
     rows = []
-    for method in SWEPT:
+    for method in shown(table, SWEPT):
         g = table[table["method"] == method].sort_values("interval_min")
         for measure in ("messages_per_day", "chars_per_day"):
             x, y = exactmath.log(g["interval_min"]), exactmath.log(g[measure])
@@ -53,7 +61,7 @@ def figure(table: pd.DataFrame) -> Figure:
     symmetric-log axis that has a 0), the check intervals labelled on the re-read line."""
     fig = Figure(figsize=(11, 4.6))
     axes = fig.subplots(1, 2)
-    colours = {m: methods.BY_NAME[m].colour for m in SWEPT}
+    colours = {m: methods.BY_NAME[m].colour for m in shown(table, SWEPT)}
     for ax, measure, label in zip(
         axes,
         ("messages_per_day", "chars_per_day"),
@@ -75,7 +83,7 @@ def figure(table: pd.DataFrame) -> Figure:
                         fontsize=7,
                         color=colour,
                     )
-        for method in METHODS[len(SWEPT) :]:
+        for method in shown(table, METHODS[len(SWEPT) :]):
             marker = "*" if method == "push" else "s"
             r = table[table["method"] == method].iloc[0]
             ax.plot(
@@ -96,14 +104,12 @@ def figure(table: pd.DataFrame) -> Figure:
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
     at = table.set_index(["method", "interval_min"])
     poll, reread = at.loc[("poll", 60.0)], at.loc[("reread", 60.0)]
-    fig.suptitle(
-        f"Checked hourly, re-read and poll leave a change unnoticed "
-        f"{poll['mean_unnoticed_min']:.0f} min on average; the poll with its cursor kept "
-        f"costs {reread['messages_per_day'] / poll['messages_per_day']:.0f}× fewer calls, "
-        "and push notices at once\n(the write-up's Zipf day; each line runs from a check "
-        "every 240 min, top left, to every 1 min, bottom right)",
-        fontsize=10,
+    title = render(
+        "exposure_figure.txt.j2",
+        unnoticed_min=poll["mean_unnoticed_min"],
+        fewer=reread["messages_per_day"] / poll["messages_per_day"],
     )
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
@@ -159,125 +165,64 @@ def section_text(
     table: pd.DataFrame, cross: pd.DataFrame, advice: str, n_seeds: int, stop_rule: bool = True
 ) -> str:
     """The report's section: what was run, the hourly comparison, the crossings, the sweep,
-    the closed forms, and the advisor's answer for the write-up's day; all from the tables."""
-    title = _row(table, "title_only", 60)
+    the closed forms, and the advisor's answer for the write-up's day; all from the tables
+    (templates/exposure_section.md.j2)."""
     push = table[table["method"] == "push"].iloc[0]
-    c = cross.set_index(["method", "measure"])["crossing_interval_min"]
-
-    def crossing(method: str, measure: str) -> str:
-        at = c[(method, measure)]
-        what = "messages" if measure == "messages_per_day" else "characters"
-        if np.isnan(at):
-            rel = "more" if _row(table, method, 240)[measure] > push[measure] else "fewer"
-            return f"costs {rel} {what} than push at every interval from 1 min to 4 h"
-        return f"costs as many {what} as push when it checks every {at:.0f} min"
-
+    crossing: dict[str, dict[str, dict[str, object]]] = {}
+    for (method, measure), at in cross.set_index(["method", "measure"])[
+        "crossing_interval_min"
+    ].items():
+        crossing.setdefault(method, {})[measure] = {
+            "measure": measure,
+            "at": None if np.isnan(at) else at,
+            "more": bool(_row(table, method, 240)[measure] > push[measure])
+            if np.isnan(at)
+            else None,
+        }
     hourly = pd.DataFrame(
         [
             {
                 "method": LABELS[m],
-                "calls/day": f"{r['calls_per_day']:,.0f}",
-                "notifications/day": f"{r['notifications_per_day']:,.0f}",
-                "messages/day": f"{r['messages_per_day']:,.0f}",
-                "characters/day": f"{r['chars_per_day']:,.0f}",
+                "calls/day": num(r["calls_per_day"]),
+                "notifications/day": num(r["notifications_per_day"]),
+                "messages/day": num(r["messages_per_day"]),
+                "characters/day": num(r["chars_per_day"]),
                 "mean unnoticed (min)": f"{r['mean_unnoticed_min']:.1f}",
                 "p95 (min)": f"{r['p95_unnoticed_min']:.1f}",
-                "never noticed": f"{100 * r['never_noticed_share']:.1f} %",
-                "stale and unknown (share of citation-hours)": (
-                    f"{100 * r['stale_unknown_share']:.2f} %"
-                ),
+                "never noticed": pct(r["never_noticed_share"]),
+                "stale and unknown (share of citation-hours)": pct(r["stale_unknown_share"], 2),
             }
-            for m, r in [(m, _row(table, m, 60)) for m in (*SWEPT, *HOURLY_ONLY)] + [("push", push)]
+            for m, r in [(m, _row(table, m, 60)) for m in shown(table, (*SWEPT, *HOURLY_ONLY))]
+            + [("push", push)]
         ]
     )
     poll_rows = table[table["method"] == "poll"]
     sweep = pd.DataFrame(
         {
             "every (min)": poll_rows["interval_min"].map(lambda m: f"{m:g}"),
-            "calls/day": poll_rows["calls_per_day"].map(lambda x: f"{x:,.0f}"),
-            "characters/day": poll_rows["chars_per_day"].map(lambda x: f"{x:,.0f}"),
+            "calls/day": poll_rows["calls_per_day"].map(num),
+            "characters/day": poll_rows["chars_per_day"].map(num),
             "mean unnoticed (min)": poll_rows["mean_unnoticed_min"].map(lambda x: f"{x:.2f}"),
             "closed form": poll_rows["theory_mean_unnoticed_min"].map(lambda x: f"{x:.2f}"),
             "p95 (min)": poll_rows["p95_unnoticed_min"].map(lambda x: f"{x:.1f}"),
-            "stale and unknown": poll_rows["stale_unknown_share"].map(lambda x: f"{100 * x:.2f} %"),
-            "closed form ": poll_rows["theory_stale_unknown_share"].map(
-                lambda x: f"{100 * x:.2f} %"
-            ),
+            "stale and unknown": poll_rows["stale_unknown_share"].map(lambda x: pct(x, 2)),
+            "closed form ": poll_rows["theory_stale_unknown_share"].map(lambda x: pct(x, 2)),
         }
     )
-    n_intervals = table[table["method"] == "poll"]["interval_min"].nunique()
-    su_gap = 100 * float(
-        (poll_rows["theory_stale_unknown_share"] / poll_rows["stale_unknown_share"] - 1).abs().max()
+    su_gap = (poll_rows["theory_stale_unknown_share"] / poll_rows["stale_unknown_share"] - 1).abs()
+    mean_gap = (poll_rows["theory_mean_unnoticed_min"] / poll_rows["mean_unnoticed_min"] - 1).abs()
+    return render(
+        "exposure_section.md.j2",
+        n_seeds=n_seeds,
+        n_intervals=poll_rows["interval_min"].nunique(),
+        stop_rule=stop_rule,
+        hourly=md(hourly),
+        push=push.to_dict(),
+        cross=crossing,
+        title=_row(table, "title_only", 60).to_dict(),
+        su_gap=100 * float(su_gap.max()),
+        mean_gap=100 * float(mean_gap.max()),
+        sweep=md(sweep),
+        seeds=SEEDS,
+        advice=advice,
     )
-    mean_gap = 100 * float(
-        (poll_rows["theory_mean_unnoticed_min"] / poll_rows["mean_unnoticed_min"] - 1).abs().max()
-    )
-    rule = (
-        "Re-reading and polling stop the same way (`stop_checking_known_stale`, a stated "
-        "choice): once all held citations of an article are known stale, they stop checking "
-        "it until it is cited again. That changes what the checks cost, not what they find "
-        "(tested). The write-up's hourly check (§ 2) keeps its own definition: "
-        "every held citation at every check, each id method equal to ground truth."
-        if stop_rule
-        else "Re-reading and polling check every held citation at every check, including "
-        "those already known stale (`stop_checking_known_stale` off): they are costed under "
-        "a different stopping rule than push."
-    )
-    return f"""The write-up checks once an hour and counts what the checks cost. Its readers
-next ask how long an answer keeps citing a changed article before the agent notices, and
-what MCP's own push would save. On the write-up's Zipf day ({n_seeds} seeds, the same day as the
-staleness run: the watchers only read), each citation's unnoticed time runs from the
-first save or unpublish of its article after the read to the check (or notification)
-that flags it, or to the day's end. Re-reading and both polls run at {n_intervals}
-intervals from 1 min to 4 h; push subscribes to each cited article
-(`resources/subscribe`), re-reads it on `notifications/resources/updated`, and
-unsubscribes once all its citations are known stale. {rule} Costs come from the call log;
-characters are what the client receives (notifications: their params); a notification
-counts as a message beside the calls. Over the simulation's MCP transport (the official
-SDK's client and server, the notification sent as `notifications/resources/updated`) a
-day gives the same records as in-process (tested).
-
-Not costed, for any method: the standing session push needs all day (a connection held
-open and its keep-alives); the server's state per subscription (one entry per subscribed
-article and session, kept until unsubscribed); notifications lost while a session
-reconnects (a real client would then re-read or poll every subscribed article, which
-this day never needs); the poll's cursor (one integer) and, under the stopping rule,
-each method's memory of which citations are known stale.
-
-At the write-up's hourly cadence:
-
-{md(hourly)}
-
-Re-reading and polling notice every change at the same check, so at one interval they
-leave exactly the same exposure; they differ only in cost. Push notices each change
-when it is committed, with {push["calls_per_day"]:,.0f} requests (subscribe, re-read,
-unsubscribe) and {push["notifications_per_day"]:,.0f} notifications a day
-({push["messages_per_day"]:,.0f} messages), and
-{push["chars_per_day"]:,.0f} characters. Against push, polling with the cursor kept
-{crossing("poll", "messages_per_day")}, and {crossing("poll", "chars_per_day")}; re-reading
-{crossing("reread", "messages_per_day")}, and {crossing("reread", "chars_per_day")};
-polling from the oldest citation (no cursor kept)
-{crossing("poll_from_oldest", "messages_per_day")}.
-The title-only check never notices {100 * title["never_noticed_share"]:.0f} % of the changes
-(body edits keep the title).
-
-The poll with the cursor kept, by interval, against the closed forms
-(`theory.unnoticed_time`: a change at c is noticed at the first check T·⌈c/T⌉, c
-distributed as the day's citations change; `exposure.csv` has every method). The
-stale-and-unknown form (`theory.stale_unknown_share`) takes the day-end form's
-substitution: a target unpublished before its question is not cited, a random article
-is. It is within {su_gap:.1f} % of the simulated value (taken as the base) at every
-interval ({n_seeds} seeds;
-`tests/test_theory.py` holds it to 8 %); the mean over changed citations, without the
-substitution, within {mean_gap:.1f} %.
-
-{md(sweep)}
-
-![exposure against cost](exposure.png)
-
-What `python -m sim advise` recommends for the write-up's day (closed forms; the
-simulated columns are seeds 1–{SEEDS} of these runs):
-
-```
-{advice}
-```"""

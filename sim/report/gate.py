@@ -335,6 +335,11 @@ def figure(table: pd.DataFrame) -> Figure:
     return fig
 
 
+def _condition(r: pd.Series) -> dict[str, object]:
+    """A condition as the template names it: its reviewer and tool latency."""
+    return {"latency": r["tool_latency_s"], "reviewer": r["approval_reviewer"]}
+
+
 def recommendation(table: pd.DataFrame, conditions: pd.DataFrame, median_s: float = 120.0) -> str:
     """What the runs show about the two strategies and the choice that follows
     (templates/gate_recommendation.md.j2); every number from the tables. Where they are one
@@ -349,21 +354,14 @@ def recommendation(table: pd.DataFrame, conditions: pd.DataFrame, median_s: floa
     same = others[others["edits_differing_share"] == 0].drop_duplicates(CONDITION_KEYS[:2])
     differ = conditions[conditions["edits_differing_share"] > 0].drop_duplicates(CONDITION_KEYS[:2])
 
-    def name(lat: float, rev: str) -> str:
-        who = {
-            "independent": "a reviewer free for every request",
-            "queue": "one reviewer working through a queue",
-            "batch": "one reviewer approving in bulk",
-        }[rev]
-        return f"{who}, tool calls of {lat:g} s"
-
     differing = []
     adjusted = holm(list(differ["success_gap_sign_p"]))
     for (_, r), p_holm in zip(differ.iterrows(), adjusted, strict=True):
         key = (r["tool_latency_s"], r["approval_reviewer"])
         differing.append(
             {
-                "name": name(*key),
+                "latency": key[0],
+                "reviewer": key[1],
                 "x": c.loc[(*key, STRATEGIES[0])],
                 "y": c.loc[(*key, STRATEGIES[1])],
                 "edits_differing_share": r["edits_differing_share"],
@@ -379,8 +377,8 @@ def recommendation(table: pd.DataFrame, conditions: pd.DataFrame, median_s: floa
         median_s=median_s,
         a=a,
         b=b,
-        same=[name(r["tool_latency_s"], r["approval_reviewer"]) for _, r in same.iterrows()],
+        same=[_condition(r) for _, r in same.iterrows()],
         differ=differing,
-        better=[d["name"] for d in significant if d["success_gap"] > 0],
-        poorer=[d["name"] for d in significant if d["success_gap"] < 0],
+        better=[d for d in significant if d["success_gap"] > 0],
+        poorer=[d for d in significant if d["success_gap"] < 0],
     )

@@ -19,6 +19,7 @@ import pandas as pd
 
 from sim.kb.store import KBStore
 from sim.model.opening import DAY_START_US, KB_ID, open_kb
+from sim.report.render import render
 from sim.server.tools import KBServer, structured_json
 
 
@@ -95,25 +96,12 @@ def sizes_table() -> pd.DataFrame:
 
 
 def readme_block(table: pd.DataFrame) -> str:
-    commit = table["before_commit"].iloc[0]
-    lines = [
-        "| result (median of the corpus's questions) | text before | text now | "
-        "now / before | received before | received now |",
-        "|---|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| {r.result} | {r.text_chars_before:,.0f} | {r.text_chars_now:,.0f} | "
-        f"{r.text_now_over_before:.2f} | {r.received_chars_before:,.0f} | "
-        f"{r.received_chars_now:,.0f} |"
-        for r in table.itertuples()
-    ]
-    lines += [
-        "",
-        "Characters on the study's opening KB (seed 1); *before* is the server before its"
-        f" results were shaped for agents (commit {commit}), *received* text plus structured"
-        " content, what a client gets and what the call log counts.",
-    ]
-    return "\n".join(lines)
+    """README's table of response sizes and its note (templates/sizes_readme.md.j2)."""
+    return render(
+        "sizes_readme.md.j2",
+        rows=table.to_dict("records"),
+        commit=table["before_commit"].iloc[0],
+    )
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import pandas as pd
 from sim import theory
 from sim.model import methods
 from sim.params import Params
-from sim.server.resources import UPDATED
+from sim.study import methodrows
 from sim.study.experiments import Request, StudyFrames
 
 SEEDS = 10
@@ -40,41 +40,8 @@ def exposure_request(base: Params, seeds: list[int]) -> Request:
     return Request((base,), tuple(seeds), ("exposure",), EXPOSURE_RECORDS)
 
 
-def _costs(frames: StudyFrames) -> pd.DataFrame:
-    """Per seed, method and interval: checks, calls, notifications, characters."""
-    cadence = frames.cadence.assign(notifications=0)
-    hourly_only = frames.checks[frames.checks["method"].isin(HOURLY_ONLY)]
-    hourly_only = (
-        hourly_only.groupby(["seed", "method"])
-        .agg(checks=("check", "size"), calls=("calls", "sum"), result_chars=("result_chars", "sum"))
-        .reset_index()
-        .assign(interval_s=3600.0, notifications=0, poll_calls=0)
-    )
-    push_calls = frames.calls[frames.calls["client_id"] == "push"]
-    is_note = push_calls["tool"] == UPDATED
-    push = pd.DataFrame(
-        {
-            "calls": push_calls[~is_note].groupby("seed")["calls"].sum(),
-            "notifications": push_calls[is_note].groupby("seed")["calls"].sum(),
-            "result_chars": push_calls.groupby("seed")["result_chars"].sum(),
-        }
-    ).fillna(0)
-    push = push.reset_index().assign(method="push", interval_s=0.0, checks=0, poll_calls=0)
-    cols = [
-        "seed",
-        "method",
-        "interval_s",
-        "checks",
-        "calls",
-        "poll_calls",
-        "notifications",
-        "result_chars",
-    ]
-    return pd.concat([cadence[cols], hourly_only[cols], push[cols]], ignore_index=True)
-
-
 GROUP = ["method", "interval_s"]
-COST_COLUMNS = ["checks", "calls", "poll_calls", "notifications", "result_chars"]
+COST_COLUMNS = methodrows.COST_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -92,28 +59,11 @@ class ExposureRows:
 
 
 def exposure_rows(base: Params, frames: StudyFrames) -> ExposureRows:
-    day_s = base.day_s
-    d = frames.detections
-    changed = d[d["changed_s"].notna()]
-    # a change never noticed goes unnoticed until its citation is let go or the day ends;
-    # change times come from the store's microsecond clock, detections from SimPy's float
-    # clock: push, noticing at the same instant, would read a few hundred ns below zero
-    end = np.minimum(changed["read_s"] + base.citation_hold_s, day_s)
-    unnoticed = (changed["detected_s"].fillna(end) - changed["changed_s"]).clip(lower=0.0)
-    changed = changed.assign(unnoticed_s=unnoticed, never=changed["detected_s"].isna(), changed=1)
-    sums = changed.groupby(["seed", *GROUP])[["changed", "unnoticed_s", "never"]].sum()
-    costs = _costs(frames).set_index(["seed", *GROUP])
-    rows = costs.join(sums).reset_index().sort_values(["seed", *GROUP], kind="stable")
-    read = frames.citations["read_s"]
-    # a citation is held from its read until the agent lets it go or the day ends
-    held = (
-        (np.minimum(read + base.citation_hold_s, day_s) - read)
-        .groupby(frames.citations["seed"])
-        .sum()
-    )
-    rows["held_s"] = rows["seed"].map(held)
+    """The long form (``sim.study.methodrows``) of one run's frames, and its percentiles."""
+    rows = methodrows.method_rows(base, frames).drop(columns="experiment")
+    changed = methodrows.unnoticed(base, frames.detections)
     p95 = changed.groupby(GROUP)["unnoticed_s"].quantile(0.95) / 60
-    return ExposureRows(rows.reset_index(drop=True), p95.rename("p95_unnoticed_min").reset_index())
+    return ExposureRows(rows, p95.rename("p95_unnoticed_min").reset_index())
 
 
 def exposure_table(base: Params, data: StudyFrames | ExposureRows) -> pd.DataFrame:

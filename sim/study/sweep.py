@@ -1,4 +1,6 @@
-"""`python -m sim sweep`: a parameter grid × seeds → one tidy table, one row per run.
+"""`python -m sim sweep`: a parameter grid × seeds → two tidy tables: one row per run (the
+per-seed headline quantities), and one row per run, check method and interval (the long
+form of ``sim.study.methodrows``, so a method added to the registry shows up there).
 
 Runs on all local cores by default. Given the address of an existing Dask cluster
 (``dask.distributed``) it sends the same runs there instead; each run is a pure
@@ -8,7 +10,7 @@ function of (params, seed), so the table is the same wherever it ran.
 from __future__ import annotations
 
 import itertools
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 import pandas as pd
@@ -24,6 +26,9 @@ from sim.study.experiments import (
     run_requests,
     run_seed,
 )
+from sim.study.methodrows import COLUMNS as METHOD_COLUMNS
+from sim.study.methodrows import RECORDS as METHOD_RECORDS
+from sim.study.methodrows import method_rows
 from sim.study.metrics import PER_SEED_RECORDS, per_seed
 
 DEFAULT_EXPERIMENTS = ("staleness", "control", "cas")
@@ -78,9 +83,29 @@ def parse_axis(text: str) -> tuple[str, list[Any]]:
     return name, [kind(v) for v in values.split(",")]
 
 
-def run_point(params: Params, seed: int, experiments: tuple[str, ...]) -> dict[str, Any]:
-    """One run: every parameter as a column, then the headline quantities of that seed."""
-    return point_row(params, seed, experiments, run_seed(params, seed, experiments))
+SWEEP_RECORDS = tuple(dict.fromkeys((*PER_SEED_RECORDS, *METHOD_RECORDS)))
+"""The record types a sweep keeps: the per-seed rows' and the method rows'."""
+
+
+@dataclass(frozen=True)
+class SweepTables:
+    """A sweep's two tables, each listing the runs point by point, then seed by seed."""
+
+    runs: pd.DataFrame
+    """One row per run: every parameter, the headline quantities, the seed, the runs."""
+    methods: pd.DataFrame
+    """One row per run, check method and interval: every parameter, then the long form's
+    columns (``sim.study.methodrows.COLUMNS``)."""
+
+
+RunRows = tuple[dict[str, Any], list[dict[str, Any]]]
+"""One run's row of each table (the method rows: one per method and interval)."""
+
+
+def run_point(params: Params, seed: int, experiments: tuple[str, ...]) -> RunRows:
+    """One run: its per-seed row and its method rows."""
+    rows = run_seed(params, seed, experiments)
+    return point_row(params, seed, experiments, rows), point_method_rows(params, rows)
 
 
 def point_row(
@@ -89,11 +114,22 @@ def point_row(
     """run_point's row from the seed's rows."""
     frames = StudyFrames.from_rows(rows)
     metrics = per_seed(frames).iloc[0].to_dict()
-    flat = {k: (str(v) if isinstance(v, tuple) else v) for k, v in params.as_dict().items()}
-    return {**flat, **metrics, "seed": seed, "experiments": ",".join(experiments)}
+    return {**_flat(params), **metrics, "seed": seed, "experiments": ",".join(experiments)}
 
 
-def _run_point_args(args: tuple[Params, int, tuple[str, ...]]) -> dict[str, Any]:
+def point_method_rows(params: Params, rows: SeedRows) -> list[dict[str, Any]]:
+    """One run's method rows: every parameter, then the long form's columns."""
+    flat = _flat(params)
+    return [
+        {**flat, **r} for r in method_rows(params, StudyFrames.from_rows(rows)).to_dict("records")
+    ]
+
+
+def _flat(params: Params) -> dict[str, Any]:
+    return {k: (str(v) if isinstance(v, tuple) else v) for k, v in params.as_dict().items()}
+
+
+def _run_point_args(args: tuple[Params, int, tuple[str, ...]]) -> RunRows:
     return run_point(*args)
 
 
@@ -104,12 +140,18 @@ def sweep(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: bool = True,
-) -> pd.DataFrame:
-    # the table lists the runs point by point, then seed by seed, wherever they ran
+) -> SweepTables:
+    # the tables list the runs point by point, then seed by seed, wherever they ran
     if scheduler is None:  # seed by seed, so a local worker opens each seed's KB once
-        request = sweep_request(points, seeds, experiments)
+        request = sweep_request(points, seeds, experiments, SWEEP_RECORDS)
         [(_, runs)] = run_requests([request], workers, progress)
-        return pd.DataFrame(sweep_rows(request, runs))
+        return _tables(
+            [
+                (point_row(p, s, experiments, seed_rows), point_method_rows(p, seed_rows))
+                for p, point_runs in zip(request.points, runs, strict=True)
+                for s, seed_rows in zip(request.seeds, point_runs, strict=True)
+            ]
+        )
     jobs = [(p, s, experiments) for s in seeds for p in points]
     bar = tqdm(total=len(jobs), desc="runs", unit="run", disable=not progress)
     from dask.distributed import Client, as_completed
@@ -121,13 +163,25 @@ def sweep(
         rows = client.gather(futures)
     bar.close()
     n, m = len(points), len(seeds)
-    return pd.DataFrame([rows[k % m * n + k // m] for k in range(len(rows))])
+    return _tables([rows[k % m * n + k // m] for k in range(len(rows))])
+
+
+def _tables(runs: list[RunRows]) -> SweepTables:
+    method = [r for _, rows in runs for r in rows]
+    # with no method checked (e.g. the CAS runs alone) the method table keeps its header
+    columns = None if method else [*Params().as_dict(), *METHOD_COLUMNS]
+    return SweepTables(
+        pd.DataFrame([row for row, _ in runs]), pd.DataFrame(method, columns=columns)
+    )
 
 
 def sweep_request(
-    points: list[Params], seeds: list[int], experiments: tuple[str, ...] = DEFAULT_EXPERIMENTS
+    points: list[Params],
+    seeds: list[int],
+    experiments: tuple[str, ...] = DEFAULT_EXPERIMENTS,
+    records: tuple[str, ...] = PER_SEED_RECORDS,
 ) -> Request:
-    return Request(tuple(points), tuple(seeds), experiments, PER_SEED_RECORDS)
+    return Request(tuple(points), tuple(seeds), experiments, records)
 
 
 def sweep_rows(request: Request, runs: PointRuns) -> list[dict[str, Any]]:
