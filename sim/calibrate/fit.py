@@ -17,9 +17,8 @@ log as it is; ``Fit.imports`` says what was left out.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -164,28 +163,39 @@ class _PublishTable:
         self.first, self.sitting_weight = first, sitting_weight[first]
         self.hour = ((t // HOUR_S) % 24).astype(int)
         self.day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
-        self.kinds = np.asarray(kind_counts, dtype=np.int64)
-        self.rows = np.asarray(n_rows, dtype=np.int64)
-        self.has = np.flatnonzero(n_starts > 0)
-        self.bulk = np.flatnonzero(n_starts > 1)
-        self.bulk_starts = np.asarray(n_starts, dtype=np.int64)[self.bulk]
-        self.multi = np.flatnonzero(n_rows > 1)
-        self.big = np.flatnonzero(n_rows >= 10)
+        rows = np.asarray(n_rows, dtype=np.int64)
+        starts = np.asarray(n_starts, dtype=np.int64)
+        # every whole-number sum a resample takes, as one product of whole numbers (exact,
+        # so its order is free): the kinds, rows, publishes with a session start, bulk
+        # publishes and their starts, publishes of >1 article, rows in publishes of >=10
+        self.counts = np.ascontiguousarray(
+            np.vstack(
+                [
+                    np.asarray(kind_counts, dtype=np.int64).T,
+                    rows,
+                    starts > 0,
+                    starts > 1,
+                    np.where(starts > 1, starts, 0),
+                    rows > 1,
+                    np.where(rows >= 10, rows, 0),
+                ]
+            ),
+            dtype=np.int64,
+        )
 
     def values(self, window_s: float, w: np.ndarray) -> dict[str, float]:
         sw = self.sitting_weight * w[self.first]
         hours = np.bincount(self.hour, weights=sw, minlength=24) + PROFILE_PRIOR
         days = np.bincount(self.day, weights=sw, minlength=7) + PROFILE_PRIOR
-        mix = (self.kinds * w[:, None]).sum(axis=0)
+        sums = self.counts @ np.asarray(w, dtype=np.int64)
+        mix, (saves, n_has, n_bulk, bulk_starts, n_multi, big) = sums[:4], sums[4:].tolist()
         mix = mix / mix.sum() if mix.sum() else np.full(len(KINDS), np.nan)
-        saves = _isum(w, self.rows)
-        n_has, n_bulk = int(w[self.has].sum()), int(w[self.bulk].sum())
         out = {
             "saves per day": saves / (window_s / DAY_S),
             "bulk share of session starts": n_bulk / n_has if n_has else np.nan,
-            "bulk size (mean)": _isum(w[self.bulk], self.bulk_starts) / n_bulk if n_bulk else 0,
-            "publishes with >1 article": int(w[self.multi].sum()) / int(w.sum()),
-            "saves in publishes of >=10": _isum(w[self.big], self.rows[self.big]) / saves,
+            "bulk size (mean)": bulk_starts / n_bulk if n_bulk else 0,
+            "publishes with >1 article": n_multi / int(w.sum()),
+            "saves in publishes of >=10": big / saves,
         }
         out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix, strict=True)}
         out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
@@ -255,12 +265,11 @@ def fit(
         raise ValueError("the log has body edits of fewer than 2 articles: no popularity to fit")
     if progress is not None:
         progress(f"goodness of fit of the popularity ({gof_sims} simulations a family)")
-    gof = tuple(
-        popfit.goodness_of_fit(counts, f, gof_rng, 0 if shape_only and i else gof_sims)
-        for i, f in enumerate(popfit.FITTERS)
-    )
-    if shape_only:  # zipf's simulations drew from gof_rng first, as in the full fit
-        gof = (gof[0], replace(gof[1], p_value=math.nan))
+    # the family is read from Zipf's p-value and both AICs: Zipf–Mandelbrot's simulations
+    # (most of the goodness of fit) wait until the shape is out, and draw from gof_rng
+    # after Zipf's, as always
+    gof = (popfit.goodness_of_fit(counts, "zipf", gof_rng, gof_sims),
+           popfit.fitted(counts, "zipf_mandelbrot"))  # fmt: skip
     family = "zipf"
     if gof[0].p_value < GOF_LEVEL and gof[1].aic < gof[0].aic:
         family = "zipf_mandelbrot"
@@ -297,6 +306,8 @@ def fit(
     )
     if on_shape is not None:
         on_shape(shape)
+    if not shape_only:
+        gof = (gof[0], popfit.simulated(counts, gof[1], gof_rng, gof_sims))
     art_boot = _boot_articles(articles, boot, boot_rng, gof[1].params, progress)
     if progress is not None:
         progress(f"bootstrap of publishes and sittings ({boot} resamples)")
