@@ -15,8 +15,7 @@ import pandas as pd
 import pytest
 
 from sim.bench.calibrate_size import write_long_log
-from sim.calibrate import blockdraw, generate, logs, overlog, sessions
-from sim.calibrate import fit as fitmod
+from sim.calibrate import blockdraw, generate, logs, overlog, publishes, sessions
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
 from sim.calibrate.shape import stretch_sessions
@@ -204,11 +203,11 @@ def test_a_publish_resample_takes_its_sums_as_one_publish_at_a_time() -> None:
     the publishes counted w times each."""
     log = read_log(BUNDLED)
     starts, _, _ = sessions.split(log.article, log.epoch_s, sessions.DEFAULT_SESSION_GAP_S)
-    per_pub, _, _ = fitmod._per_publish(
+    per_pub, _, _ = publishes.per_publish(
         log, starts, sessions.DEFAULT_SITTING_GAP_S, tuple(logs.initial_imports(log))
     )
     _, rows, n_starts, kinds, _ = per_pub
-    table = fitmod._PublishTable(*per_pub)
+    table = publishes.PublishTable(*per_pub)
     rng = np.random.default_rng(3)
     for _ in range(3):
         w = np.bincount(rng.integers(0, len(rows), len(rows)), minlength=len(rows))
