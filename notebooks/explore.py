@@ -40,7 +40,7 @@ SWEEP_SEEDS = 3  # seeds of the exposure sweep (each day runs every interval and
 EDIT_LOG = ""  # an edit log in the shared format; "" = the packaged help-centre log
 FIT_BOOT = 200  # bootstrap resamples (and goodness-of-fit simulations) of the fit
 REAL_SEEDS = 10  # seeds per arm of the study on the real edit shape
-REAL_ARMS = ()  # arms to run (names in sim.report.realshape.ONE_SHAPE_ARMS); () = all
+REAL_ARMS = ()  # arms to run (names in sim.study.realshape.ONE_SHAPE_ARMS); () = all
 WORKERS = None  # processes; None = all cores
 RESULTS_DIR = "../results"  # where make reproduce wrote the default day
 OUT_DIR = ""  # if set, tables and figures of sections 3 and 4 are saved there
@@ -59,6 +59,7 @@ from IPython.display import display
 from sim.model.methods import BY_NAME
 from sim.params import Params
 from sim.report import breakeven, exposure
+from sim.study.breakeven import break_even_runs
 from sim.study.experiments import StudyFrames, run_points, run_study
 from sim.study.exposure import exposure_table
 from sim.study.metrics import per_seed
@@ -223,10 +224,11 @@ show(fig)
 # article that changed (C ≤ D). In calls, polling is cheaper while ⌈E / 100⌉ + C < D;
 # in characters a page of 100 events weighs about as much as several article bodies, so
 # that break-even comes sooner. The sweep below measures both from the call log
-# (`sim/report/breakeven.py`; `make reproduce` puts the same analysis in REPORT.md).
+# (`sim/study/breakeven.py`, tabled by `sim/report/breakeven.py`; `make reproduce` puts the
+# same analysis in REPORT.md).
 
 # %%
-runs = breakeven.break_even_runs(
+runs = break_even_runs(
     params,
     {
         "n_saves": list(BREAK_EVEN_SAVES),
@@ -283,10 +285,12 @@ show(fig)
 # run of the fitted process and of the write-up's, over the log's own span.
 
 # %%
+from sim.advise.choice import advised_choice
 from sim.calibrate import validate
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
-from sim.report import realshape, realshape_section
+from sim.report import realshape_effects, realshape_section
+from sim.study import realshape
 
 edit_log = read_log(EDIT_LOG or BUNDLED)
 edit_fit = fit(edit_log, boot=FIT_BOOT, gof_sims=FIT_BOOT)
@@ -305,13 +309,14 @@ show(fig)
 
 # %%
 arms = tuple(a for a in realshape.ONE_SHAPE_ARMS if not REAL_ARMS or a.name in REAL_ARMS)
+advised = advised_choice(params)
 real_rows = realshape.realshape_runs(
-    params, edit_fit.shape, list(range(1, REAL_SEEDS + 1)), WORKERS, True, arms
+    params, advised, edit_fit.shape, list(range(1, REAL_SEEDS + 1)), WORKERS, True, arms
 )
-real_table = realshape.realshape_table(real_rows, arms)
+real_table = realshape_effects.realshape_table(real_rows, arms)
 if OUT_DIR:
     real_rows.to_csv(Path(OUT_DIR) / "realshape_rows.csv", index=False, float_format="%.10g")
-realshape_section.headline_rows(real_table, realshape.moves_table(real_table))
+realshape_section.headline_rows(real_table, realshape_effects.moves_table(real_table))
 
 # %%
 fig = realshape_section.figure(real_table)

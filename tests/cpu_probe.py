@@ -19,6 +19,7 @@ from dataclasses import replace
 import numpy as np
 
 from sim import rng
+from sim.advise.choice import advised_choice
 from sim.calibrate.fit import fit
 from sim.calibrate.generate import FEATURES
 from sim.calibrate.logs import BUNDLED, read_log
@@ -26,8 +27,8 @@ from sim.calibrate.shape import EditShape
 from sim.environment import cpu_features
 from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
-from sim.report import breakeven, realshape
 from sim.results import seedrows
+from sim.study import breakeven, realshape
 from sim.study.experiments import run_all
 
 SCHEDULE_FIELDS = (
@@ -103,7 +104,7 @@ def days(shape: EditShape) -> dict[str, str]:
             axes = {k: v[:1] for k, v in breakeven.AXES.items()}
             requests = [breakeven.break_even_request(SMALL, axes, [1])]
         elif e.name == "realshape":
-            requests = [realshape.realshape_request(SMALL, shape, [1])]
+            requests = [realshape.realshape_request(SMALL, advised_choice(SMALL), shape, [1])]
         else:
             plan = e.plan(SMALL, [1])
             requests = list(plan.requests[:1] + plan.requests[1:][-1:])

@@ -373,11 +373,11 @@ def test_no_interval_is_shown_from_fewer_days_than_it_needs() -> None:
     """Two days that agree (1 of 9 CAS edits rejected on each) once printed "11.11 to 11.11":
     below MIN_DAYS_CHANGED days the share is shown with "not enough days", from them on with
     its interval."""
-    from sim.advise.db import _share_ci
+    from sim.advise.shares import share_ci
 
     for days in range(2, MIN_DAYS_CHANGED):
         r = ratio_interval(np.ones(days), np.full(days, 9.0))
-        shown = _share_ci(r, 100.0, ".2f")
+        shown = share_ci(r, 100.0, ".2f")
         assert shown == f"11.11 (not enough days for an interval: {days} of {MIN_DAYS_CHANGED})"
     r = ratio_interval(np.array([1.0, 2, 1, 0, 1]), np.full(5, 9.0))
-    assert "95 % CI" in _share_ci(r, 100.0, ".2f")
+    assert "95 % CI" in share_ci(r, 100.0, ".2f")

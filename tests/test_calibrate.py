@@ -278,7 +278,7 @@ def test_stretched_sessions_keep_a_pmf_and_scale_the_mean_re_saves_exactly() -> 
     from dataclasses import replace
 
     from sim.calibrate.shape import stretch_sessions
-    from sim.report.realshape import packaged_shape
+    from sim.study.realshape_panel import packaged_shape
 
     shape = replace(packaged_shape(), session_size_pmf=(0.7, 0.2, 0.1))
     assert stretch_sessions(shape, 1.0) is shape

@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 
 from sim.bench.calibrate_size import write_long_log
-from sim.calibrate import blockdraw, generate, logs, overlog, sessions
+from sim.calibrate import blockdraw, generate, logs, overlog, publishes, sessions
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, EditLog, read_log, week_offset
 from sim.calibrate.shape import stretch_sessions
-from sim.calibrate.validate import burstiness_table
+from sim.calibrate.validate import burst_runs, burstiness_table
 
 
 def _sitting_starts_ref(
@@ -173,3 +173,53 @@ def test_a_log_past_2262_is_read_in_one_pass_as_row_by_row(
     bad = re.sub(rb"\n2263-[0-9]{2}-", b"\n2263-13-", raw, count=1)  # no 13th month
     assert b"\n2263-13-" in bad
     assert logs._parse_fast(bad.decode(), str(path)) is None
+
+
+def test_the_burst_runs_make_each_run_once_and_the_same_as_alone(
+    long_log: EditLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The burst stretch's first trial (the fitted shape's runs 0 to 3 on seed 1) is the
+    burst table's first runs: made once, with the values they have when made alone."""
+    f = fit(long_log, boot=2, gof_sims=2)
+    made: list[tuple] = []
+    one_run = overlog.one_run
+
+    def counted(*args: object) -> generate.Saves:
+        made.append(args)
+        return one_run(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(overlog, "one_run", counted)
+    runs = burst_runs(f.shape, long_log, reps=5, seed=1)
+    assert len(made) == len(set(made))  # no run made twice
+    fitted = [a for a in made if a[0] == f.shape and a[1] == "calibrated"]
+    assert sorted(a[-1] for a in fitted) == list(range(5))  # 0 to 3 shared with the stretch
+    alone = overlog.coefficients_over_log(f.shape, long_log, 5, 1)
+    for process, values in alone.items():
+        assert values.tobytes() == runs[process].tobytes()
+
+
+def test_a_publish_resample_takes_its_sums_as_one_publish_at_a_time() -> None:
+    """The publish bootstrap's whole-number sums, taken as one integer product, are those of
+    the publishes counted w times each."""
+    log = read_log(BUNDLED)
+    starts, _, _ = sessions.split(log.article, log.epoch_s, sessions.DEFAULT_SESSION_GAP_S)
+    per_pub, _, _ = publishes.per_publish(
+        log, starts, sessions.DEFAULT_SITTING_GAP_S, tuple(logs.initial_imports(log))
+    )
+    _, rows, n_starts, kinds, _ = per_pub
+    table = publishes.PublishTable(*per_pub)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        w = np.bincount(rng.integers(0, len(rows), len(rows)), minlength=len(rows))
+        got = table.values(86400.0, w)
+        saves = int((w * rows).sum())
+        bulk, has = n_starts > 1, n_starts > 0
+        mix = (kinds * w[:, None]).sum(axis=0)
+        want = {
+            "saves per day": saves / 1.0,
+            "bulk share of session starts": int(w[bulk].sum()) / int(w[has].sum()),
+            "bulk size (mean)": int((w * n_starts)[bulk].sum()) / int(w[bulk].sum()),
+            "publishes with >1 article": int(w[rows > 1].sum()) / int(w.sum()),
+            "saves in publishes of >=10": int((w * rows)[rows >= 10].sum()) / saves,
+        } | {f"mix {k}": float(v) for k, v in zip(generate.KINDS, mix / mix.sum(), strict=True)}
+        assert {k: got[k] for k in want} == want

@@ -117,7 +117,7 @@ def test_the_burst_gap_is_closed_by_the_burst_arm_run_on_the_shared_log() -> Non
     """The text gives the stretched process's B beside the log's, and the burst arm's moves
     against the calibrated shape on the shared log only, each with its interval."""
     from sim.report.calibration import burst_gap_bound
-    from sim.report.realshape import BURST_ARM, SHARED_LOG
+    from sim.study.realshape import BURST_ARM, SHARED_LOG
 
     burst = pd.DataFrame(
         {

@@ -426,7 +426,7 @@ def test_a_seeds_gate_runs_depend_on_its_number_not_its_place_in_the_list() -> N
     """The conditions grid runs on seeds 1..CONDITION_SEEDS by number: the regression test
     reruns a sampled seed alone, and seed 32 alone must not gain the grid's rows."""
     from sim.params import Params
-    from sim.report.gate import CONDITION_SEEDS, gate_requests
+    from sim.study.gate import CONDITION_SEEDS, gate_requests
 
     def grid_seeds(seeds: list[int]) -> tuple[int, ...]:
         main, conditions = gate_requests(Params(), seeds)

@@ -13,12 +13,9 @@ import pandas as pd
 from sim import rng
 from sim.model.schedule import draw_schedule
 from sim.params import HOUR_S, LADDER_S, Params
-from sim.report.comparison import RATIOS, REPORTED, gone_counted_as_rejection, holm_family
-from sim.report.ladders import ladder_family, ladder_label
+from sim.report.comparison import gone_counted_as_rejection, holm_family
 from sim.report.sensitivity import (
-    CHOICES,
     COUNTING,
-    LADDER,
     can_move,
     full_strength,
     reported_for,
@@ -27,6 +24,9 @@ from sim.report.sensitivity import (
 )
 from sim.report.verdicts import judge_estimate
 from sim.stats import Z95
+from sim.study.ladder import ladder_family, ladder_label
+from sim.study.readings import CHOICES, LADDER
+from sim.study.reported import RATIOS, REPORTED
 
 BY_KEY = {r.key: r for r in REPORTED}
 

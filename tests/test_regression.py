@@ -17,12 +17,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from sim.advise.choice import advised_choice
 from sim.params import Params
-from sim.report import breakeven, readme, realshape, sensitivity
+from sim.report import readme
 from sim.results import rowfiles, seedrows
 from sim.results.reproduce import readme_blocks, write_tables
 from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
 from sim.results.tables import TABLES
+from sim.study import breakeven, readings, realshape, realshape_panel
 from sim.study.experiments import run_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,8 +112,8 @@ def test_a_sampled_seed_of_every_reading_that_ran_it_gives_its_committed_rows(
     committed = ROWS["sensitivity"]
     at = committed[committed["seed"].isin(seeds)]
     keys = list(dict.fromkeys(zip(at["choice"], at["reading"], strict=True)))
-    requests = sensitivity.sensitivity_requests(Params(), seeds, keys)
-    fresh = sensitivity.sensitivity_rows(Params(), run_all(requests, 1, False), keys)
+    requests = readings.sensitivity_requests(Params(), seeds, keys)
+    fresh = readings.sensitivity_rows(Params(), run_all(requests, 1, False), keys)
     rerun = f"seeds {seeds}, {len(keys)} readings; REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     others = at.columns.difference(fresh.columns)  # figures of runs no sampled reading reran
     assert at[others].isna().all().all(), rerun
@@ -155,13 +157,18 @@ def test_a_sampled_log_of_the_real_shape_panel_gives_its_committed_rows_and_trai
     seeds = sorted(rng.sample(own, experiment.sample))
     at = committed[committed["seed"].isin(seeds) & (committed["log"] == log)]
     arms = tuple(a for a in realshape.ARMS if a.name in set(at["arm"]))  # the rule's, at seed
-    request = realshape.panel_request(Params(), seeds, arms, (log,))
-    fresh = realshape.panel_rows(Params(), run_all([request], 1, False)[0], arms, (log,))
+    request = realshape.panel_request(Params(), advised_choice(Params()), seeds, arms, (log,))
+    fresh = realshape.panel_rows(
+        Params(), advised_choice(Params()), run_all([request], 1, False)[0], arms, (log,)
+    )
     rerun = f"seeds {seeds}, log {log}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     _assert_rows_equal(fresh, at, "realshape", rerun)
     traits = ROWS["realshape_traits"]
     _assert_rows_equal(
-        realshape.panel_traits((log,)), traits[traits["log"] == log], "realshape_traits", rerun
+        realshape_panel.panel_traits((log,)),
+        traits[traits["log"] == log],
+        "realshape_traits",
+        rerun,
     )
 
 
@@ -248,8 +255,9 @@ def test_every_open_choice_and_reading_is_in_the_sensitivity_table() -> None:
     """Every reading of every open choice (the twelve ladders among them) is in the table; a
     reading that cannot move a figure is marked so and leaves it exactly where the default
     is; the counting reading is judged against 191 of 600; no far miss is borderline."""
-    from sim.report.ladders import ladder_family
-    from sim.report.sensitivity import CHOICES, COUNTED_FIGURE, COUNTING, FIGURES, can_move
+    from sim.report.sensitivity import COUNTED_FIGURE, COUNTING, can_move
+    from sim.study.ladder import ladder_family
+    from sim.study.readings import CHOICES, FIGURES
 
     table = pd.read_csv(RESULTS / "sensitivity.csv", dtype={"reading": str})
     readings = set(zip(table["choice"], table["reading"], strict=True))
@@ -292,7 +300,7 @@ def test_the_committed_calibration_is_the_packaged_logs_fit() -> None:
     here without the bootstrap and must equal the committed ones."""
     from sim.calibrate.fit import fit
     from sim.calibrate.logs import BUNDLED, read_log
-    from sim.report.realshape import packaged_shape
+    from sim.study.realshape_panel import packaged_shape
 
     fresh = fit(read_log(BUNDLED), boot=0)
     committed = ROWS["calibration_fit"].set_index("quantity")["estimate"]

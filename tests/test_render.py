@@ -3,6 +3,8 @@ in sim/report/templates/ compiles."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from jinja2 import UndefinedError
 
@@ -56,3 +58,139 @@ def test_a_template_keeps_its_values_and_no_stray_whitespace() -> None:
     assert first.startswith("With tools that take no time") and "\n" not in second
     assert "At a 2-minute median they ask 1.25 approvals" in first and "12,345 characters" in first
     assert second.startswith("No condition shows a difference") and "  " not in text
+
+
+def _phrases() -> Any:
+    """The first page's phrases template as a module: its macros as attributes."""
+    return environment().get_template("firstpage_phrases.md.j2").module
+
+
+def test_the_first_page_says_when_the_advisor_did_not_pick_or_misses_its_margin() -> None:
+    """Branches the committed run does not take: no pick, a pick that meets its target only
+    on average (with and without a shorter interval that meets it with margin)."""
+    say = _phrases()
+    assert (
+        str(say.pick(None, 30.0))
+        == "`python -m sim advise` picks the interval for your rates (§ 6)"
+    )
+    pick = {
+        "words": "poll with the cursor kept",
+        "interval_min": 60.0,
+        "seeds": 10,
+        "sim_mean_unnoticed_min": 29.5,
+        "sim_calls": 1234.0,
+        "margin": {"met": False, "lo": 27.0, "hi": 32.0, "shorter": None},
+    }
+    text = str(say.pick(pick, 30.0))
+    assert "picks **poll with the cursor kept every 60 min**; in simulation (10 seeds)" in text
+    assert text.endswith(
+        "at 1,234 calls a day (§ 6). Its 95 % interval, 27.0 – 32.0 min, reaches across the "
+        "target: the pick meets it on average, not with margin"
+    )
+    pick["margin"]["shorter"] = {"every_min": 30.0, "mean": 15.2, "lo": 14.0, "hi": 16.5,
+                                 "calls": 2000.0}  # fmt: skip
+    assert str(say.pick(pick, 30.0)).endswith(
+        "; every 30 min meets it with margin (15.2 min, 14.0 – 16.5) at 2,000 calls a day"
+    )
+
+
+def test_the_first_page_says_why_no_reading_or_assumption_is_named() -> None:
+    say = _phrases()
+    assert str(say.reading(None)) == "of the settings the write-up leaves open, none was run"
+    assert str(say.reading({"label": None, "none": "no reading moves it"})) == "no reading moves it"
+    assert str(say.sentence("no reading moves it")) == "No reading moves it."
+    assert str(say.assumed(None)) == ""
+    none = {"assumption": None, "none": "no question relation moves it beyond noise"}
+    assert str(say.assumed(none)) == " No question relation moves it beyond noise."
+
+
+def _calibration_values(**changed: object) -> dict[str, object]:
+    row = {"estimate": 1.5, "ci_low": 1.2, "ci_high": 1.8}
+    gof = {"ks_distance": 0.05, "p_value": 0.2, "aic": 1234.0}
+    values: dict[str, object] = {
+        "fit_table": "FIT", "s": row, "zipf": gof, "chosen": gof, "law": "zipf–mandelbrot",
+        "rejected": [], "both_rejected": False, "missed": [], "burst_gap": "",
+        "burst_table": "BURST", "panel": "PANEL",
+    }  # fmt: skip
+    return values | changed
+
+
+def test_the_calibration_says_when_its_process_holds_the_logs_bursts() -> None:
+    text = render("calibration_text.md.j2", **_calibration_values())
+    assert "`calibration_gof.csv`. Burstiness B" in text  # no law rejected: no verdict
+    assert "\nHere the calibrated process's range holds the log's B and M.\n\nPANEL\n" in text
+    missed = render("calibration_text.md.j2", **_calibration_values(missed=["B", "M"]))
+    assert "range does not hold the log's B and M: its bursts are milder" in missed
+
+
+def _panel_values(**changed: object) -> dict[str, object]:
+    values: dict[str, object] = {
+        "runs": 20, "permutations": 1000, "n_statistics": 8, "drift_level": 0.05,
+        "tally_table": "TALLY", "validation_table": "VALIDATION", "unexplained": 0,
+        "largest_miss": None, "transfer_table": "", "transfer": {}, "import_share": 0.2,
+        "import_min": 10, "imports": [], "no_imports": ["A"],
+        "own_volumes": [{"log": "A", "target_saves_per_day": 12.5}], "study_saves": 300,
+        "day_hours": 8.0, "times_lo": 24.0, "times_hi": 24.0,
+    }  # fmt: skip
+    return values | changed
+
+
+def test_the_panel_says_when_every_miss_is_the_logs_and_no_log_was_imported() -> None:
+    text = render("calibration_panel_text.md.j2", **_panel_values())
+    assert (
+        "\n\nEvery miss of the calibrated process is on a statistic whose log drifts.\n\n" in text
+    )
+    assert "Transfer: the panel holds one log: nothing to transfer." in text
+    assert "and the bulk sizes): none in the panel.\n\n" in text
+    assert (
+        "first two thirds: A 12.50); the study's day holds 300 saves in 8 hours, 24 to 24" in text
+    )
+
+
+def test_the_cas_analysis_without_ladders_and_with_1h_reproduced_by_humans_alone() -> None:
+    row = {"mean": 0.4, "z": 0.5, "verdict": "reproduced"}
+    text = render(
+        "openchoices_cas_analysis.md.j2", at_1h=row, human=row, ratio=0.7,
+        reported_ratio=0.717, spread=None, only_with_own=False,
+    )  # fmt: skip
+    assert "is one ratio on an assumed ladder, not a shape. At 1 h" in text
+    assert "same article colliding. An unpublish" in text
+
+
+def test_the_open_choices_name_the_verdicts_the_shared_seeds_change() -> None:
+    class Rule:
+        def describe(self, open_when: str) -> str:
+            return f"open while {open_when}"
+
+        def caveat(self) -> str:
+            return "CAVEAT."
+
+    shared = {"lo": -0.05, "hi": 0.1, "median": 0.02, "cells": 40,
+              "flips": ["a = 1 on x: reproduced → undecided"]}  # fmt: skip
+    tables = ("seeds", "choices", "largest", "zipf", "control", "cas")
+    text = render(
+        "openchoices_text.md.j2", half_width=0.021, shared=shared, rule=Rule(), shift_bound=0.01,
+        staleness_seeds=150, short_looks=3, short_alpha=0.1, counting="gone_counted",
+        still_open=[], **{f"{t}_table": t.upper() for t in tables},
+    )  # fmt: skip
+    assert "up to ±2.1 points)" in text
+    assert (
+        "half-width changes by -5 % to +10 % (median +2 %) across the 40 reading × figure cells, "
+        "and 1 verdicts change (a = 1 on x: reproduced → undecided). (`ci_half_shared`" in text
+    )
+    assert "open while on any figure it can move, a verdict undecided or a paired shift " in text
+    assert "wider than ±1 points. A reading" in text
+    assert "at their cap):\nnone.\n" in text and text.endswith("CAS on the default ladder:\n\nCAS")
+
+
+def test_the_ladder_section_with_no_ladder_reproducing_a_figure() -> None:
+    none = {"ladders": 12, "reproduced": 0, "undecided": 3, "ok": [], "default": "undecided"}
+    text = render(
+        "ladders_text.md.j2", minutes=["1 min"], longs=["2 h"], long_pairs=[["2 h", "4 h"]],
+        n_ladders=12, headline_seeds=150, table="TABLE", reject=none, replay=none,
+    )  # fmt: skip
+    assert "Against 172 of 600 (28.7 %): 0 of 12 reproduce it, 3 undecided. Against" in text
+    assert (
+        "ladders with no rung between the seconds and the hour and two beyond it (2 h and 4 h)"
+        in text
+    )

@@ -12,8 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sim.report import realshape, realshape_seeds, sensitivity
+from sim.report import sensitivity
 from sim.results import seedrows
+from sim.study import readings, realshape, realshape_seeds
 from sim.study.metrics import joined
 from sim.study.seedrule import SeedRule
 
@@ -39,7 +40,7 @@ def test_every_reading_ran_the_seeds_the_rule_gives_it() -> None:
     rows = ROWS["sensitivity"]
     headline = joined([ROWS["staleness_headline"], ROWS["cas_headline"]])
     got = _seeds(rows, ["choice", "reading"])
-    rule = SeedRule(sensitivity.SEEDS)
+    rule = SeedRule(readings.SEEDS)
     want = {k: rule.first for k in got}
     done = rule.first
     while batch := rule.next_batch(done):

@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from sim.report import realshape, realshape_seeds
 from sim.stats import mean_interval
+from sim.study import realshape, realshape_seeds
 from sim.study.seedrule import SeedRule
 
 REPS = 4000

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from sim.report.comparison import REPORTED
 from sim.report.verdicts import judge, p_value
 from sim.stats import holm_rejected
+from sim.study.reported import REPORTED
 
 
 def test_a_figure_inside_the_five_seed_range_is_reproduced_and_z_measures_the_gap() -> None:

@@ -10,7 +10,9 @@ rejected by the delay between read and edit. With --edit-log the synthetic corpu
 used and the fitted process is compared with the write-up's Poisson process at the same
 volume on the same days. Days are run to a stated precision (``sim.advise.sampled``); for
 --edit-log each figure on the days it needs, the days without a save not simulated
-(``sim.advise.sparse``).
+(``sim.advise.sparse``). The shares and the CAS table by cause are worded in
+``shares.py``. Some 330 lines: ``db_advice`` states every assumption, both deciders' picks
+and the checks between them in one place, in the order the text reads.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from sim import stats
-from sim.advise import Costs, sampled, sparse, text
+from sim.advise import Costs, sampled, shares, sparse, text
 from sim.advise.agent import Agent
 from sim.advise.calibrated import log_volume
 from sim.advise.calllog import Habits
@@ -31,7 +33,6 @@ from sim.advise.closedform_text import _plain
 from sim.calibrate.shape import EditShape
 from sim.params import Params
 from sim.server.reads import count
-from sim.stats import Interval
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -221,9 +222,9 @@ def db_advice(
         "No question found a published article, so nothing was cited."
         if stale.empty
         else "Citations going stale: "
-        + _share_ci(share, 100.0, ".1f")
+        + shares.share_ci(share, 100.0, ".1f")
         + f" % of the day's citations were stale {by_end} ({share.n} days); "
-        + _share_ci(per_hour, 1000.0, ".2f", cap=math.inf)
+        + shares.share_ci(per_hour, 1000.0, ".2f", cap=math.inf)
         + " stale per 1,000 citation-hours held."
     )
     checks = closed.check_rows(table, cf.table)
@@ -273,7 +274,7 @@ def db_advice(
         if agent.edit_share == 0
         else "no question found a published article to edit"
     )
-    cas_rows, cas_lines = cas_by_cause(cas, none)
+    cas_rows, cas_lines = shares.cas_by_cause(cas, none)
     if agent.reread_before_edit and len(cas):
         cas_lines.append(
             "  (re-read at once before each edit: the delay from that read is 0 s whatever "
@@ -281,7 +282,7 @@ def db_advice(
         )
     lines += [*cas_lines, f"Intervals of a share: {stats.SHARE_METHOD}."]
     out = {"assumptions": lines[2:8], **_json({"kb": table}, why, target)}
-    out["stale_share"] = _share_json(share, int(stale["stale"].sum()) if len(stale) else 0)
+    out["stale_share"] = shares.share_json(share, int(stale["stale"].sum()) if len(stale) else 0)
     out["cas_by_delay"] = cas_rows
     out["agent"] = agent.as_json()
     out["call_log"] = None if habits is None else habits.as_json()
@@ -300,51 +301,6 @@ def db_advice(
     return "\n".join(lines), out
 
 
-CAUSES = {
-    "human": ("rejected_by_human_save", "a human's newer save"),
-    "agent": ("rejected_by_agent_edit", "the agent's own other edit"),
-    "unpublished": ("gone", "the article unpublished"),
-}
-"""A first try's rejection by cause: the edit-rows column counting it, and its label."""
-
-
-def cas_by_cause(
-    cas: pd.DataFrame, none: str = "no question found a published article to edit"
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """Per delay, the share of first tries rejected and of each cause, with intervals
-    (``stats.share_interval``): the JSON rows and the text table. A human's newer save is
-    what CAS exists to catch; the agent's own other edit of the article (the day's agent
-    edits at every delay) and an unpublished article are not."""
-    if cas.empty:
-        return [], [f"No CAS edit was made: {none}."]
-    head = ["delay", "edits", "rejected %", *(label + " %" for _, label in CAUSES.values())]
-    table, rows = [head], []
-    for delay, g in cas.groupby("delay_s"):
-        days = g.groupby("seed")[["edits", *(c for c, _ in CAUSES.values())]].sum()
-        edits = days["edits"].to_numpy(float)
-        counts = {n: days[c].to_numpy(float) for n, (c, _) in CAUSES.items()}
-        rejected = sum(counts.values())
-        enough = sampled.MIN_DAYS_CHANGED
-        total = stats.share_interval(rejected, edits, enough)
-        row: dict[str, Any] = {"delay_s": float(delay), "edits": int(edits.sum())}
-        row["rejected"] = _share_json(total, int(rejected.sum()))
-        cells = [f"{delay:g} s", f"{int(edits.sum()):,}", _brief_share(total)]
-        for name, c in counts.items():
-            r = stats.share_interval(c, edits, enough)
-            row[name] = _share_json(r, int(c.sum()))
-            cells.append(_brief_share(r))
-        rows.append(row)
-        table.append(cells)
-    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
-    days = cas["seed"].nunique()
-    lines = [
-        "CAS edits rejected at the first try, by the delay between read and edit and by "
-        f"cause (% of the edits, 95 % interval; {days} {'day' if days == 1 else 'days'}):"
-    ]
-    lines += ["  " + "  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in table]
-    return rows, lines
-
-
 def _precision_note(pick: pd.Series | None, want: sampled.Precision, why: str) -> str:
     """Where the days stopped short of the precision asked for, that the pick still meets
     the target with margin (its interval's upper end below it), and its half-width."""
@@ -357,31 +313,6 @@ def _precision_note(pick: pd.Series | None, want: sampled.Precision, why: str) -
         f" (the ±{want.half_width_min:g} min asked for was not reached, ±{half:.1f}; the "
         "pick meets the target with margin all the same)"
     )
-
-
-def _brief_share(r: Interval) -> str:
-    """'0.35 (0.06–2.06)' in per cent; 'not enough days' in place of no interval."""
-    if math.isnan(r.lo) or r.lo == r.hi:
-        return f"{100 * r.mean:.2f} (not enough days)"
-    return f"{100 * r.mean:.2f} ({100 * r.lo:.2f}–{100 * r.hi:.2f})"
-
-
-def _share_json(r: Interval, n: int) -> dict[str, Any]:
-    lo, hi = (None, None) if math.isnan(r.lo) else (r.lo, r.hi)
-    return {"count": n, "share": _plain(r.mean), "lo": lo, "hi": hi, "days": r.n}
-
-
-def _share_ci(r: Interval, scale: float, fmt: str, cap: float | None = None) -> str:
-    """A share (or rate) and its interval, scaled, the bounds kept within 0 and the cap
-    (a share's 100 %). Fewer days than the advisor's MIN_DAYS_CHANGED give no interval
-    ("not enough days"): two days that happen to agree would show one of zero width."""
-    top = scale if cap is None else cap
-    lo, hi = scale * r.lo, scale * r.hi
-    if r.n < sampled.MIN_DAYS_CHANGED:
-        return text.ci(scale * r.mean, math.nan, math.nan, fmt, r.n)
-    if not math.isnan(lo):
-        lo, hi = max(0.0, lo), min(top, hi)
-    return text.ci(scale * r.mean, lo, hi, fmt)
 
 
 def _json(tables: dict[str, pd.DataFrame], why: str, target: float) -> dict[str, Any]:

@@ -37,7 +37,7 @@ ORIGIN_S = 1_577_836_800.0
 
 def write_log(path: Path, rows: int = ROWS, seed: int = 1) -> int:
     """A log of about ``rows`` rows in the shared format; returns the rows written."""
-    from sim.report.realshape import packaged_shape
+    from sim.study.realshape_panel import packaged_shape
 
     shape = packaged_shape()
     children = np.random.SeedSequence(seed).spawn(len(CAL_STREAMS))

@@ -107,24 +107,32 @@ def bulk_articles(
     drawn a block of publishes' rows at a time, then chosen for all the block's publishes of
     one size at once."""
     live = np.flatnonzero(weights)
+    live_weights = weights[live]
     bulk = np.flatnonzero(k > 1)
     first = (np.cumsum(k) - k)[bulk]
     step = max(1, KEYS_AT_ONCE // len(live))
     for a in range(0, len(bulk), step):
         kb, at = k[bulk[a : a + step]], first[a : a + step]
-        keys = rng.exponential(size=(len(kb), len(live))) / weights[live]
-        for size in np.unique(kb).tolist():
-            rows = np.flatnonzero(kb == size)
-            ranks[at[rows, None] + np.arange(size)] = live[_smallest(keys[rows], size)]
+        keys = rng.exponential(size=(len(kb), len(live)))
+        keys /= live_weights
+        # the block's publishes by size (in order within a size), their keys gathered once
+        by_size = np.argsort(kb, kind="stable")
+        sizes, begin = np.unique(kb[by_size], return_index=True)
+        bounds = [*begin.tolist(), len(kb)]
+        keys = keys[by_size]
+        for size, lo, hi in zip(sizes.tolist(), bounds[:-1], bounds[1:], strict=True):
+            rows = by_size[lo:hi]
+            ranks[at[rows, None] + np.arange(size)] = live[_smallest(keys[lo:hi], size)]
 
 
 def _smallest(keys: np.ndarray, k: int) -> np.ndarray:
-    """Columns of each row's k smallest keys, in key order (the successive draws' order).
+    """Columns of each row's k smallest keys, in key order (the successive draws' order);
+    ``keys`` is overwritten.
     Up to ARGMIN_K, k passes of argmin (each the next draw); beyond, one argpartition, whose
     k it leaves in an order its selection kernel decides (by CPU), then sorted stably
     (sim.exactmath)."""
     if k <= ARGMIN_K:
-        left, rows = keys.copy(), np.arange(len(keys))
+        left, rows = keys, np.arange(len(keys))  # the caller's own copy: marked in place
         out = np.empty((len(keys), k), dtype=np.int64)
         for j in range(k):
             out[:, j] = left.argmin(axis=1)

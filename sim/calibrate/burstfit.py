@@ -14,7 +14,7 @@ import numpy as np
 
 from sim.calibrate import sessions
 from sim.calibrate.logs import EditLog
-from sim.calibrate.overlog import coefficients_over_log
+from sim.calibrate.overlog import Kept, coefficients_over_log
 from sim.calibrate.shape import EditShape, stretch_sessions
 
 RUNS = 4
@@ -27,26 +27,32 @@ STEPS = 10
 
 
 def generated_b(
-    shape: EditShape, log: EditLog, stretch: float, runs: int = RUNS, seed: int = 1
+    shape: EditShape,
+    log: EditLog,
+    stretch: float,
+    runs: int = RUNS,
+    seed: int = 1,
+    kept: Kept | None = None,
 ) -> float:
     """Mean B of ``runs`` processes of ``shape``, sessions stretched, over the log's span at
-    its volume."""
+    its volume (runs already in ``kept`` taken from it, see ``overlog.Kept``)."""
     stretched = stretch_sessions(shape, stretch)
-    made = coefficients_over_log(stretched, log, runs, seed, ("calibrated",))["calibrated"]
-    return float(np.nanmean(made[:, 0]))
+    made = coefficients_over_log(stretched, log, runs, seed, ("calibrated",), kept)
+    return float(np.nanmean(made["calibrated"][:, 0]))
 
 
-def burst_stretch(shape: EditShape, log: EditLog) -> float:
-    """The stretch (1 to MAX_STRETCH, to 0.01) whose generated B reaches the log's B."""
+def burst_stretch(shape: EditShape, log: EditLog, kept: Kept | None = None) -> float:
+    """The stretch (1 to MAX_STRETCH, to 0.01) whose generated B reaches the log's B; its
+    runs go in ``kept``, if given."""
     target = float(sessions.coefficients(log.article, log.epoch_s)[0])
-    if not np.isfinite(target) or generated_b(shape, log, 1.0) >= target:
+    if not np.isfinite(target) or generated_b(shape, log, 1.0, kept=kept) >= target:
         return 1.0
     lo, hi = 1.0, MAX_STRETCH
-    if generated_b(shape, log, hi) < target:
+    if generated_b(shape, log, hi, kept=kept) < target:
         return hi
     for _ in range(STEPS):
         mid = (lo + hi) / 2
-        if generated_b(shape, log, mid) < target:
+        if generated_b(shape, log, mid, kept=kept) < target:
             lo = mid
         else:
             hi = mid

@@ -17,16 +17,15 @@ log as it is; ``Fit.imports`` says what was left out.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from sim.calibrate import popfit, sessions
-from sim.calibrate.generate import DAY_S, HOUR_S, KINDS
+from sim.calibrate import popfit, publishes, sessions
+from sim.calibrate.generate import KINDS
 from sim.calibrate.logs import EditLog, Import, initial_imports, week_offset
 from sim.calibrate.sessions import PerArticle
 from sim.calibrate.shape import EditShape
@@ -34,8 +33,6 @@ from sim.calibrate.shape import EditShape
 GOF_LEVEL = 0.05
 """Zipf 'fits badly' when its simulated KS p-value is below this; then the better of Zipf and
 Zipf–Mandelbrot by AIC is used."""
-PROFILE_PRIOR = 0.5
-"""Pseudo-count per hour and weekday bin (Jeffreys), so a short log leaves no hour impossible."""
 
 
 @dataclass(frozen=True)
@@ -92,132 +89,23 @@ def _articles(log: EditLog, session_gap_s: float) -> _Articles:
     )
 
 
-def _isum(w: np.ndarray, counts: np.ndarray) -> int:
-    """Sum of whole-number products, exact (no BLAS: its order is the CPU's)."""
-    return int((np.asarray(w, dtype=np.int64) * np.asarray(counts, dtype=np.int64)).sum())
-
-
-def _weighted_median(sorted_values: np.ndarray, weight: np.ndarray) -> float:
-    """np.median of the values each repeated weight times (whole weights)."""
-    cum = np.cumsum(weight)
-    total = int(cum[-1]) if len(cum) else 0
-    if not total:
-        return np.nan
-    lo, hi = np.searchsorted(cum, [(total - 1) // 2, total // 2], side="right")
-    return float((sorted_values[lo] + sorted_values[hi]) / 2)
-
-
 def _article_values(t: _Articles, w: np.ndarray) -> dict[str, float]:
     """The article-level values of the log made of each article taken w times."""
     c = popfit.ranked(np.repeat(t.body, w))
-    n_sessions, n_positive = _isum(w, t.sessions), _isum(w, t.positive)
+    n_sessions, n_positive = publishes.isum(w, t.sessions), publishes.isum(w, t.positive)
     b, m, _ = t.coef.mean(w[t.coef.articles])
     return {
         "zipf s": popfit.fit_zipf(c)[0] if len(c) else np.nan,
         "top-10 share of body edits": popfit.top_share(c) if len(c) else np.nan,
-        "saves per session (mean)": _isum(w, t.rows) / n_sessions,
-        "sessions with a re-save": _isum(w, t.resaved) / n_sessions,
-        "gap median in a session (s)": _weighted_median(t.gaps, w[t.gap_article]),
+        "saves per session (mean)": publishes.isum(w, t.rows) / n_sessions,
+        "sessions with a re-save": publishes.isum(w, t.resaved) / n_sessions,
+        "gap median in a session (s)": publishes.weighted_median(t.gaps, w[t.gap_article]),
         "gaps in a session within 10 min": (
-            _isum(w, t.short) / n_positive if n_positive else np.nan
+            publishes.isum(w, t.short) / n_positive if n_positive else np.nan
         ),
         "burstiness B (log)": b,
         "memory M (log)": m,
     }
-
-
-_PerPublish = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-"""Per publish: instant, rows, session-starting rows, rows of each kind, sitting weight."""
-
-
-def _publish_values(
-    epoch: np.ndarray,
-    n_rows: np.ndarray,
-    n_starts: np.ndarray,
-    kind_counts: np.ndarray,
-    sitting_weight: np.ndarray,
-    window_s: float,
-    w: np.ndarray | None = None,
-) -> dict[str, float]:
-    """From per-publish arrays: instant, rows, session-starting rows, rows of each kind, and
-    for a sitting's first publish the sessions its sitting starts (else 0); each publish
-    counted w times (default once). Every sum is of whole numbers, so a weighted resample
-    gives the same values as one made of copies."""
-    return _PublishTable(epoch, n_rows, n_starts, kind_counts, sitting_weight).values(
-        window_s, np.ones(len(epoch), dtype=np.int64) if w is None else w
-    )
-
-
-class _PublishTable:
-    """The per-publish arrays with their masks and profile bins made once, for resamples."""
-
-    def __init__(
-        self,
-        epoch: np.ndarray,
-        n_rows: np.ndarray,
-        n_starts: np.ndarray,
-        kind_counts: np.ndarray,
-        sitting_weight: np.ndarray,
-    ) -> None:
-        first = np.flatnonzero(sitting_weight > 0)  # the profile is of sitting starts,
-        t = epoch[first]  # weighted by their sessions
-        self.first, self.sitting_weight = first, sitting_weight[first]
-        self.hour = ((t // HOUR_S) % 24).astype(int)
-        self.day = (((t + 3 * DAY_S) // DAY_S) % 7).astype(int)
-        self.kinds = np.asarray(kind_counts, dtype=np.int64)
-        self.rows = np.asarray(n_rows, dtype=np.int64)
-        self.has = np.flatnonzero(n_starts > 0)
-        self.bulk = np.flatnonzero(n_starts > 1)
-        self.bulk_starts = np.asarray(n_starts, dtype=np.int64)[self.bulk]
-        self.multi = np.flatnonzero(n_rows > 1)
-        self.big = np.flatnonzero(n_rows >= 10)
-
-    def values(self, window_s: float, w: np.ndarray) -> dict[str, float]:
-        sw = self.sitting_weight * w[self.first]
-        hours = np.bincount(self.hour, weights=sw, minlength=24) + PROFILE_PRIOR
-        days = np.bincount(self.day, weights=sw, minlength=7) + PROFILE_PRIOR
-        mix = (self.kinds * w[:, None]).sum(axis=0)
-        mix = mix / mix.sum() if mix.sum() else np.full(len(KINDS), np.nan)
-        saves = _isum(w, self.rows)
-        n_has, n_bulk = int(w[self.has].sum()), int(w[self.bulk].sum())
-        out = {
-            "saves per day": saves / (window_s / DAY_S),
-            "bulk share of session starts": n_bulk / n_has if n_has else np.nan,
-            "bulk size (mean)": _isum(w[self.bulk], self.bulk_starts) / n_bulk if n_bulk else 0,
-            "publishes with >1 article": int(w[self.multi].sum()) / int(w.sum()),
-            "saves in publishes of >=10": _isum(w[self.big], self.rows[self.big]) / saves,
-        }
-        out |= {f"mix {k}": float(v) for k, v in zip(KINDS, mix, strict=True)}
-        out |= {f"hour {h:02d} UTC": float(v) for h, v in enumerate(hours / hours.sum())}
-        names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-        out |= {f"weekday {d}": float(v) for d, v in zip(names, days / days.sum(), strict=True)}
-        return out
-
-
-def _per_publish(
-    log: EditLog, starts: np.ndarray, sitting_gap_s: float, imports: tuple[Import, ...] = ()
-) -> tuple[_PerPublish, np.ndarray, np.ndarray]:
-    """Per-publish arrays (see _publish_values), and the sittings' sizes and inner gaps;
-    the ``imports``' publishes hold no kinds (the mix) and weigh nothing in their sitting
-    (the profile)."""
-    ids, first, inverse = np.unique(log.publish, return_index=True, return_inverse=True)
-    n_rows = np.bincount(inverse)
-    n_starts = np.bincount(inverse, weights=starts).astype(int)
-    kinds = np.zeros((len(first), len(KINDS)))
-    np.add.at(kinds, (inverse, log.kind), 1)
-    imported = np.isin(ids, [i.publish for i in imports])
-    kinds[imported] = 0
-    profiled = np.where(imported, 0, n_starts)
-    epoch = log.epoch_s[first]
-    starting = np.flatnonzero(n_starts > 0)
-    opens, sizes, gaps = sessions.split(
-        np.zeros(len(starting), int), epoch[starting], sitting_gap_s
-    )
-    order = np.argsort(epoch[starting], kind="stable")
-    sitting = np.cumsum(opens[order]) - 1
-    weight = np.zeros(len(first))
-    weight[starting[order][opens[order]]] = np.bincount(sitting, profiled[starting][order])
-    return (epoch, n_rows, n_starts, kinds, weight), sizes, gaps
 
 
 def fit(
@@ -249,18 +137,19 @@ def fit(
     boot_rng, gof_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
     starts, sizes, gaps = sessions.split(log.article, log.epoch_s, session_gap_s)
     imports = tuple(initial_imports(log))
-    per_pub, sitting_sizes, sitting_gaps = _per_publish(log, starts, sitting_gap_s, imports)
+    per_pub, sitting_sizes, sitting_gaps = publishes.per_publish(
+        log, starts, sitting_gap_s, imports
+    )
     counts = popfit.ranked(np.bincount(log.article[log.kind == 0]))
     if len(counts) < 2:
         raise ValueError("the log has body edits of fewer than 2 articles: no popularity to fit")
     if progress is not None:
         progress(f"goodness of fit of the popularity ({gof_sims} simulations a family)")
-    gof = tuple(
-        popfit.goodness_of_fit(counts, f, gof_rng, 0 if shape_only and i else gof_sims)
-        for i, f in enumerate(popfit.FITTERS)
-    )
-    if shape_only:  # zipf's simulations drew from gof_rng first, as in the full fit
-        gof = (gof[0], replace(gof[1], p_value=math.nan))
+    # the family is read from Zipf's p-value and both AICs: Zipf–Mandelbrot's simulations
+    # (most of the goodness of fit) wait until the shape is out, and draw from gof_rng
+    # after Zipf's, as always
+    gof = (popfit.goodness_of_fit(counts, "zipf", gof_rng, gof_sims),
+           popfit.fitted(counts, "zipf_mandelbrot"))  # fmt: skip
     family = "zipf"
     if gof[0].p_value < GOF_LEVEL and gof[1].aic < gof[0].aic:
         family = "zipf_mandelbrot"
@@ -269,8 +158,8 @@ def fit(
     articles = _articles(log, session_gap_s)
     point = _article_values(articles, np.ones(log.n_articles, dtype=np.int64))
     point |= {"zipf-mandelbrot s": gof[1].params[0], "zipf-mandelbrot q": gof[1].params[1]}
-    point |= _publish_values(*per_pub, window_s)
-    point |= _sitting_values(sitting_sizes, sitting_gaps)
+    point |= publishes.publish_values(*per_pub, window_s)
+    point |= publishes.sitting_values(sitting_sizes, sitting_gaps)
     names = list(point)
     bulk = np.bincount(per_pub[2][per_pub[2] > 1])[2:]
     body, title, unpublish, new = (point[f"mix {k}"] for k in KINDS)
@@ -297,11 +186,13 @@ def fit(
     )
     if on_shape is not None:
         on_shape(shape)
+    if not shape_only:
+        gof = (gof[0], popfit.simulated(counts, gof[1], gof_rng, gof_sims))
     art_boot = _boot_articles(articles, boot, boot_rng, gof[1].params, progress)
     if progress is not None:
         progress(f"bootstrap of publishes and sittings ({boot} resamples)")
-    pub_boot = _boot_publishes(per_pub, window_s, boot, boot_rng)
-    pub_boot |= _boot_sittings(sitting_sizes, sitting_gaps, boot, boot_rng)
+    pub_boot = publishes.boot_publishes(per_pub, window_s, boot, boot_rng)
+    pub_boot |= publishes.boot_sittings(sitting_sizes, sitting_gaps, boot, boot_rng)
     rows = []
     for name, value in point.items():
         samples, unit = (art_boot, "articles") if name in art_boot else (pub_boot, "publishes")
@@ -343,49 +234,6 @@ def _boot_articles(
             out.setdefault(k, []).append(v)
         if progress is not None:
             progress(f"bootstrap of articles {i + 1}/{boot}")
-    return out
-
-
-def _sitting_values(sizes: np.ndarray, gaps: np.ndarray) -> dict[str, float]:
-    g = gaps[gaps > 0]
-    return {
-        "sitting: publishes (mean)": float(sizes.mean()),
-        "sitting: gap median (s)": float(np.median(g)) if len(g) else np.nan,
-    }
-
-
-def _boot_sittings(
-    sizes: np.ndarray, gaps: np.ndarray, boot: int, rng: np.random.Generator
-) -> dict[str, list[float]]:
-    """Sittings resampled whole: a sitting's publishes depend on each other (each sitting's
-    gaps counted as often as it is drawn, without copying them)."""
-    sitting_of = np.repeat(np.arange(len(sizes)), sizes - 1)
-    positive = gaps > 0
-    by_gap = np.argsort(gaps[positive], kind="stable")
-    sorted_gaps, owner = gaps[positive][by_gap], sitting_of[positive][by_gap]
-    out: dict[str, list[float]] = {}
-    for _ in range(boot):
-        w = np.bincount(rng.integers(0, len(sizes), len(sizes)), minlength=len(sizes))
-        values = {
-            "sitting: publishes (mean)": _isum(w, sizes) / len(sizes),
-            "sitting: gap median (s)": _weighted_median(sorted_gaps, w[owner]),
-        }
-        for k, v in values.items():
-            out.setdefault(k, []).append(v)
-    return out
-
-
-def _boot_publishes(
-    per_pub: _PerPublish, window_s: float, boot: int, rng: np.random.Generator
-) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {}
-    n = len(per_pub[0])
-    table = _PublishTable(*per_pub)
-    for _ in range(boot):
-        pick = rng.integers(0, n, n)
-        values = table.values(window_s, np.bincount(pick, minlength=n))
-        for k, v in values.items():
-            out.setdefault(k, []).append(v)
     return out
 
 

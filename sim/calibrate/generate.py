@@ -25,7 +25,8 @@ n_articles, as in the write-up.
 
 Switched off: popularity → Zipf(zipf_s) over n_articles; bursts → every session holds one
 save and every sitting one publish (independent Poisson saves at each article's rate);
-bulk → every publish has one article; profile → a constant rate.
+bulk → every publish has one article; profile → a constant rate. Some 320 lines: the four
+features draw from one schedule, in a fixed order of random streams.
 """
 
 from __future__ import annotations

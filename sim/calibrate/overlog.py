@@ -48,22 +48,36 @@ def one_run(
     )
 
 
+Kept = dict[tuple[EditShape, str, int, int], tuple[float, float]]
+"""B and M of the runs made over one log, by (shape, process, seed, run): a run is a function
+of these on a log, so a caller that asks for one twice (the burst stretch's first trial, the
+fitted shape's runs 0 to 3 on seed 1, is the burst table's first runs on the default seed)
+passes the same dict and it is made once."""
+
+
 def coefficients_over_log(
     shape: EditShape,
     log: EditLog,
     reps: int,
     seed: int,
     processes: tuple[str, ...] = tuple(PROCESSES),
+    kept: Kept | None = None,
 ) -> dict[str, np.ndarray]:
     """For each process, B and M (reps × 2) of its ``reps`` runs of ``shape`` over the log's
-    span at the fitted volume, run i on seed (seed, i)."""
+    span at the fitted volume, run i on seed (seed, i); those in ``kept`` (of this log) are
+    taken from it, and the others put in it."""
     t0 = float(log.epoch_s[0])
     span, start = float(log.epoch_s[-1]) - t0 + 1.0, week_offset(t0)
 
     def coefficients(job: tuple[str, int]) -> tuple[float, float]:
         process, i = job
+        key = (shape, process, seed, i)
+        if kept is not None and key in kept:
+            return kept[key]
         run = one_run(shape, process, log.n_articles, shape.log_saves_per_day, span, start, seed, i)
         b, m, _ = sessions.coefficients(run.rank, run.time_s)
+        if kept is not None:
+            kept[key] = (b, m)
         return b, m
 
     jobs = [(process, i) for process in processes for i in range(reps)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import optimize
@@ -130,17 +130,28 @@ class Gof:
 
 def goodness_of_fit(c: np.ndarray, family: str, rng: np.random.Generator, sims: int) -> Gof:
     """KS distance of the fit and the share of simulated samples at least that far from theirs."""
+    return simulated(c, fitted(c, family), rng, sims)
+
+
+def fitted(c: np.ndarray, family: str) -> Gof:
+    """The fit, its KS distance and AIC, without the simulations (p-value NaN): what the
+    choice of family reads."""
     params = FITTERS[family](c)
-    d = ks_distance(c, params)
-    p = law(len(c), params)
+    aic = 2 * len(params) + 2 * nll(c, params)
+    return Gof(family, params, ks_distance(c, params), math.nan, aic)
+
+
+def simulated(c: np.ndarray, fit: Gof, rng: np.random.Generator, sims: int) -> Gof:
+    """``fit`` with its p-value: the share of ``sims`` samples drawn from it at least as far
+    from their own refit."""
+    p = law(len(c), fit.params)
     n = int(c.sum())
     far = 0
     for _ in range(sims):
         sim = np.sort(rng.multinomial(n, p).astype(float))[::-1]
-        refit = fit_zipf(sim) if family == "zipf" else fit_zipf_mandelbrot(sim, params)
-        far += ks_distance(sim, refit) >= d
-    aic = 2 * len(params) + 2 * nll(c, params)
-    return Gof(family, params, d, (far + 1) / (sims + 1), aic)
+        refit = fit_zipf(sim) if fit.family == "zipf" else fit_zipf_mandelbrot(sim, fit.params)
+        far += ks_distance(sim, refit) >= fit.ks
+    return replace(fit, p_value=(far + 1) / (sims + 1))
 
 
 def top_share(c: np.ndarray, k: int = 10) -> float:

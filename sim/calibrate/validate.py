@@ -25,7 +25,7 @@ from sim.calibrate.burstfit import burst_stretch
 from sim.calibrate.fit import Fit, fit
 from sim.calibrate.generate import DAY_S, Saves
 from sim.calibrate.logs import EditLog, week_offset
-from sim.calibrate.overlog import PROCESSES, coefficients_over_log, one_run
+from sim.calibrate.overlog import PROCESSES, Kept, coefficients_over_log, one_run
 from sim.calibrate.shape import EditShape, stretch_sessions
 from sim.calibrate.stats import STATISTICS, summary
 
@@ -179,11 +179,13 @@ def burst_runs(
     """The runs the burst table reads: ``reps`` of each process over the log's span, and of
     the calibrated process with its sessions stretched ``stretch`` times (default: the
     stretch fitted to the log's B, the real-shape panel's burst arm). They need the shape
-    alone, so a long log's calibrate runs them beside the fit's bootstrap."""
+    alone, so a long log's calibrate runs them beside the fit's bootstrap. The stretch's
+    runs that are the table's too are made once."""
+    kept: Kept = {}
     if stretch is None:
-        stretch = burst_stretch(shape, log)
+        stretch = burst_stretch(shape, log, kept)
     return {
-        **coefficients_over_log(shape, log, reps, seed),
+        **coefficients_over_log(shape, log, reps, seed, kept=kept),
         f"calibrated, sessions ×{stretch:g}": coefficients_over_log(
             stretch_sessions(shape, stretch), log, reps, seed, ("calibrated",)
         )["calibrated"],

@@ -108,6 +108,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     gof_sims=args.boot, seed=args.seed,
                     progress=_every_tenth(stage, args.boot) if long else None,
                     on_shape=start_runs)  # fmt: skip
+            stale = stale_by_age.measured_rows(log)  # while the runs finish
             bursts = burstiness_table(log, f, reps, args.seed, runs=runs[0].result())
     except (LogError, ValueError) as e:
         parser.exit(2, f"{parser.prog}: error: {e}\n")
@@ -133,15 +134,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 f"({e.strerror}); the shape is written\n",
             )
     if args.json:
-        stale = stale_by_age.measure(log).to_dict(orient="records")
+        by_age = pd.DataFrame(stale).to_dict(orient="records")
         print(
             json.dumps(
-                as_json(f, bursts, out) | {"stale_by_age": stale, "warning": warning}, indent=1
+                as_json(f, bursts, out) | {"stale_by_age": by_age, "warning": warning}, indent=1
             )
         )
     else:
         print(render(log, f, bursts, args.boot, args.seed, reps))
-        print(stale_by_age.render(log))
+        print(stale_by_age.render(log, stale))
         print(
             f"{'Replaced' if replaced else 'Wrote'} the shape in {out}"
             + (f" and the log in {args.log_out}" if args.log_out else "")

@@ -2,7 +2,8 @@
 
 Params -> corpus and random streams -> SimPy day (humans, customers, agent,
 checker, delayed editor) -> KB tools -> call log and records. No printing, no
-files: reporting turns the records into files.
+files: reporting turns the records into files. Some 330 lines: ``Day`` is one SimPy
+environment's processes and the records they leave, which share its state.
 """
 
 from __future__ import annotations

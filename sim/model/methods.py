@@ -6,8 +6,11 @@ the report's cost and unnoticed tables and its figures iterate over ``METHODS``;
 method is one entry here and its check (a class with ``status`` and ``unsure``), and a test.
 ``hourly`` and ``swept`` put it in the study's runs, so the committed per-seed rows lack it
 until they are made again (``make reproduce``); pages built from them leave it out until
-then. Push is not a check on a schedule (the server notifies, ``push.py``), so it is not
-one of them; the tables add it beside them.
+then, except results/DATA.md, whose method list is this registry's (``make docs`` rewrites
+it at once). ``exact`` says whether the method must find every change the truth has (a
+method that checks only some citations is not exact: it gets no closed-form columns and the
+tests do not hold it to the truth). Push is not a check on a schedule (the server
+notifies, ``push.py``), so it is not one of them; the tables add it beside them.
 
 A check is built once a day for its client session and answers, for the citations held
 at an instant, what it finds of each ('fresh', 'stale', 'gone', or 'changed' for a method

@@ -4,6 +4,7 @@ whether the fitted process (and the write-up's) reproduces a stretch of the log 
 Every number comes from the calibration's tables (`calibration_*.csv`), which
 ``sim.calibrate.panel.calibration_outputs`` makes from the packaged log (the fit) and
 the panel of logs (the held-out and transfer tests: ``sim.report.calibration_panel``).
+The words are templates/calibration_text.md.j2's and calibration_burst_gap.md.j2's.
 """
 
 from __future__ import annotations
@@ -12,14 +13,7 @@ import pandas as pd
 
 from sim.pages import md
 from sim.report.calibration_panel import panel_text
-
-
-def _num(x: float) -> str:
-    if abs(x) >= 100:
-        return f"{x:,.0f}"
-    if abs(x) >= 1:
-        return f"{x:.2f}"
-    return f"{x:.3f}"
+from sim.report.render import num_sized, render
 
 
 def _fit_rows(fit: pd.DataFrame) -> pd.DataFrame:
@@ -27,9 +21,9 @@ def _fit_rows(fit: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "quantity": fit["quantity"],
-            "estimate": [_num(x) for x in fit["estimate"]],
+            "estimate": [num_sized(x) for x in fit["estimate"]],
             "95 % CI": [
-                f"{_num(lo)} – {_num(hi)}"
+                f"{num_sized(lo)} – {num_sized(hi)}"
                 for lo, hi in zip(fit["ci_low"], fit["ci_high"], strict=True)
             ],
             "bootstrap resamples": fit["resampled"],
@@ -47,7 +41,7 @@ def burst_gap_bound(burst: pd.DataFrame, realshape: pd.DataFrame | None) -> str:
     seed by seed with the calibrated shape): a run, not an assumption."""
     if realshape is None or "diff_ci_lo" not in realshape:
         return ""
-    from sim.report.realshape import BURST_ARM, FIGURES, SHARED_LOG, SHARES
+    from sim.study.realshape import BURST_ARM, FIGURES, SHARED_LOG, SHARES
 
     arm = realshape[realshape["arm"] == BURST_ARM]
     b = burst[burst["coefficient"] == "B"].set_index("source")
@@ -63,23 +57,21 @@ def burst_gap_bound(burst: pd.DataFrame, realshape: pd.DataFrame | None) -> str:
             r = arm.loc[f]
             scale, unit = (100, " pt") if f in SHARES else (1, " calls a day")
             moves.append(
-                f"{FIGURES[f]} {scale * r['diff_mean']:+.1f}{unit} "
-                f"({scale * r['diff_ci_lo']:+.1f} – {scale * r['diff_ci_hi']:+.1f})"
+                {
+                    "figure": FIGURES[f],
+                    "unit": unit,
+                    **{k: scale * r[f"diff_{k}"] for k in ("mean", "ci_lo", "ci_hi")},
+                }
             )
     if not moves:
         return ""
-    s, log = b.loc[stretched[0]], b.loc["log"]
-    seeds = int(arm["seeds"].max())
-    return (
-        f" The real-shape panel runs that gap instead of bounding it: with its editing"
-        f" sessions' re-saves stretched by a factor fitted to the log's B"
-        f" ({stretched[0].split(', ')[1]}), the calibrated process generates B"
-        f" {_num(s['estimate'])} ({_num(s['ci_low'])} –"
-        f" {_num(s['ci_high'])} over the runs above) against the log's"
-        f" {_num(log['estimate'])} ({_num(log['ci_low'])} – {_num(log['ci_high'])}). Against"
-        f" the calibrated shape on this log, seed by seed ({seeds} seeds), that arm moves"
-        f" {'; '.join(moves)} (95 % intervals; the other logs and the moves at equal day"
-        f" volume: Appendix C, What the fit's misses do)."
+    return render(
+        "calibration_burst_gap.md.j2",
+        factor=stretched[0].split(", ")[1],
+        stretched=b.loc[stretched[0]].to_dict(),
+        log=b.loc["log"].to_dict(),
+        seeds=int(arm["seeds"].max()),
+        moves=moves,
     )
 
 
@@ -101,61 +93,33 @@ def calibration_text(t: dict[str, pd.DataFrame]) -> str:
         for name, real in (("B", log_b["estimate"]), ("M", log_m["estimate"]))
         if not cal.loc[name, "ci_low"] <= real <= cal.loc[name, "ci_high"]
     ]
-    burst_verdict = (
-        "the calibrated process's range holds the log's B and M"
-        if not missed
-        else f"the calibrated process's range does not hold the log's {' and '.join(missed)}: "
-        "its bursts are milder and less correlated than the log's, though far closer than "
-        "the write-up's process"
-    )
     fits_badly = [
         name
         for name, r in (("Zipf", zipf), (chosen["family"].replace("_", "–"), chosen))
         if r["p_value"] < 0.05
     ]
-    law_verdict = (
-        f"both laws are rejected at 5 % ({', '.join(fits_badly)}), so the popularity law is "
-        "the better of two imperfect fits"
-        if len(set(fits_badly)) > 1
-        else ""
-    )
     burst_rows = pd.DataFrame(
         {
             "process": burst["source"],
             "coefficient": burst["coefficient"],
-            "estimate": [_num(x) for x in burst["estimate"]],
+            "estimate": [num_sized(x) for x in burst["estimate"]],
             "95 % range": [
-                f"{_num(lo)} – {_num(hi)}"
+                f"{num_sized(lo)} – {num_sized(hi)}"
                 for lo, hi in zip(burst["ci_low"], burst["ci_high"], strict=True)
             ],
         }
     )
-    return f"""### The calibration: the real log's edit process
-
-`python -m sim calibrate` fits the packaged log (`calibration_fit.csv`; 95 % bootstrap
-intervals, resampling whole articles, publishes or sittings as the table says; the share of
-each hour of the day is in the CSV and the figure; burstiness B and memory M are defined
-below the table):
-
-{md(_fit_rows(fit))}
-
-Edit popularity: a discrete Zipf law fitted by maximum likelihood has s = {_num(s["estimate"])}
-({_num(s["ci_low"])} – {_num(s["ci_high"])}), Kolmogorov–Smirnov distance
-{zipf["ks_distance"]:.3f} (p = {zipf["p_value"]:.3f} by simulation from the fit); the process
-uses the {chosen["family"].replace("_", "–")} law
-(AIC {chosen["aic"]:,.0f} against Zipf's {zipf["aic"]:,.0f}; KS p = {chosen["p_value"]:.3f}),
-`calibration_gof.csv`{"; " + law_verdict if law_verdict else ""}. Burstiness B and memory M
-(Goh and Barabási) of an article's re-save gaps, in the log and in runs of each process over
-the log's span (`calibration_burstiness.csv`). B is the gaps' spread against their mean,
-(SD − mean) / (SD + mean): 0 for saves at random, towards 1 for bursts, −1 for a clock; M
-is the correlation of each gap with the next, above 0 when long gaps follow long ones; both
-per article, averaged over the articles with at least 10 gaps:
-
-{md(burst_rows)}
-
-Here {burst_verdict}.{burst_gap_bound(burst, t.get("realshape")) if missed else ""}
-
-{panel_text(t)}
-
-![the log against the two processes](calibration.png)
-"""
+    return render(
+        "calibration_text.md.j2",
+        fit_table=md(_fit_rows(fit)),
+        s=s.to_dict(),
+        zipf=zipf.to_dict(),
+        chosen=chosen.to_dict(),
+        law=chosen["family"].replace("_", "–"),
+        rejected=fits_badly,
+        both_rejected=len(set(fits_badly)) > 1,
+        missed=missed,
+        burst_gap=burst_gap_bound(burst, t.get("realshape")) if missed else "",
+        burst_table=md(burst_rows),
+        panel=panel_text(t),
+    )

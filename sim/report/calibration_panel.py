@@ -4,7 +4,8 @@ log's), the transfer test log × log, the initial imports the fits left out, and
 all this validates.
 
 Every number comes from `calibration_validation.csv`, `calibration_transfer.csv` and
-`calibration_imports.csv` (``sim.calibrate.panel`` makes them).
+`calibration_imports.csv` (``sim.calibrate.panel`` makes them); the words are
+templates/calibration_panel_text.md.j2's.
 """
 
 from __future__ import annotations
@@ -15,19 +16,10 @@ from sim.calibrate.drift import DRIFT_LEVEL
 from sim.calibrate.stats import STATISTICS
 from sim.pages import md
 from sim.params import Params
+from sim.report.render import num_sized, render
 from sim.stats import holm_rejected
 
 CALIBRATED, WRITEUP = "calibrated", "write-up (volume only)"
-
-
-def num(x: float) -> str:
-    if pd.isna(x):
-        return "n/a"
-    if abs(x) >= 100:
-        return f"{x:,.0f}"
-    if abs(x) >= 1:
-        return f"{x:.2f}"
-    return f"{x:.3f}"
 
 
 def _p(p: float) -> str:
@@ -71,8 +63,8 @@ def validation_rows(validation: pd.DataFrame) -> pd.DataFrame:
         row = {
             "log": log,
             "statistic": statistic,
-            "real (first two thirds)": num(first["real_train"]),
-            "real (last third)": num(first["real"]),
+            "real (first two thirds)": num_sized(first["real_train"]),
+            "real (last third)": num_sized(first["real"]),
             "drift p": _p(first["drift_p"]) + (" (drifts)" if (log, statistic) in drifts else ""),
         }
         for _, r in g.iterrows():
@@ -81,8 +73,8 @@ def validation_rows(validation: pd.DataFrame) -> pd.DataFrame:
             else:
                 where = "inside" if r["inside"] else "**outside**"
             row[r["process"]] = (
-                f"{num(r['generated_mean'])} ({num(r['generated_lo'])} – "
-                f"{num(r['generated_hi'])}): {where}"
+                f"{num_sized(r['generated_mean'])} ({num_sized(r['generated_lo'])} – "
+                f"{num_sized(r['generated_hi'])}): {where}"
             )
         wide.append(row)
     return pd.DataFrame(wide)
@@ -109,21 +101,16 @@ def tally(validation: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def unexplained(validation: pd.DataFrame) -> str:
-    """The calibrated misses no drift explains, and the largest change of the log among
-    them: 'no drift shown' is the model's miss only as far as the test has power."""
+def _largest_miss(validation: pd.DataFrame) -> tuple[int, dict[str, object] | None]:
+    """The calibrated misses no drift explains, and the one with the largest change of its
+    log: 'no drift shown' is the model's miss only as far as the test has power."""
     cal = validation[validation["process"] == CALIBRATED]
     misses = cal[~cal["inside"].astype(bool) & ~_drifts(cal, drifting(validation))]
     if not len(misses):
-        return "Every miss of the calibrated process is on a statistic whose log drifts."
+        return 0, None
     change = (misses["real"] - misses["real_train"]).abs() / misses["real_train"].abs()
     r = misses.loc[change.fillna(-1).idxmax()]
-    return (
-        f"The {len(misses)} misses with no drift shown are the model's, as far as the test can "
-        "tell, and it can miss a change carried by a few weeks' saves: the largest change of a log "
-        f"among them is {r['log']}'s {r['statistic']}, {num(r['real_train'])} in the first two "
-        f"thirds and {num(r['real'])} in the last (drift p = {_p(r['drift_p'])})."
-    )
+    return len(misses), {**r.to_dict(), "p": _p(r["drift_p"])}
 
 
 def transfer_matrix(transfer: pd.DataFrame) -> pd.DataFrame:
@@ -140,95 +127,45 @@ def transfer_matrix(transfer: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _imports_text(imports: pd.DataFrame, logs: list[str]) -> str:
-    from sim.calibrate.logs import IMPORT_MIN, IMPORT_SHARE
-
-    rule = (
-        f"a publish that adds at least {IMPORT_SHARE * 100:.0f} % of the log's articles, and"
-        f" {IMPORT_MIN} or more, is an initial import (the help centre being filled, not"
-        " edited): its saves are left out of the fitted mix and its sessions out of the hour"
-        " and weekday profile; it still counts in the volume, the sessions and the bulk sizes"
-    )
-    found = [
-        f"{r['log']}, publish {r['publish']} on {r['time'][:10]} ({r['articles_added']} articles"
-        f" added, {r['saves_left_out']} saves left out)"
-        for _, r in imports.iterrows()
-    ]
-    none = [log for log in logs if log not in set(imports["log"])]
-    text = f"Initial imports (`calibration_imports.csv`; the rule: {rule}): "
-    text += "; ".join(found) if found else "none in the panel"
-    if found and none:
-        text += f"; none in {', '.join(none)}"
-    return text + "."
-
-
-def volume_scope(transfer: pd.DataFrame) -> str:
-    """Plainly: the process is validated at the logs' volumes, not at the study's."""
-    base = Params()
-    own = transfer[transfer["log"] == transfer["target"]].drop_duplicates("log")
-    per_day = own["target_saves_per_day"]
-    study = base.n_saves
-    lo, hi = study / per_day.max(), study / per_day.min()
-    volumes = ", ".join(f"{r['log']} {num(r['target_saves_per_day'])}" for _, r in own.iterrows())
-    return (
-        "**Not validated at the study's volume.** Every test above runs at a log's own volume "
-        f"(saves a day fitted on its first two thirds: {volumes}); the study's day holds "
-        f"{study} saves in {base.day_s / 3600:g} hours, {lo:,.0f} to {hi:,.0f} times as many "
-        "saves a day. No log of the panel is that busy, so nothing here tests how the fitted "
-        "bursts, sittings and bulk publishes behave on such a day; what is validated is the "
-        "fitted process run forward in time at a log's own volume, on the statistics it is "
-        "built to reproduce, and how far a shape carries from one help centre to another."
-    )
-
-
-def transfer_text(transfer: pd.DataFrame) -> str:
-    """The transfer matrix with its range, or why there is none."""
-    off = transfer[transfer["log"] != transfer["target"]]
-    if not len(off):
-        return "Transfer: the panel holds one log: nothing to transfer."
-    inside = off.groupby(["log", "target"])["inside"].sum()
-    own = transfer[transfer["log"] == transfer["target"]].groupby("log")["inside"].sum()
-    n = len(STATISTICS)
-    return f"""Transfer: the shape fitted on one log's first two thirds generates another log's
-last third at that log's volume and article count, {int(transfer["runs"].iloc[0])} runs a
-cell, judged by the same criterion (the calibrated process only: the write-up's takes
-nothing from a log but its volume; `calibration_transfer.csv`). A shape reproduces
-{int(inside.min())} to {int(inside.max())} of {n} statistics of another log, against
-{int(own.min())} to {int(own.max())} of its own:
-
-{md(transfer_matrix(transfer))}"""
-
-
 def panel_text(t: dict[str, pd.DataFrame]) -> str:
     """The held-out test per log with the drift test, the transfer matrix, the imports and
-    the scope, as Markdown."""
+    the scope, as Markdown (templates/calibration_panel_text.md.j2)."""
+    from sim.calibrate.logs import IMPORT_MIN, IMPORT_SHARE
+
     validation, transfer = t["calibration_validation"], t["calibration_transfer"]
-    logs = list(dict.fromkeys(validation["log"]))
-    perms = int(validation["permutations"].iloc[0])
-    runs = int(transfer["runs"].iloc[0])
-    n = len(STATISTICS)
-    return f"""Held out, on every log of the panel: the process fitted on a log's first two thirds
-(by time) generates its last third {runs} times, at the volume fitted on the first two
-thirds and with every article the log has shown by its end, and each statistic of the real
-last third is inside or outside the runs' 95 % range; the write-up's process gets the same
-test with only its volume fitted. A miss says the model failed only if the log itself held
-still: beside each statistic, the log's own drift over the split, a two-sided permutation
-test of (last third − first two thirds) whose null is "no drift", the log's weeks dealt at
-random to the two periods in the same numbers ({perms:,} dealings; weeks, because a log's
-saves come in sessions and bursts that a test on single saves would count as independent;
-drift where Holm's step-down over each log's {n} statistics rejects "no drift" at
-{DRIFT_LEVEL}, so a log that holds still is called drifting on any of them at most 1 time in
-{1 / DRIFT_LEVEL:.0f}; the p-values shown are uncorrected)
-(`calibration_validation.csv`):
-
-{md(tally(validation))}
-
-{md(validation_rows(validation))}
-
-{unexplained(validation)}
-
-{transfer_text(transfer)}
-
-{_imports_text(t["calibration_imports"], logs)}
-
-{volume_scope(transfer)}"""
+    imports, logs = t["calibration_imports"], list(dict.fromkeys(validation["log"]))
+    unexplained, largest = _largest_miss(validation)
+    off = transfer[transfer["log"] != transfer["target"]]
+    inside = off.groupby(["log", "target"])["inside"].sum()
+    own = transfer[transfer["log"] == transfer["target"]]
+    own_inside = own.groupby("log")["inside"].sum()
+    own = own.drop_duplicates("log")
+    base = Params()
+    per_day = own["target_saves_per_day"]
+    return render(
+        "calibration_panel_text.md.j2",
+        runs=int(transfer["runs"].iloc[0]),
+        permutations=int(validation["permutations"].iloc[0]),
+        n_statistics=len(STATISTICS),
+        drift_level=DRIFT_LEVEL,
+        tally_table=md(tally(validation)),
+        validation_table=md(validation_rows(validation)),
+        unexplained=unexplained,
+        largest_miss=largest,
+        transfer_table=md(transfer_matrix(transfer)) if len(off) else "",
+        transfer={
+            "lo": int(inside.min()) if len(off) else 0,
+            "hi": int(inside.max()) if len(off) else 0,
+            "own_lo": int(own_inside.min()),
+            "own_hi": int(own_inside.max()),
+        },
+        import_share=IMPORT_SHARE,
+        import_min=IMPORT_MIN,
+        imports=[r.to_dict() for _, r in imports.iterrows()],
+        no_imports=[log for log in logs if log not in set(imports["log"])],
+        own_volumes=[r.to_dict() for _, r in own.iterrows()],
+        study_saves=base.n_saves,
+        day_hours=base.day_s / 3600,
+        times_lo=base.n_saves / per_day.max(),
+        times_hi=base.n_saves / per_day.min(),
+    )

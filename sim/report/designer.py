@@ -1,7 +1,8 @@
-"""The first page's picks and formatting: what moves the write-up's day most (a reading of
-an open choice, an assumed question relation on the real logs), each chosen only where
-Holm's correction over the family it is picked from keeps it, and the figures the page
-quotes, as intervals over seeds. ``firstpage`` writes the page from them.
+"""The first page's picks and values: what moves the write-up's day most (a reading of an
+open choice, an assumed question relation on the real logs), each chosen only where Holm's
+correction over the family it is picked from keeps it, and the figures the page quotes, as
+intervals over seeds. ``firstpage`` passes them to templates/firstpage_page.md.j2, whose
+phrases (firstpage_phrases.md.j2) word them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from sim.report import picks
-from sim.report.sensitivity import READING_WORDS
+from sim.report.tornado import READING_WORDS
 from sim.stats import Interval, ratio_interval
 
 WRITEUP_TITLE = (
@@ -30,26 +31,6 @@ METHOD_WORDS = {
 }
 CHOICE_LABELS = READING_WORDS
 """Plain words for the readings that top a headline figure (others print as `choice = v`)."""
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f} %"
-
-
-def _pct_ci(i: Interval) -> str:
-    return f"{_pct(i.mean)} ({_pct(i.lo)} – {_pct(i.hi)})"
-
-
-def _num_ci(i: Interval, digits: int = 0) -> str:
-    return f"{i.mean:,.{digits}f} ({i.lo:,.{digits}f} – {i.hi:,.{digits}f})"
-
-
-def _pt(x: float) -> str:
-    return f"{100 * x:+.1f}"
-
-
-def _calls(x: float) -> str:
-    return f"{x:+.1f}"
 
 
 def _comparison_interval(comparison: pd.DataFrame, key: str) -> Interval:
@@ -96,6 +77,7 @@ def top_reading(sensitivity: pd.DataFrame, figure: str) -> dict[str, Any]:
         "hi": r["shift_ci_hi"],
         "seeds": int(r["shift_seeds"]),
         "p_holm": r["p_holm"],
+        "p_text": picks.p_text(r["p_holm"]),
         "family": len(family),
     }
 
@@ -112,6 +94,7 @@ def _move(row: pd.Series) -> dict[str, Any]:
         "hi": row["diff_ci_hi"],
         "seeds": int(row["diff_seeds"]),
         "p_holm": row["p_holm"],
+        "p_text": picks.p_text(row["p_holm"]),
     }
 
 
@@ -120,7 +103,7 @@ def panel_family(realshape: pd.DataFrame) -> pd.DataFrame:
     figures, each arm that changes how questions relate to edits (an assumption no edit log
     measures), with Holm's adjusted p over them all. The logs' measured features are the
     map's (§ 7) and Appendix C's, not picked from here."""
-    from sim.report.realshape_seeds import BY_NAME
+    from sim.study.realshape_seeds import BY_NAME
 
     r = realshape[realshape["figure"].isin(PAGE_PANEL) & realshape["diff_mean"].notna()]
     assumed = r["arm"].map(lambda a: BY_NAME[a].relation != "same")
@@ -138,21 +121,12 @@ def top_real_move(realshape: pd.DataFrame | None, figure: str) -> dict[str, Any]
     if mine.empty:
         return None
     named = [_move(r) for _, r in picks.ranked(mine, "diff_mean").iterrows()]
-    return {"assumption": next(iter(named), None), "family": family, "assumptions": mine}
-
-
-def _reading(m: dict[str, Any] | None, unit: str = "points", at: str = "") -> str:
-    """The reading that moves a figure most, or why none is named."""
-    if m is None:
-        return "of the settings the write-up leaves open, none was run"
-    if m["label"] is None:
-        return f"{m['none']}"
-    return (
-        f"of the settings the write-up leaves open, reading it as *{m['words']}* instead: "
-        f"{_pt(m['shift'])} {unit} ({_pt(m['lo'])} – {_pt(m['hi'])}, {m['seeds']} paired "
-        f"seeds){at} (Holm-adjusted p {picks.p_text(m['p_holm'])} over the {m['family']} "
-        "reading × figure moves this page picks from)"
-    )
+    return {
+        "assumption": next(iter(named), None),
+        "family": family,
+        "assumptions": mine,
+        "none": picks.none_named(family, mine, "question relation"),
+    }
 
 
 def _mean_interval(values: pd.Series) -> Interval:
@@ -170,49 +144,45 @@ def _exposure_at(rows: pd.DataFrame, method: str, interval_s: float) -> dict[str
     }
 
 
-def _margin(ex: pd.DataFrame, choice: Any, target_min: float) -> str:
+def _margin(ex: pd.DataFrame, choice: Any, target_min: float) -> dict[str, Any] | None:
     """Whether the advised pick meets its target with margin in simulation (its interval's
-    upper end below the target) and, when not, the longest interval that does."""
+    upper end below the target) and, when not, the longest interval that does (``shorter``,
+    None where none does); None for push."""
     if choice["interval_min"] <= 0:
-        return ""
+        return None
     at = _exposure_at(ex, choice["method"], 60 * choice["interval_min"])["unnoticed_min"]
-    if at.hi <= target_min:
-        return f"; its 95 % interval, {at.lo:.1f} – {at.hi:.1f} min, stays under the target"
-    text = (
-        f". Its 95 % interval, {at.lo:.1f} – {at.hi:.1f} min, reaches across the target: "
-        "the pick meets it on average, not with margin"
-    )
+    margin: dict[str, Any] = {"lo": at.lo, "hi": at.hi, "met": at.hi <= target_min}
+    if margin["met"]:
+        return margin
     shorter = sorted(
         {s for s in ex.loc[ex["method"] == choice["method"], "interval_s"] if s > 0}, reverse=True
     )
+    margin["shorter"] = None
     for s in shorter:
         i = _exposure_at(ex, choice["method"], s)["unnoticed_min"]
         if i.hi <= target_min:
             calls = _exposure_at(ex, choice["method"], s)["calls"]
-            return (
-                text + f"; every {s / 60:g} min meets it with margin ({i.mean:.1f} min, "
-                f"{i.lo:.1f} – {i.hi:.1f}) at {calls.mean:,.0f} calls a day"
-            )
-    return text
+            margin["shorter"] = {
+                "every_min": s / 60,
+                "mean": i.mean,
+                "lo": i.lo,
+                "hi": i.hi,
+                "calls": calls.mean,
+            }
+            break
+    return margin
 
 
-def _human_part(sens: pd.DataFrame | None, read: dict[str, Any] | None) -> str:
-    """How much of a reading's move at 1 h is in rejections by humans' saves."""
+def _human_part(sens: pd.DataFrame | None, read: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The sensitivity row of a reading's move at 1 h in rejections by humans' saves (None
+    where there is no reading or it cannot move that figure)."""
     if sens is None or read is None or read["label"] is None:
-        return ""
+        return None
     r = sens[
         (sens["choice"] == read["choice"])
         & (sens["reading"].astype(str) == read["reading"])
         & (sens["figure"] == "cas_human_reject_share_3600s")
     ]
     if r.empty or not bool(r["can_move"].iloc[0]):
-        return ""
-    h = r.iloc[0]
-    return (
-        f", of which {_pt(h['shift_from_default'])} ({_pt(h['shift_ci_lo'])} – "
-        f"{_pt(h['shift_ci_hi'])}) in rejections by humans' newer saves"
-    )
-
-
-def _delay(d: float) -> str:
-    return f"{d:g} s" if d < 60 else f"{d / 60:g} min" if d < HOUR_S else f"{d / HOUR_S:g} h"
+        return None
+    return dict(r.iloc[0].to_dict())

@@ -6,7 +6,7 @@ kinds of point: the real help centres measured from their own rows (the map's
 ``map_logs``), the write-up's day simulated (its one canonical number, defined beside it),
 and the reader's own KB (the command that gives it). What moves the write-up's point most is
 picked by Holm's correction over the family it is picked from (``designer``). Every number
-comes from the run's tables and rows.
+comes from the run's tables and rows; the words are templates/firstpage_page.md.j2's.
 """
 
 from __future__ import annotations
@@ -20,38 +20,27 @@ from sim.report.designer import (
     HOUR_S,
     METHOD_WORDS,
     _comparison_interval,
-    _delay,
     _exposure_at,
     _human_part,
     _margin,
-    _num_ci,
-    _pct,
-    _pct_ci,
-    _reading,
 )
+from sim.report.render import render
 from sim.stats import normal_interval, ratio_interval
+from sim.study.ladder import delay_label
 from sim.studymap.figures import pct
 from sim.studymap.section import stale_at
 
 DAY_S = 86400.0
-GLOSSARY = (
-    "*Stale*: the cited article was saved (title or body) after the read; *gone*: it was "
-    "unpublished. *Edits per article a day*: a KB's saves a day over its articles. "
-    "*Points*: percentage points. *Reading*: one way to take a setting the write-up leaves "
-    "open (Appendix B)."
-)
 
 
-def _span(values: pd.DataFrame) -> str:
-    """The lowest and highest log's measured share, each with its window interval."""
-    lo, hi = values["measured"].idxmin(), values["measured"].idxmax()
-
-    def one(name: str) -> str:
-        r = values.loc[name]
-        ci = f"{pct(r['measured_ci_lo'])} – {pct(r['measured_ci_hi'])}"
-        return f"{pct(r['measured'])} ({name}; {ci})"
-
-    return f"{one(lo)} to {one(hi)}"
+def _span(values: pd.DataFrame) -> dict[str, dict[str, str]]:
+    """The lowest and highest log's measured share, each with its window interval, in the
+    map's format."""
+    ends = {"lo": values["measured"].idxmin(), "hi": values["measured"].idxmax()}
+    return {
+        end: {"log": str(name), **{k: pct(v) for k, v in values.loc[name].items()}}
+        for end, name in ends.items()
+    }
 
 
 def _logs_at(logs: pd.DataFrame, age_s: float, draw: str = "popularity") -> pd.DataFrame:
@@ -61,54 +50,24 @@ def _logs_at(logs: pd.DataFrame, age_s: float, draw: str = "popularity") -> pd.D
     return g.set_index("log")[["measured", "measured_ci_lo", "measured_ci_hi"]]
 
 
-def _rate(x: float) -> str:
-    return f"{x:.2g}"
+def _range(values: pd.Series) -> dict[str, float]:
+    return {"lo": values.min(), "hi": values.max()}
 
 
-def _held(points: pd.DataFrame) -> str:
-    return ", ".join(
-        f"{r['saves_per_check_at_break_even']:,.0f} with {r['citations_held']:.0f} citations held"
-        for _, r in points.iterrows()
-        if pd.notna(r["saves_per_check_at_break_even"])
-    )
-
-
-def _pick(advice: dict[str, Any] | None, ex: pd.DataFrame, target_min: float) -> str:
+def _pick(
+    advice: dict[str, Any] | None, ex: pd.DataFrame, target_min: float
+) -> dict[str, Any] | None:
+    """The advisor's pick for the write-up's day, with its margin in simulation (None where
+    the advisor was not run or picked nothing)."""
     if advice is None or advice.get("choice") is None:
-        return "`python -m sim advise` picks the interval for your rates (§ 6)"
+        return None
     c = advice["choice"]
-    every = f"every {c['interval_min']:g} min" if c["interval_min"] > 0 else "on every change"
-    return (
-        f"for the write-up's day and a target of {target_min:g} min unnoticed on average, "
-        "`python -m sim advise` "
-        f"picks **{METHOD_WORDS.get(c['method'], c['method'])} {every}**; in simulation "
-        f"({advice['seeds']} seeds) that leaves a change unnoticed "
-        f"{c['sim_mean_unnoticed_min']:.1f} min on average at {c['sim_calls']:,.0f} calls a "
-        "day (§ 6)" + _margin(ex, c, target_min)
-    )
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:] + "."
-
-
-def _assumed(m: dict[str, Any] | None, unit: str = "points", fmt: Any = designer._pt) -> str:
-    """The panel's largest move by the question relation, Holm-adjusted, or why none."""
-    if m is None:
-        return ""
-    a = m["assumption"]
-    if a is None:
-        return " " + _sentence(
-            designer.picks.none_named(m["family"], m["assumptions"], "question relation")
-        )
-    return (
-        f" In simulation on the real logs' edit processes, questions independent of edits move "
-        f"it by {fmt(a['diff'])} {unit} ({fmt(a['lo'])} – {fmt(a['hi'])}, {a['seeds']} seeds"
-        + (f", on {a['log']}'s log" if isinstance(a["log"], str) else "")
-        + f"; the largest of the {len(m['family'])} panel moves this page picks from, "
-        f"Holm-adjusted p {designer.picks.p_text(a['p_holm'])}; its interval is not adjusted "
-        "for the pick)."
-    )
+    return {
+        **c,
+        "words": METHOD_WORDS.get(c["method"], c["method"]),
+        "seeds": advice["seeds"],
+        "margin": _margin(ex, c, target_min),
+    }
 
 
 def page(
@@ -154,9 +113,6 @@ def page(
         (head["cas_reject_share_3600s"] - head["cas_human_reject_share_3600s"]).to_numpy()
     )
     cas = t["cas_by_delay"].set_index("delay_s")
-    curve = ", ".join(
-        f"{_pct(r['rejected_share_all_seeds_mean'])} at {_delay(d)}" for d, r in cas.iterrows()
-    )
     fast = float(cas.index.min())
     log_1h = _logs_at(logs, HOUR_S)
     agent_1h = cas_map[(cas_map["rejected_by"] == "agent") & (cas_map["delay_s"] == HOUR_S)]
@@ -169,110 +125,60 @@ def page(
     cas_real = designer.top_real_move(realshape, "cas_reject_3600s")
     poll_real = designer.top_real_move(realshape, "poll_calls")
 
-    return f"""## The answers on one page
-
-An AI assistant answers from a knowledge base (KB) it reaches over MCP through four tools
-(search, read, edit, poll the event log), mirrored from the public `tools/list` of the
-{designer.SERVER}, and cites each article as `{{knowledge_base_id, article_id, updated_at}}`;
-`updated_at` is also the version a compare-and-swap (CAS) edit must send. Each answer below
-is a function of what decides it: how often a cited article is edited, how long the citation
-is held, how questions relate to edits and the agent's own edits. Three points are placed on
-it. **Real help centres**: the shared edit logs of {len(rates)} public help centres
-({", ".join(rates.index)}), {_rate(rates.min())}–{_rate(rates.max())} edits per article a
-day, measured from their own rows with no model (§ 7). **The write-up's day**: the setting of
-a Korean blog post that rebuilt these tools in Python, *{designer.WRITEUP_TITLE}* (here "the
-write-up"): 400 articles, 300 human saves and 120 questions (two citations each) in 8 hours,
-{writeup_rate:.3g} edits per article a day, {busier.min():,.0f}–{busier.max():,.0f} times the
-real logs' rate, simulated (§§ 1–6). **Your KB**: the command each answer ends with. Intervals
-are 95 %: for the simulation, of the mean over seeds (one day varies more); for a log, over
-eight time windows of it; a range across the logs is labelled as one. "A day" of the
-write-up's is its 8 working hours.
-{GLOSSARY}
-
-### How fast do citations go stale?
-
-**A citation of an article edited r times a day is stale at age a with probability
-1 − e^(−r·a): real help centres measure {_span(day)} of citations stale within a day,
-{_span(week)} within a week and {_span(month)} within a month; on the write-up's day,
-{writeup_rate:.3g} edits per article a day, {_pct_ci(stale)} of the day's citations are stale
-or gone at its 8-hour end**.
-
-- *The write-up's day:* {_pct_ci(stale)} of the day's citations (95 % CI of the mean over
-  {stale.n} seeds; one day varies more) have their article saved or unpublished between the
-  read and the day's end (the canonical figure; the write-up's own count on its five seeds,
-  and the even-popularity control, are in § 1); {_pct_ci(answers)} of answers hold at least
-  one. The day's citations are read over its 8 hours, so they are of mixed ages: one aged
-  exactly 8 h at this rate is {pct(at_8h)} stale (§ 7).
-- *What else decides it:* how questions relate to edits: the formula holds article by
-  article, and a KB's mean r understates it where questions go to the most-edited articles
-  (at 0.01 edits per article a day and a week, {pct(wk_same)} on the edits' ranking,
-  {pct(wk_ind)} on an independent one: § 7). In the three logs, reads drawn evenly over
-  articles go stale {flat_over.min():.2f}–{flat_over.max():.2f} times as often at a month as
-  reads drawn by the log's own edit popularity.{_assumed(st_real)} Real saves
-  come in bursts and bulk publishes, so a month's measured share is
-  {100 * bursts.min():.0f}–{100 * bursts.max():.0f} % of what Poisson saves at the same rates
-  give (§ 7).
-  {_sentence(_reading(st_read))}
-- *Your KB:* `python -m sim calibrate YOUR_LOG.csv` prints your log's stale share by citation
-  age, measured as above; `python -m sim import DOCS --db kb.sqlite` then
-  `python -m sim advise --db kb.sqlite` does it for a docs repository's git history.
-- *What to do:* cite the version (`updated_at`) with every citation: a re-read compares it
-  and a CAS edit sends it. A check by title alone is not enough: on the write-up's day it
-  catches {_pct_ci(title)} of the citations stale at the day's end ({title.n} seeds), never
-  a body edit. The poll needs no version: it finds changes from the event log's sequence.
-
-### What does catching it cost: re-read, poll or push?
-
-**Re-reading costs a call per held citation at every check; polling costs a call per check
-plus a read per changed cited article, so polling is the cheaper until the saves per check
-reach about {_held(points)} (the closed form, which overstates polling's calls, so these are
-lower bounds). The real help centres' whole KBs save {per_hour.min():.2g}–{per_hour.max():.2g}
-times an hour, where polling is the cheaper at any number of questions; on the write-up's
-day, checking hourly, re-reading costs {_num_ci(reread["calls"])} calls per 8-hour day and
-polling with the cursor kept {_num_ci(poll["calls"])}**.
-
-- *The write-up's day* ({n_ex} seeds): re-read and poll notice every change at the same check,
-  on average {_num_ci(poll["unnoticed_min"], 1)} min after it; push (MCP resource
-  subscriptions) notices each change as it is committed, for {_num_ci(push["messages"])}
-  messages per 8-hour day. A title-only check (a search per cited title) never notices
-  {_pct_ci(title_never)} of the changes to cited articles. The write-up's own count (every
-  held citation checked at every check) is in § 2; the simulated grid's break-even, in § 4.
-- *What else decides it:* the check interval and the citations held, through the saves per
-  check above.{_assumed(poll_real, "calls a day", designer._calls)}
-- *Your KB:* `python -m sim advise --db kb.sqlite` (or `--edit-log LOG.csv`) prices every
-  method and interval on your KB's rates, calls, characters and tokens.
-- *What to do:* poll with the cursor kept, or push where the host implements MCP resource
-  subscriptions (`resources/subscribe`), at the interval the advisor picks for your rates:
-  {_pick(advice, ex, target_min)}.
-
-### How often is a CAS edit rejected, by delay?
-
-**A human's save rejects an edit sent d after the read exactly when the citation is stale
-at age d, 1 − e^(−r·d); the agent's own other edits of the article add to it as often as it
-edits: real help centres' saves alone reject {_span(log_1h)} of edits sent 1 h after the
-read; on the write-up's day, {_pct_ci(h)} are rejected at 1 h**.
-
-- *The write-up's day* ({h.n} seeds): of all edits sent at 1 h, {_pct_ci(human)} meet a
-  human's newer save and {_pct_ci(own)} meet only the agent's own other delayed edits of the
-  same article (its agent edits the first citation of every answer); the curve runs
-  {curve}.
-- *What else decides it:* the agent's own edit rate: its other edits of the same article
-  reject {_pct(agent_1h["rejected_share"].min())}–{_pct(agent_1h["rejected_share"].max())} at
-  1 h for {agent_1h["edits_per_article_day"].min():g}–{agent_1h["edits_per_article_day"].max():g}
-  agent edits per article a day (§ 7).
-  {_sentence(_reading(cas_read, at=" at 1 h" + _human_part(sens, cas_read)))}{_assumed(cas_real)}
-- *Your KB:* `python -m sim advise --db kb.sqlite --call-log calls.jsonl` takes your agent's
-  edit delays and targets from what `serve --call-log` recorded, and gives rejections by
-  delay and cause.
-- *What to do:* re-read right before an edit and send that version, not the citation's: at
-  {_delay(fast)} a rejection is {_pct(cas.loc[fast, "rejected_share_all_seeds_mean"])} on the
-  write-up's day. Serialise the agent's own edits of one article.
-- *Why § 7's map gives more at the write-up's rate:* its steady forms have saves all day and
-  night; the write-up's day stops them at its end, so an edit sent an hour after a late read
-  meets fewer: a human's save at 1 h is {pct(float(human_map_1h.iloc[0]))} on the map against
-  {_pct_ci(human)} on the day.
-
-The rest of the report: §§ 1–6 give each answer in full on the write-up's day; § 7 the map
-(the closed forms, their agreement with the simulation at every grid point, the logs' own
-rows); Appendix A audits every figure of the write-up against this model; B the open
-choices; C the real logs' edit processes; D seed counts; E the assumptions."""
+    return render(
+        "firstpage_page.md.j2",
+        server=designer.SERVER,
+        writeup_title=designer.WRITEUP_TITLE,
+        logs=list(rates.index),
+        rate=_range(rates),
+        writeup_rate=writeup_rate,
+        busier=_range(busier),
+        day=_span(day),
+        week=_span(week),
+        month=_span(month),
+        log_1h=_span(log_1h),
+        stale=stale,
+        answers=answers,
+        title=title,
+        map={
+            "at_8h": pct(at_8h),
+            "week_same": pct(wk_same),
+            "week_independent": pct(wk_ind),
+            "human_1h": pct(float(human_map_1h.iloc[0])),
+        },
+        flat_over=_range(flat_over),
+        bursts=_range(bursts),
+        stale_reading=st_read,
+        stale_real=st_real,
+        exposure_seeds=n_ex,
+        reread=reread,
+        poll=poll,
+        push=push,
+        title_never=title_never,
+        held=[
+            {"saves": r["saves_per_check_at_break_even"], "citations": r["citations_held"]}
+            for _, r in points.iterrows()
+            if pd.notna(r["saves_per_check_at_break_even"])
+        ],
+        per_hour=_range(per_hour),
+        poll_real=poll_real,
+        pick=_pick(advice, ex, target_min),
+        target_min=target_min,
+        at_1h=h,
+        human=human,
+        own=own,
+        curve=[(r["rejected_share_all_seeds_mean"], delay_label(d)) for d, r in cas.iterrows()],
+        agent_1h={
+            "share_lo": agent_1h["rejected_share"].min(),
+            "share_hi": agent_1h["rejected_share"].max(),
+            "rate_lo": agent_1h["edits_per_article_day"].min(),
+            "rate_hi": agent_1h["edits_per_article_day"].max(),
+        },
+        cas_reading=cas_read,
+        human_part=_human_part(sens, cas_read),
+        cas_real=cas_real,
+        fastest={
+            "delay": delay_label(fast),
+            "share": cas.loc[fast, "rejected_share_all_seeds_mean"],
+        },
+    )

@@ -10,7 +10,8 @@ below the hour and one of 2, 4 or 8 hours above it (nine ladders), or no rung be
 seconds and the hour and two of 2, 4 and 8 hours above it (three more), 8 h being the
 length of the day the write-up simulates. 5 s stands for "seconds" (a delay of seconds
 rejects almost nothing on either side of it). Twelve ladders; the default (5 s, 10 min,
-1 h, 4 h) is one of them, chosen from the text before any was run.
+1 h, 4 h) is one of them, chosen from the text before any was run. REPORT.md's section on
+it is templates/ladders_text.md.j2.
 """
 
 from __future__ import annotations
@@ -19,42 +20,10 @@ import itertools
 
 import pandas as pd
 
-from sim.pages import md, pct
-from sim.params import HOUR_S, LADDER_S
-
-SECONDS_RUNG_S = 5.0
-HOUR_RUNG_S = HOUR_S
-MINUTES_RUNGS_S = (60.0, 600.0, 1800.0)
-"""The rung between seconds and the hour: 1, 10 or 30 minutes."""
-LONG_RUNGS_S = (2 * HOUR_S, 4 * HOUR_S, 8 * HOUR_S)
-"""The rung the arithmetic needs beyond the hour: 2, 4 or 8 hours (8 h: the day's length)."""
-
-
-def ladder_family() -> tuple[tuple[float, ...], ...]:
-    """Every ladder of the family, sorted delays, the default first: a minutes rung and a
-    long one, then the ladders with no rung between seconds and the hour."""
-    ladders = [
-        (SECONDS_RUNG_S, m, HOUR_RUNG_S, long)
-        for m, long in itertools.product(MINUTES_RUNGS_S, LONG_RUNGS_S)
-    ]
-    ladders += [
-        (SECONDS_RUNG_S, HOUR_RUNG_S, *longs) for longs in itertools.combinations(LONG_RUNGS_S, 2)
-    ]
-    ladders.sort(key=lambda ladder: ladder != LADDER_S)
-    return tuple(ladders)
-
-
-def delay_label(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:g} s"
-    if seconds < HOUR_S:
-        return f"{seconds / 60:g} min"
-    return f"{seconds / HOUR_S:g} h"
-
-
-def ladder_label(ladder: tuple[float, ...]) -> str:
-    return ", ".join(delay_label(d) for d in ladder)
-
+from sim.pages import md
+from sim.params import LADDER_S
+from sim.report.render import pct, render
+from sim.study.ladder import LONG_RUNGS_S, MINUTES_RUNGS_S, delay_label, ladder_label
 
 LADDER_FIGURES = (
     ("cas_reject_share", "first-try rejections, all delays"),
@@ -84,57 +53,33 @@ def ladder_rows(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _verdicts(ladders: pd.DataFrame, key: str) -> dict[str, object]:
+    """One figure's verdicts across the ladders: how many reproduce it (and which), how
+    many are undecided, and the default ladder's verdict."""
+    g = ladders[ladders["figure"] == key]
+    counts = g["verdict"].value_counts()
+    return {
+        "ladders": len(g),
+        "reproduced": counts.get("reproduced", 0),
+        "undecided": counts.get("undecided", 0),
+        "ok": list(g.loc[g["verdict"] == "reproduced", "label"].replace("default", "the default")),
+        "default": str(g.loc[g["choice"] == "default", "verdict"].iloc[0]),
+    }
+
+
 def ladder_text(table: pd.DataFrame, headline_seeds: int) -> str:
-    """The ladder family, why it, and which ladders reproduce 28.7 % and 409."""
+    """The ladder family, why it, and which ladders reproduce 28.7 % and 409
+    (templates/ladders_text.md.j2)."""
     rows = ladder_rows(table)
     ladders = table[table["choice"].isin(("default", "edit_delays_s"))]
-
-    def which(key: str) -> str:
-        g = ladders[ladders["figure"] == key]
-        counts = g["verdict"].value_counts()
-        ok = g.loc[g["verdict"] == "reproduced", "label"].replace("default", "the default")
-        return (
-            f"{counts.get('reproduced', 0)} of {len(g)} reproduce it"
-            + (f" ({'; '.join(ok)})" if len(ok) else "")
-            + f", {counts.get('undecided', 0)} undecided"
-        )
-
-    def verdict(key: str) -> str:
-        return str(
-            ladders[(ladders["figure"] == key) & (ladders["choice"] == "default")]["verdict"].iloc[
-                0
-            ]
-        )
-
-    longs_pairs = "; ".join(
-        " and ".join(delay_label(d) for d in pair)
-        for pair in itertools.combinations(LONG_RUNGS_S, 2)
+    return render(
+        "ladders_text.md.j2",
+        minutes=[delay_label(d) for d in MINUTES_RUNGS_S],
+        longs=[delay_label(d) for d in LONG_RUNGS_S],
+        long_pairs=[[delay_label(d) for d in p] for p in itertools.combinations(LONG_RUNGS_S, 2)],
+        n_ladders=len(rows),
+        headline_seeds=headline_seeds,
+        table=md(rows),
+        reject=_verdicts(ladders, "cas_reject_share"),
+        replay=_verdicts(ladders, "cas_replay_share"),
     )
-    minutes = ", ".join(delay_label(d) for d in MINUTES_RUNGS_S)
-    longs = ", ".join(delay_label(d) for d in LONG_RUNGS_S)
-    return f"""The write-up's own ladder (its per-delay table) did not survive, only its totals.
-Its text fixes four delays (600 = 4 × 150),
-one of seconds ("good for seconds") and one of an hour ("after one hour about 4 in 10");
-its arithmetic suggests that one is longer than an hour: with about 40 % rejected at the
-hour, a ladder of round rungs ending at the hour gives less than 172 of 600 = 28.7 %. That
-is an argument from round values, not a deduction: rungs just under the hour (5 s, about
-50 min, about 55 min, 1 h) could reach 30 %. The family tested leaves two rungs free, one
-below the hour and one beyond it, and takes for them the round values a writer picks,
-about evenly spaced on a log scale: {minutes} below the hour; {longs}
-beyond it (8 h is the simulated day's length, so no delay outlasts the day), and also the
-ladders with no rung between the seconds and the hour and two beyond it ({longs_pairs}).
-5 s stands for "seconds". That is {len(rows)} ladders; the default is the one the study
-took from the text before any ladder was run. A ladder with three of its four rungs at or
-beyond the hour, where rejections are most frequent, raises the first-try share: the
-table shows by how much.
-
-Each ladder is judged as the readings are: the default ladder's mean over seeds
-1–{headline_seeds} plus the ladder's paired shift on its own seeds (the sequential rule
-above; seeds column) (cell: value at full strength, z; ✗ not reproduced, ? undecided).
-
-{md(rows)}
-
-Against 172 of 600 (28.7 %): {which("cas_reject_share")}. Against 409 of 600 replays:
-{which("cas_replay_share")}. On the default ladder the two are {verdict("cas_reject_share")}
-and {verdict("cas_replay_share")}; those verdicts rest on a ladder the write-up does not
-give, so read them with this table."""

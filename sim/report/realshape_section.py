@@ -14,8 +14,7 @@ from matplotlib.figure import Figure
 
 from sim.pages import md
 from sim.report import picks
-from sim.report.realshape import BRACKETS, FIGURES, SHARES, Setting
-from sim.report.realshape_seeds import seeds_text
+from sim.report.realshape_effects import seeds_text
 from sim.report.realshape_tables import (
     BRACKET_FIGURES,
     HEADLINE,
@@ -36,6 +35,7 @@ from sim.report.realshape_tables import (
     verdict,
 )
 from sim.report.render import environment, render
+from sim.study.realshape import BRACKETS, FIGURES, SHARES, Setting
 
 SHORT = {
     "stale_share": "stale at\nday end",

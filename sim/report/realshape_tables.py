@@ -11,8 +11,8 @@ import pandas as pd
 
 from sim.params import SHAPE_FEATURES
 from sim.report import picks
-from sim.report.realshape import ABLATION, ARMS, BRACKETS, FIGURES, SHARED_LOG, SHARES
 from sim.report.render import num, pct, points
+from sim.study.realshape import ABLATION, ARMS, BRACKETS, FIGURES, SHARED_LOG, SHARES
 
 HEADLINE = (
     "stale_share",

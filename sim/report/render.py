@@ -42,6 +42,18 @@ def num_ci(i: Interval, digits: int = 0) -> str:
     return f"{num(i.mean, digits)} ({num(i.lo, digits)} – {num(i.hi, digits)})"
 
 
+def num_sized(x: float) -> str:
+    """A fitted quantity with the digits its size needs: "1,234", "12.35", "0.123"; "n/a"
+    for a missing one."""
+    if math.isnan(x):
+        return "n/a"
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    if abs(x) >= 1:
+        return f"{x:.2f}"
+    return f"{x:.3f}"
+
+
 def count(n: float) -> str:
     """A count: an integer with thousands separators; a fraction keeps what it needs ("0.11")."""
     if math.isfinite(n) and n == int(n):
@@ -71,6 +83,7 @@ FILTERS = {
     "pct_ci": pct_ci,
     "num": num,
     "num_ci": num_ci,
+    "num_sized": num_sized,
     "count": count,
     "signed": signed,
     "points": points,

@@ -15,137 +15,21 @@ counted as a rejection, judged against the write-up's own counts read the same w
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from sim import exactmath
-from sim.params import Params
 from sim.report.comparison import (
-    RATIOS,
-    REPORTED,
-    Reported,
     gone_counted_as_rejection,
     pooled,
 )
-from sim.report.ladders import ladder_family, ladder_label
 from sim.report.verdicts import judge_estimate
 from sim.stats import Z95, Interval, normal_interval
-from sim.study.experiments import PointRuns, Request, frames_of
-from sim.study.metrics import PER_SEED_RECORDS, per_seed
+from sim.study.readings import CHOICES, FIGURES, LADDER, ReadingKey, run_of
+from sim.study.reported import Reported
 
-FIGURES = tuple(
-    r
-    for r in REPORTED
-    if r.rule == "share" and not r.key.startswith("top10") and r.key != "title_caught_share"
-)
-"""The figures a reading can move: the shares the model produces (the top-10 shares are
-analytic up to sampling, the 'all'/'zero' checks do not depend on a reading, and the
-title-only share needs the hourly checks these runs leave out)."""
-
-SEEDS = 60
-"""The sequential rule's first batch of seeds per reading, and each later one (five at
-most), for its paired shift from the default: the hourly checks are left out
-of these runs (they take two thirds of a day's time and no reading changes what they find
-but through the stale shares), so the title-only share is judged on the headline runs
-only."""
-ALL_RUNS = ("staleness", "control", "cas")
-RUN_OF_PREFIX = {"zipf_": "staleness", "control_": "control", "cas_": "cas"}
-
-
-def run_of(figure: str) -> str:
-    """The run that produces a figure."""
-    return next(run for prefix, run in RUN_OF_PREFIX.items() if figure.startswith(prefix))
-
-
-@dataclass(frozen=True)
-class Choice:
-    field: str
-    question: str
-    readings: tuple[object, ...]
-    """The readings other than the default."""
-    runs: tuple[str, ...]
-    """The runs a reading can change; the others keep the default's values."""
-    text: str
-    """What the write-up's text says, and so why the default is the default."""
-
-    def label(self, reading: object) -> str:
-        if self.field == "edit_delays_s" and isinstance(reading, tuple):
-            return ladder_label(reading)
-        return str(reading)
-
-
-LADDER = Choice(
-    "edit_delays_s",
-    "the four delays of the CAS run",
-    ladder_family()[1:],
-    ("cas",),
-    "four delays; one of seconds, one of an hour, and (from 172 of 600) one beyond the hour",
-)
-CHOICES = (
-    LADDER,
-    Choice(
-        "unpublished_save",
-        "a save drawn for an unpublished article",
-        ("redraw", "republish"),
-        ALL_RUNS,
-        "silent; the model keeps the article unpublished and edits its draft",
-    ),
-    Choice(
-        "agent_edit_targets",
-        "whether the agent's delayed edits may meet each other",
-        ("distinct_articles",),
-        ("cas",),
-        "each answer's first citation is edited, so two answers citing one article both edit it",
-    ),
-    Choice(
-        "replays",
-        "which successful edits are sent again",
-        ("every_success",),
-        ("cas",),
-        "'after each success'; its 409 = 600 − 19 − 172 counts first-try successes only",
-    ),
-    Choice(
-        "day_profile",
-        "when questions come against when saves come",
-        ("questions_peak", "saves_peak"),
-        ALL_RUNS,
-        "'spread over 8 hours': independent uniform times; here one process peaks twice "
-        "a day and the other stays uniform",
-    ),
-    Choice(
-        "day_profile",
-        "one shared two-peak clock for questions and saves",
-        ("two_peaks",),
-        ("cas",),
-        "'spread over 8 hours'; one warp of both clocks keeps every question's order against "
-        "every save, so no staleness figure can move; it moves only the CAS run's fixed delays",
-    ),
-    Choice(
-        "edited_citation",
-        "which citation the agent edits",
-        ("second",),
-        ("cas",),
-        "'the article it cited first'",
-    ),
-    Choice(
-        "humans_after_day_end",
-        "whether humans keep saving while late edits land",
-        (True,),
-        ("cas",),
-        "'300 saves over 8 hours': they stop at the end of the day",
-    ),
-    Choice(
-        "save_spread",
-        "how 'the same 300 saves spread evenly' are spread (both days)",
-        ("distinct_articles", "even_times"),
-        ALL_RUNS,
-        "'spread evenly over the 400 articles': independent draws, uniform over articles",
-    ),
-)
 COUNTING = "gone_counts_as_rejection"
 """The one reading that changes counting, not the simulation."""
 COUNTED_FIGURE = "cas_reject_share"
@@ -159,74 +43,6 @@ def reported_for(choice: str, figure: Reported) -> Reported:
     return figure
 
 
-ReadingKey = tuple[str, str]
-"""A reading by its field and its value as text (unique across CHOICES)."""
-
-
-def sensitivity_points(
-    base: Params, keys: list[ReadingKey] | None = None
-) -> list[tuple[Choice, object, Params]]:
-    """Every reading's day (those named by ``keys`` only, where given), in CHOICES' order."""
-    return [
-        (c, r, base.with_(run_checker=False, **{c.field: r}))
-        for c in CHOICES
-        for r in c.readings
-        if keys is None or (c.field, str(r)) in keys
-    ]
-
-
-def _groups(points: list[tuple[Choice, object, Params]]) -> list[tuple[str, ...]]:
-    """The sets of runs the points' readings change, in CHOICES' order."""
-    return list(dict.fromkeys(c.runs for c, _, _ in points))
-
-
-def sensitivity_requests(
-    base: Params, seeds: list[int], keys: list[ReadingKey] | None = None
-) -> list[Request]:
-    """Per set of runs the readings change, every such reading (or those named) on `seeds`."""
-    points = sensitivity_points(base, keys)
-    return [
-        Request(
-            tuple(p for c, _, p in points if c.runs == runs), tuple(seeds), runs, PER_SEED_RECORDS
-        )
-        for runs in _groups(points)
-    ]
-
-
-def sensitivity_rows(
-    base: Params, runs: list[PointRuns], keys: list[ReadingKey] | None = None
-) -> pd.DataFrame:
-    """Per reading and seed, the figures its runs produce and the counts their seeds 1–5
-    values are pooled from (the readings' own per-seed rows; the default reading is the
-    study's own runs of those seeds); `runs` are sensitivity_requests' runs (same `keys`)."""
-    figure_keys = list(dict.fromkeys(k for f in FIGURES for k in (f.key, *RATIOS.get(f.key, ()))))
-    rows = []
-    points = sensitivity_points(base, keys)
-    for group, group_runs in zip(_groups(points), runs, strict=True):
-        mine = [(c, r) for c, r, _ in points if c.runs == group]
-        for (c, r), point_runs in zip(mine, group_runs, strict=True):
-            own = per_seed(frames_of(point_runs))
-            own = own[["seed", *(k for k in figure_keys if k in own)]]
-            rows.append(own.assign(choice=c.field, reading=str(r), label=c.label(r)))
-    out = pd.concat(rows, ignore_index=True)
-    first = ("choice", "reading", "label")
-    return out[[*first, *(c for c in out.columns if c not in first)]]
-
-
-def ordered(base: Params, rows: pd.DataFrame) -> pd.DataFrame:
-    """Rows of several batches as one run of them all gives them: readings in
-    sensitivity_rows' order (by the runs they change, then CHOICES'), each reading's seeds
-    in order."""
-    points = sensitivity_points(base)
-    grouped = [(c, r) for g in _groups(points) for c, r, _ in points if c.runs == g]
-    rank = {(c.field, str(r)): i for i, (c, r) in enumerate(grouped)}
-    order = [rank[k] for k in zip(rows["choice"], rows["reading"], strict=True)]
-    sorted_rows = rows.assign(_rank=order).sort_values(["_rank", "seed"], kind="stable")
-    return sorted_rows.drop(columns="_rank").reset_index(drop=True)
-
-
-LOOKS = 5
-"""Batches of SEEDS at most: 300 seeds, the CAS headline's own."""
 SHIFT_BOUND = 0.015
 """The sequential rule's bound: a reading stays open while the 95 % interval of its paired
 shift on a figure it can move is wider than ±1.5 points (at 60 seeds the widest were
@@ -452,86 +268,3 @@ def robustness(table: pd.DataFrame, comparison: pd.DataFrame) -> dict[str, str]:
         out[key] = alone if main[key] != "infeasible as reported" else f"alone: {alone}"
     out["title_caught_share"] = "not rerun: it needs the hourly checks the readings leave out"
     return out
-
-
-FIGURE_WORDS = {
-    "zipf_stale_share": "stale at\nday end",
-    "zipf_answers_with_stale_share": "answers with\na stale one",
-    "control_stale_share": "stale, even\ncontrol",
-    "cas_reject_share_3600s": "CAS rejected\nat 1 h",
-    "cas_human_reject_share_3600s": "… by a\nhuman's save",
-    "cas_reject_share": "CAS first-try,\nall delays",
-    "cas_replay_share": "replays",
-}
-"""Column heads of the sensitivity figure, in words."""
-READING_WORDS = {
-    "agent_edit_targets = distinct_articles": "the agent's edits never meet each other",
-    "replays = every_success": "every success replayed, not first tries only",
-    "day_profile = two_peaks": "questions and saves share a two-peak clock",
-    "day_profile = questions_peak": "questions peak twice a day",
-    "day_profile = saves_peak": "saves peak twice a day",
-    "edited_citation = second": "the second citation is edited",
-    "humans_after_day_end = True": "humans go on saving after the day",
-    "unpublished_save = redraw": "a save drawn for an unpublished article goes elsewhere",
-    "unpublished_save = republish": "a save drawn for an unpublished article republishes it",
-    "save_spread = distinct_articles": "saves spread over distinct articles",
-    "save_spread = even_times": "saves spread at even times",
-    "gone_counts_as_rejection = True": "'gone' counted as a rejection",
-}
-"""Row heads of the sensitivity figure, in words (a delay ladder prints its rungs)."""
-
-
-def _reading_words(label: str) -> str:
-    if label.startswith(f"{LADDER.field} = "):
-        return "delay ladder " + label.split(" = ", 1)[1]
-    return READING_WORDS.get(label, label)
-
-
-ANSWER_FIGURES = ("zipf_stale_share", "cas_reject_share_3600s")
-"""The figures of the report's first and third answers, which the figure's title names."""
-
-
-def tornado(table: pd.DataFrame, figures: list[str]) -> Figure:
-    """One screen: per reading (a row) and headline figure (a column), the shift from the
-    default reading in percentage points, coloured by size and sign, marked where the
-    verdict at that reading is not reproduced (✗) or undecided (?); blank where the
-    reading cannot move the figure."""
-    import numpy as np
-
-    moving = table[(table["choice"] != "default") & table["can_move"].astype(bool)]
-    labels = list(dict.fromkeys(moving["choice"] + " = " + moving["label"]))
-    shift = np.full((len(labels), len(figures)), np.nan)
-    marks = [["" for _ in figures] for _ in labels]
-    for r in moving.itertuples():
-        if r.figure not in figures:
-            continue
-        i, j = labels.index(f"{r.choice} = {r.label}"), figures.index(r.figure)
-        shift[i, j] = 100 * r.shift_from_default
-        marks[i][j] = {"not reproduced": " ✗", "undecided": " ?"}.get(r.verdict, "")
-    fig = Figure(figsize=(11, 0.32 * len(labels) + 2.2))
-    ax = fig.subplots()
-    bound = float(np.nanmax(np.abs(shift))) if np.isfinite(shift).any() else 1.0
-    ax.imshow(np.nan_to_num(shift), cmap="RdBu_r", vmin=-bound, vmax=bound, aspect="auto")
-    for i in range(len(labels)):
-        for j in range(len(figures)):
-            text = "—" if np.isnan(shift[i, j]) else f"{shift[i, j]:+.1f}{marks[i][j]}"
-            dark = not np.isnan(shift[i, j]) and abs(shift[i, j]) > 0.6 * bound
-            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="w" if dark else "k")
-    ax.set_xticks(range(len(figures)), [FIGURE_WORDS.get(f, f) for f in figures], fontsize=8)
-    ax.xaxis.tick_top()
-    ax.set_yticks(range(len(labels)), [_reading_words(x) for x in labels], fontsize=7)
-    movers = []  # the answers' own figures first: what moves staleness, and CAS at 1 h
-    for f in [f for f in ANSWER_FIGURES if f in figures] or figures[:1]:
-        j = figures.index(f)
-        if np.isfinite(shift[:, j]).any():
-            i = int(np.nanargmax(np.abs(shift[:, j])))
-            words = FIGURE_WORDS.get(f, f).replace(chr(10), " ")
-            movers.append(f"{_reading_words(labels[i])}, {shift[i, j]:+.1f} pt on {words}")
-    fig.suptitle(
-        "What moves the answers most: " + "; ".join(movers) + "\n(shift from the default "
-        "reading in percentage points; ✗ not reproduced, ? undecided at that reading; — it "
-        "cannot move the figure)",
-        fontsize=9,
-    )
-    fig.tight_layout()
-    return fig

@@ -3,68 +3,20 @@ all seeds."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from sim.corpus import build_corpus, load
-from sim.kb.store import KBStore
 from sim.params import Params
-from sim.rng import streams
-from sim.server.tools import KBServer
 from sim.stats import normal_interval
-from sim.study.experiments import WRITEUP_SEEDS, StudyFrames
-from sim.study.metrics import EDIT_COUNTS, checks_by_seed, staleness_by_seed
+from sim.study.experiments import WRITEUP_SEEDS
+from sim.study.metrics import EDIT_COUNTS
+from sim.study.staleness import POPULARITY, result_sizes
 from sim.theory import expected_check_calls, p_human_save_before_edit
-
-POPULARITY = {"staleness": "zipf", "control": "even"}
-_TITLE_COLUMNS = [
-    "title_caught",
-    "title_caught_body",
-    "title_caught_title",
-    "title_caught_gone",
-    "title_false_alarms",
-]
 
 
 def _pooled(per_seed: pd.DataFrame, label: str) -> pd.DataFrame:
     total = per_seed.sum(numeric_only=True).to_frame().T
     total.insert(0, "seed", label)
     return total
-
-
-CHECK_COLUMNS = [
-    "experiment",
-    "seed",
-    "check",
-    "t_s",
-    "method",
-    "citations",
-    "flagged",
-    "caught",
-    "missed",
-    "false_alarms",
-    "calls",
-    "poll_calls",
-    "articles_reread",
-    "result_chars",
-]
-"""The check records' columns the tables read: each is one seed's check of one method."""
-
-
-def by_run_rows(f: StudyFrames) -> pd.DataFrame:
-    """Per seed and run (Zipf, control): stale citations by kind and what title-only caught."""
-    parts = []
-    for experiment in POPULARITY:
-        s = staleness_by_seed(f.citations[f.citations["experiment"] == experiment])
-        c = checks_by_seed(f.checks[f.checks["experiment"] == experiment])[_TITLE_COLUMNS]
-        part = s.join(c).reset_index()
-        part.insert(1, "experiment", experiment)
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
-
-
-def check_rows(f: StudyFrames) -> pd.DataFrame:
-    return f.checks[CHECK_COLUMNS].reset_index(drop=True)
 
 
 def staleness_table(by_run: pd.DataFrame) -> pd.DataFrame:
@@ -175,42 +127,6 @@ def tool_calls_table(calls: pd.DataFrame) -> pd.DataFrame:
     return first5.groupby(["experiment", "client_id", "tool", "outcome"], as_index=False)[
         ["calls", "result_chars"]
     ].sum()
-
-
-def result_sizes(base: Params, seed: int = 1) -> dict[str, float]:
-    """Characters a client receives for a read result (mean over the corpus), one event in a
-    poll page, and a page's envelope: measured through the tools on a fresh copy of a seed's
-    corpus."""
-    now = [0]
-    store = KBStore(lambda: now[0])
-    articles = build_corpus(base.n_articles, streams(seed)["corpus"])
-    load(store, "kb", articles)
-    session = KBServer(store, lambda: now[0]).connect("sizes", ["kb"])
-    reads = [
-        session.call(
-            "read_knowledge_article", {"knowledge_base_id": "kb", "article_id": a.article_id}
-        ).chars
-        for a, _ in articles
-    ]
-    head = store.head_sequence("kb")
-
-    def page(after: int) -> int:
-        return session.call(
-            "poll_resource_events",
-            {
-                "resource_type": "knowledge_base",
-                "resource_id": "kb",
-                "after_sequence": after,
-                "limit": 100,
-            },
-        ).chars
-
-    empty, full = page(head), page(max(0, head - 100))
-    return {
-        "read": float(np.mean(reads)),
-        "page": float(empty),
-        "event": (full - empty) / min(100, head),
-    }
 
 
 def check_calls_by_check_table(base: Params, checks: pd.DataFrame) -> pd.DataFrame:

@@ -3,7 +3,8 @@ commit point ``results/seeds/``), ``reproduce`` (``make reproduce``: every table
 text built from the rows alone) and ``check`` (``make check``: a fresh rerun compared with
 ``results/`` byte for byte).
 
-A package of its own, above ``sim.report``, not inside ``sim.study`` below it: the rows of
-several experiments are built by report modules (breakeven, exposure, gate, realshape,
-sensitivity, tables), and reproduce writes every page from them.
+A package of its own, above ``sim.report``, not inside ``sim.study`` below it: the study
+builds every experiment's rows, but the readings' seed rule asks the report's judgement of
+them (``sensitivity.open_readings``), the real-shape arms the advisor's choice
+(``sim.advise.choice``), and reproduce writes every page from them.
 """

@@ -12,6 +12,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from sim import advise, environment, pages
+from sim.advise.choice import advised_choice
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
@@ -27,10 +28,9 @@ from sim.report import (
     gate,
     openchoices,
     readme,
-    realshape,
     realshape_section,
-    sensitivity,
     sizes,
+    tornado,
     writeup,
 )
 from sim.results import rowfiles, seedrows
@@ -38,6 +38,7 @@ from sim.results.rowfiles import Rows
 from sim.results.seedrows import CAS_SEEDS, STALENESS_SEEDS
 from sim.results.tables import Tables, build_tables, exposure_rows
 from sim.study import exposure as study_exposure
+from sim.study import realshape
 from sim.studymap import report as studymap
 
 __all__ = ["CAS_SEEDS", "STALENESS_SEEDS", "build_tables", "reproduce", "write_tables"]
@@ -94,9 +95,7 @@ def texts(base: Params, rows: Rows, t: Tables) -> dict[str, str]:
         t, rows, advice_result, ADVICE_TARGET_MIN, studymap.writeup_rate(base)
     )
     shape = EditShape.from_json(rows["calibration_shape"]["shape_json"].iloc[0])
-    setting = realshape.setting(
-        base, shape, realshape.advised_choice(base), rows["realshape_traits"]
-    )
+    setting = realshape.setting(base, shape, advised_choice(base), rows["realshape_traits"])
     return {
         "summary.json": json.dumps(summary(base, t, seeds), indent=2, ensure_ascii=False) + "\n",
         "advise.txt": advice + "\n",
@@ -163,7 +162,7 @@ def write_figures(
     save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), "cas_by_delay.png")
     save(breakeven.figure(t["break_even"]), "break_even.png")
     save(gate.figure(t["gate"]), "gate.png")
-    save(sensitivity.tornado(t["sensitivity"], list(openchoices.HEADLINE)), "sensitivity.png")
+    save(tornado.tornado(t["sensitivity"], list(openchoices.HEADLINE)), "sensitivity.png")
     save(exposure.figure(t["exposure"]), "exposure.png")
     save(realshape_section.figure(t["realshape"]), "realshape.png")
     if "log" in t["realshape"].columns:

@@ -25,19 +25,22 @@ from pathlib import Path
 
 import pandas as pd
 
+from sim.advise.choice import advised_choice
 from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
-from sim.report import (
-    breakeven,
-    gate,
-    realshape,
-    realshape_seeds,
-    sensitivity,
-    tables,
-)
+from sim.report import sensitivity
 from sim.results.plans import Experiment, Plan, run_plans
 from sim.results.rowfiles import Rows, read_csv
-from sim.study import exposure
+from sim.study import (
+    breakeven,
+    exposure,
+    gate,
+    readings,
+    realshape,
+    realshape_panel,
+    realshape_seeds,
+    staleness,
+)
 from sim.study.experiments import PointRuns, Request, distinct_days, study_frames
 from sim.study.metrics import edit_rows, joined, per_seed
 from sim.study.seedrule import SeedRule
@@ -49,8 +52,8 @@ def _staleness(base: Params, seeds: list[int]) -> Plan:
         f = study_frames(runs[0])
         return {
             "staleness_headline": per_seed(f),
-            "staleness_by_run": tables.by_run_rows(f),
-            "staleness_checks": tables.check_rows(f),
+            "staleness_by_run": staleness.by_run_rows(f),
+            "staleness_checks": staleness.check_rows(f),
             "staleness_calls": f.calls,
         }
 
@@ -90,8 +93,8 @@ def _gate(base: Params, seeds: list[int]) -> Plan:
 
 def _sensitivity(base: Params, seeds: list[int]) -> Plan:
     return Plan(
-        tuple(sensitivity.sensitivity_requests(base, seeds)),
-        lambda runs: {"sensitivity": sensitivity.sensitivity_rows(base, runs)},
+        tuple(readings.sensitivity_requests(base, seeds)),
+        lambda runs: {"sensitivity": readings.sensitivity_rows(base, runs)},
     )
 
 
@@ -101,7 +104,7 @@ def _grow_sensitivity(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
     so_far = rows["sensitivity"]
     seeds = rule.next_batch(int(so_far["seed"].max()))
     headline = joined([rows["staleness_headline"], rows["cas_headline"]])
-    batches: dict[tuple[int, ...], list[sensitivity.ReadingKey]] = {}
+    batches: dict[tuple[int, ...], list[readings.ReadingKey]] = {}
     for key in sensitivity.open_readings(so_far, headline) if seeds else []:
         cap = sensitivity.paired_cap(key, headline)
         if batch := tuple(s for s in seeds if s <= cap):
@@ -109,15 +112,15 @@ def _grow_sensitivity(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
     if not batches:
         return None
     requests = [
-        (keys, sensitivity.sensitivity_requests(base, list(b), keys)) for b, keys in batches.items()
+        (keys, readings.sensitivity_requests(base, list(b), keys)) for b, keys in batches.items()
     ]
 
     def finish(runs: list[PointRuns]) -> Rows:
         parts, at = [so_far], 0
         for keys, reqs in requests:
-            parts.append(sensitivity.sensitivity_rows(base, runs[at : at + len(reqs)], keys))
+            parts.append(readings.sensitivity_rows(base, runs[at : at + len(reqs)], keys))
             at += len(reqs)
-        return {"sensitivity": sensitivity.ordered(base, pd.concat(parts))}
+        return {"sensitivity": readings.ordered(base, pd.concat(parts))}
 
     return Plan(tuple(r for _, reqs in requests for r in reqs), finish)
 
@@ -131,12 +134,12 @@ def _exposure(base: Params, seeds: list[int]) -> Plan:
 
 
 def _realshape(base: Params, seeds: list[int]) -> Plan:
-    request = realshape.panel_request(base, seeds)
+    request = realshape.panel_request(base, advised_choice(base), seeds)
 
     def finish(runs: list[PointRuns]) -> Rows:
         return {
-            "realshape": realshape.panel_rows(base, runs[0]),
-            "realshape_traits": realshape.panel_traits(),
+            "realshape": realshape.panel_rows(base, advised_choice(base), runs[0]),
+            "realshape_traits": realshape_panel.panel_traits(),
         }
 
     return Plan((request,), finish)
@@ -152,10 +155,11 @@ def _grow_realshape(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
         return None
 
     def finish(runs: list[PointRuns]) -> Rows:
-        batch = realshape_seeds.batch_rows(base, runs, arms)
+        batch = realshape_seeds.batch_rows(base, advised_choice(base), runs, arms)
         return {"realshape": realshape_seeds.ordered(pd.concat([so_far, batch]))}
 
-    return Plan(tuple(realshape_seeds.batch_requests(base, seeds, arms)), finish)
+    requests = realshape_seeds.batch_requests(base, advised_choice(base), seeds, arms)
+    return Plan(tuple(requests), finish)
 
 
 def _map(base: Params, seeds: list[int]) -> Plan:
@@ -179,7 +183,7 @@ def _calibration(base: Params, seeds: list[int]) -> Plan:
 
     def finish(runs: list[PointRuns]) -> Rows:
         tables, _figure = calibration_outputs(reps=len(seeds), boot=len(seeds))
-        shape = pd.DataFrame({"shape_json": [realshape.packaged_shape().to_json()]})
+        shape = pd.DataFrame({"shape_json": [realshape_panel.packaged_shape().to_json()]})
         return {f"calibration_{name}": frame for name, frame in tables.items()} | {
             "calibration_shape": shape
         }
@@ -223,11 +227,11 @@ EXPERIMENTS = (
     ),
     Experiment(
         "sensitivity",
-        sensitivity.SEEDS,
+        readings.SEEDS,
         _sensitivity,
         ("sensitivity",),
         grow=_grow_sensitivity,
-        looks=sensitivity.LOOKS,
+        looks=readings.LOOKS,
     ),
     Experiment(
         "exposure",

@@ -13,7 +13,7 @@ from sim.report import (
     breakeven,
     exposure,
     gate,
-    realshape,
+    realshape_effects,
     sensitivity,
     sizes,
     tables,
@@ -113,9 +113,11 @@ TABLES: tuple[Table, ...] = (
     ),
     Table("exposure_crossings", lambda base, rows, t: exposure.crossings(t["exposure"])),
     Table("exposure_theory", lambda base, rows, t: exposure.theory_check(base, t["exposure"])),
-    Table("realshape", lambda base, rows, t: realshape.realshape_table(rows["realshape"])),
-    Table("realshape_moves", lambda base, rows, t: realshape.moves_table(t["realshape"])),
-    Table("realshape_paired", lambda base, rows, t: realshape.paired_table(rows["realshape"])),
+    Table("realshape", lambda base, rows, t: realshape_effects.realshape_table(rows["realshape"])),
+    Table("realshape_moves", lambda base, rows, t: realshape_effects.moves_table(t["realshape"])),
+    Table(
+        "realshape_paired", lambda base, rows, t: realshape_effects.paired_table(rows["realshape"])
+    ),
     *(Table(name, make) for name, make in studymap.TABLES),
     *(
         Table(part, _committed(part))

@@ -4,7 +4,9 @@ Every seed runs the same day four ways: the staleness run (Zipf saves), the even
 control, the CAS run on the delay ladder, and the CAS run on the log-spaced
 delay curve. Random streams are per process, so the four see the same questions
 and, where the popularity is the same, the same human saves; they open on one
-shared copy of the seed's corpus.
+shared copy of the seed's corpus. Some 380 lines: the experiments, the frames their days
+give and the runner that schedules each distinct day once (locally, on all cores, or on
+Dask) share one request type, and a split would cut that contract in two.
 """
 
 from __future__ import annotations

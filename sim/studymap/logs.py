@@ -48,6 +48,12 @@ def _saves(log: EditLog) -> np.ndarray:
 def _alive(log: EditLog, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
     """Each article's span [start, end) clipped to [lo, hi]: from its first row, to its last
     row if that is a delete."""
+    return _clipped(_lifetimes(log), lo, hi)
+
+
+def _lifetimes(log: EditLog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each article's first row, last row, and whether that last row deletes it: what
+    ``_alive`` clips, the same at every age (made once for all of them)."""
     n = log.n_articles
     start = np.full(n, np.inf)
     np.minimum.at(start, log.article, log.epoch_s)
@@ -56,18 +62,33 @@ def _alive(log: EditLog, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
     last_kind = np.full(n, -1)
     order = np.lexsort((log.epoch_s, log.article))
     last_kind[log.article[order]] = log.kind[order]  # the last write per article wins
-    end = np.where(last_kind == CHANGES["delete"], last, hi)
+    return start, last, last_kind == CHANGES["delete"]
+
+
+def _clipped(
+    lifetimes: tuple[np.ndarray, np.ndarray, np.ndarray], lo: float, hi: float
+) -> tuple[np.ndarray, np.ndarray]:
+    start, last, deleted = lifetimes
+    end = np.where(deleted, last, hi)
     return np.clip(start, lo, hi), np.clip(end, lo, hi)
 
 
-def _pieces(log: EditLog, age_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Disjoint read spans made stale by a save within age_s: (article, lo, hi)."""
+def _sorted_saves(log: EditLog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The saves by article and time, and each one's previous save of the same article
+    (-inf for the first): the same at every age (made once for all of them)."""
     keep = _saves(log)
     art, t = log.article[keep], log.epoch_s[keep]
     order = np.lexsort((t, art))
     art, t = art[order], t[order]
     prev = np.concatenate([[-np.inf], t[:-1]])
     prev[np.concatenate([[True], art[1:] != art[:-1]])] = -np.inf
+    return art, t, prev
+
+
+def _stale_pieces(
+    saves: tuple[np.ndarray, np.ndarray, np.ndarray], age_s: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    art, t, prev = saves
     return art, np.maximum(t - age_s, prev), t
 
 
@@ -100,15 +121,16 @@ def measured_rows(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> list[dict
     saves_per = np.bincount(log.article[_saves(log)], minlength=log.n_articles)
     weights = {"popularity": saves_per.astype(float), "uniform": np.ones(log.n_articles)}
     draws = np.random.default_rng(0).integers(0, WINDOWS, (BOOT, WINDOWS))
+    lifetimes, saves = _lifetimes(log), _sorted_saves(log)
     rows = []
     for age in ages_s:
         hi = t1 - age
         if hi <= t0:  # the log is shorter than the age: no read has its whole window in it
             continue
         edges = np.linspace(t0, hi, WINDOWS + 1)
-        start, end = _alive(log, t0, hi)
+        start, end = _clipped(lifetimes, t0, hi)
         held = _overlap(start, end, edges[:-1], edges[1:])  # article × window
-        art, lo_p, hi_p = _pieces(log, age)
+        art, lo_p, hi_p = _stale_pieces(saves, age)
         lo_p = np.maximum(lo_p, start[art])  # a read needs the article alive
         hi_p = np.minimum(hi_p, end[art])
         stale = _overlap(lo_p, np.maximum(hi_p, lo_p), edges[:-1], edges[1:])

@@ -17,18 +17,15 @@ from __future__ import annotations
 import pandas as pd
 
 from sim.calibrate.logs import PANEL
-from sim.pages import md
 from sim.params import Params
-from sim.report.realshape import (
+from sim.study.experiments import PointRuns, Request
+from sim.study.realshape import (
     ARMS,
     FIGURES,
-    SEEDS,
     Arm,
     panel_request,
     panel_rows,
 )
-from sim.study.experiments import PointRuns, Request
-from sim.study.seedrule import SeedRule
 
 LOOKS = 3
 """Batches for every arm but the whole calibrated shape: 3 × SEEDS seeds an arm and log."""
@@ -76,18 +73,23 @@ def with_references(arms: list[str]) -> tuple[Arm, ...]:
     return tuple(a for a in ARMS if a.name in need)
 
 
-def batch_requests(base: Params, seeds: list[int], arms: dict[str, list[str]]) -> list[Request]:
+def batch_requests(
+    base: Params, advised: tuple[str, float], seeds: list[int], arms: dict[str, list[str]]
+) -> list[Request]:
     """One request a log: its open arms and their references on ``seeds``."""
     return [
-        panel_request(base, seeds, with_references(names), (log,)) for log, names in arms.items()
+        panel_request(base, advised, seeds, with_references(names), (log,))
+        for log, names in arms.items()
     ]
 
 
-def batch_rows(base: Params, runs: list[PointRuns], arms: dict[str, list[str]]) -> pd.DataFrame:
+def batch_rows(
+    base: Params, advised: tuple[str, float], runs: list[PointRuns], arms: dict[str, list[str]]
+) -> pd.DataFrame:
     """batch_requests' runs as the panel's tidy rows."""
     return pd.concat(
         [
-            panel_rows(base, r, with_references(names), (log,))
+            panel_rows(base, advised, r, with_references(names), (log,))
             for (log, names), r in zip(arms.items(), runs, strict=True)
         ],
         ignore_index=True,
@@ -105,26 +107,3 @@ def ordered(rows: pd.DataFrame) -> pd.DataFrame:
     keys = [f"_{k}" for k in ranks]
     out = keyed.sort_values([*keys, "seed"], kind="stable").drop(columns=keys)
     return out.reset_index(drop=True)
-
-
-def seeds_text(table: pd.DataFrame) -> str:
-    """The seed counts in words and the seeds each arm ran on each log (from the panel's
-    table), for the report."""
-    per = table.groupby(["arm", "log"], sort=False)["seeds"].max().unstack("log")
-    per = per.reindex([a.name for a in ARMS if a.name in per.index])
-    rule = SeedRule(SEEDS, LOOKS)  # a quick run's pages say how far its seeds were scaled down
-    head = SeedRule(SEEDS, HEADLINE_LOOKS)
-    refs = "; ".join(
-        f"*{a.label}* against *{BY_NAME[a.reference].label}*" for a in ARMS if a.reference
-    )
-    return (
-        f"**How many seeds.** A count fixed before any seed ran: every arm runs seeds "
-        f"1–{rule.cap} on each log, and the whole calibrated shape, whose moves from the "
-        f"write-up's process are this section's answers, with the write-up's process, seeds "
-        f"1–{head.cap}. No arm stops on its result, so a 95 % interval covers at 95 % and a move "
-        "of zero is called non-zero on a log 5 % of the time (a rule that stopped an arm once "
-        "its interval cleared 0 called it so about 8–9 % of the time on synthetic data; "
-        "`tests/test_seedrule_coverage.py` simulates both). An arm that others are compared "
-        f"with runs every seed they run. References: {refs}. Seeds each arm ran:\n\n"
-        f"{md(per.astype(int).reset_index())}"
-    )

@@ -1,17 +1,19 @@
-"""The study on a real help centre's edit shape: runs, per-seed rows, tables.
+"""The study on a real help centre's edit shape: the arms, their runs and per-seed rows.
 
-Three separate, pure steps: ``realshape_runs`` runs every arm (the write-up's process,
+Two separate, pure steps: ``realshape_runs`` runs every arm (the write-up's process,
 the calibrated shape, the ablation that switches on one real feature at a time, and the
 question relations) on the same seeds; ``per_seed_rows`` turns the runs' frames into tidy
-rows, one per seed × arm × figure; ``realshape_table`` builds the table from those rows
-alone, so it can be recomputed from committed rows. Arms of a seed share its opening and
-its questions; the figures compare like with like by pairing seeds.
+rows, one per seed × arm × figure; the report's ``realshape_tables`` builds the tables from
+those rows alone, so they can be recomputed from committed rows. Arms of a seed share its
+opening and its questions; the figures compare like with like by pairing seeds. Every arm
+watches with the advisor's choice for the base day (``sim.advise.choice.advised_choice``,
+passed in: the advisor reads the study, not the other way round). Some 340 lines: the arms
+are a table of a dozen rows, and a request, its rows and the setting the section states are
+read against that table together.
 """
 
 from __future__ import annotations
 
-import functools
-import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NotRequired, TypedDict
@@ -19,19 +21,19 @@ from typing import NotRequired, TypedDict
 import numpy as np
 import pandas as pd
 
-from sim import exactmath
-from sim.calibrate import popfit, sessions
-from sim.calibrate.burstfit import burst_stretch
-from sim.calibrate.fit import Fit, fit, fit_shape
 from sim.calibrate.generate import expected_saves
-from sim.calibrate.logs import BUNDLED, PANEL, read_log
+from sim.calibrate.logs import PANEL
 from sim.calibrate.shape import EditShape, match_bulk, stretch_sessions
 from sim.model.calibrated import day_window
 from sim.params import LADDER_S, SHAPE_FEATURES, Params, QuestionRelation
-from sim.report.realshape_misses import misses
-from sim.stats import mean_interval, mean_p
 from sim.study.experiments import PointRuns, Request, StudyFrames, frames_of, run_all
 from sim.study.metrics import PER_SEED_RECORDS, per_seed
+from sim.study.realshape_panel import (
+    multi_share,
+    packaged_shape,
+    panel_burst_stretch,
+    panel_shape,
+)
 
 SEEDS = 11
 """The panel's batch of seeds per arm and log (``realshape_seeds``): every arm runs the
@@ -198,35 +200,6 @@ def setting(
     }
 
 
-@functools.lru_cache(maxsize=1)
-def packaged_shape() -> EditShape:
-    """The shape fitted to the packaged log (point estimates; no bootstrap needed here)."""
-    return fit_shape(read_log(BUNDLED))
-
-
-@functools.cache
-def _panel_fit(name: str) -> Fit:
-    """Point estimates, without the simulations only the family's p-value reads."""
-    return fit(read_log(PANEL[name]), boot=0, shape_only=True)
-
-
-def panel_shape(name: str) -> EditShape:
-    """The shape fitted to one log of the panel (point estimates), by its name."""
-    return packaged_shape() if PANEL[name] == BUNDLED else _panel_fit(name).shape
-
-
-def multi_share(name: str) -> float:
-    """The log's share of publishes with more than one article (the fit's point estimate)."""
-    table = _panel_fit(name).table.set_index("quantity")
-    return float(table.loc["publishes with >1 article", "estimate"])
-
-
-@functools.cache
-def panel_burst_stretch(name: str) -> float:
-    """The session stretch that takes the fitted process's B to the log's own."""
-    return burst_stretch(_panel_fit(name).shape, read_log(PANEL[name]))
-
-
 def arm_shape(arm: Arm, name: str) -> EditShape:
     """The shape an arm runs on one log of the panel."""
     shape = panel_shape(name)
@@ -237,40 +210,8 @@ def arm_shape(arm: Arm, name: str) -> EditShape:
     return shape
 
 
-def panel_shapes(logs: tuple[str, ...] = tuple(PANEL)) -> dict[str, EditShape]:
-    """The shape fitted to each log named (the whole panel, the shared log's first)."""
-    return {name: panel_shape(name) for name in logs}
-
-
 SHARED_LOG = next(iter(PANEL))
 """The log the section's ablation and question relations are read on (the shared one)."""
-
-
-def panel_traits(logs: tuple[str, ...] = tuple(PANEL)) -> pd.DataFrame:
-    """What differs between the panel's logs, for the conclusions that depend on the log:
-    popularity exponent, burstiness, bulk share, sessions that re-save, the share of 'new';
-    and what the bracket arms change in the process (``realshape_misses``). Computed with
-    the runs (the fits are theirs) and committed as rows, so the report is
-    written from rows without fitting a log again."""
-    rows = []
-    for name, shape in panel_shapes(logs).items():
-        log = read_log(PANEL[name])
-        b, _, _ = sessions.coefficients(log.article, log.epoch_s)
-        counts = popfit.ranked(np.bincount(log.article[log.kind == 0]))
-        rows.append(
-            {
-                "log": name,
-                "source": shape.source,
-                "zipf_s": popfit.fit_zipf(counts)[0],  # comparable across logs, whatever law
-                "family": shape.popularity_family,
-                "burstiness_b": b,
-                "bulk_share": shape.bulk_share,
-                "resave_share": 1.0 - shape.session_size_pmf[0],
-                "new_share": shape.mix[3],
-                **misses(_panel_fit(name), log, panel_burst_stretch(name)),
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 SHARED_ARMS = tuple(a.name for a in ARMS if a.process == "writeup")
@@ -279,12 +220,12 @@ SHARED_ARMS = tuple(a.name for a in ARMS if a.process == "writeup")
 
 def panel_request(
     base: Params,
+    advised: tuple[str, float],
     seeds: list[int],
     arms: tuple[Arm, ...] = ARMS,
     logs: tuple[str, ...] = tuple(PANEL),
 ) -> Request:
     """The write-up's arms once, every shaped arm on each log named (the whole panel)."""
-    advised = advised_choice(base)
     points = [arm_params(base, a, packaged_shape(), advised) for a in arms if a.name in SHARED_ARMS]
     for name in logs:
         points += [
@@ -299,6 +240,7 @@ def panel_request(
 
 def panel_rows(
     base: Params,
+    advised: tuple[str, float],
     runs: PointRuns,
     arms: tuple[Arm, ...] = ARMS,
     logs: tuple[str, ...] = tuple(PANEL),
@@ -314,25 +256,14 @@ def panel_rows(
         by_arm = dict(zip(shared, frames[: len(shared)], strict=True))
         by_arm |= dict(zip(shaped, own, strict=True))
         by_arm = {a.name: by_arm[a.name] for a in arms}
-        rows = per_seed_rows(by_arm, advised_choice(base), base)
+        rows = per_seed_rows(by_arm, advised, base)
         out.append(rows.assign(log=name)[["log", "arm", "seed", "figure", "value"]])
     return pd.concat(out, ignore_index=True)
 
 
-@functools.lru_cache(maxsize=8)
-def advised_choice(base: Params) -> tuple[str, float]:
-    """The advisor's choice (closed form, Poisson saves) for the base day at the target
-    (kept: the runs and the report both ask)."""
-    from sim import advise
-
-    choice = advise.advise(base, advise.Costs(), ADVICE_TARGET_MIN)["choice"]
-    if choice is None:
-        return "push", 0.0
-    return str(choice["method"]), 60.0 * float(choice["interval_min"])
-
-
 def realshape_runs(
     base: Params,
+    advised: tuple[str, float],
     shape: EditShape,
     seeds: list[int],
     workers: int | None = None,
@@ -340,30 +271,34 @@ def realshape_runs(
     arms: tuple[Arm, ...] = ONE_SHAPE_ARMS,
 ) -> pd.DataFrame:
     """Run every arm's staleness and CAS days; return the tidy per-seed rows."""
-    [runs] = run_all([realshape_request(base, shape, seeds, arms)], workers, progress)
-    return realshape_rows(base, runs, arms)
+    [runs] = run_all([realshape_request(base, advised, shape, seeds, arms)], workers, progress)
+    return realshape_rows(base, advised, runs, arms)
 
 
 def realshape_request(
-    base: Params, shape: EditShape, seeds: list[int], arms: tuple[Arm, ...] = ONE_SHAPE_ARMS
+    base: Params,
+    advised: tuple[str, float],
+    shape: EditShape,
+    seeds: list[int],
+    arms: tuple[Arm, ...] = ONE_SHAPE_ARMS,
 ) -> Request:
     """Every arm's staleness and CAS days on `seeds` (the write-up's arm, watched as the
     hourly checker watches, is the staleness and CAS experiments' own day)."""
     if bad := [a.name for a in arms if a.bulk_matched or a.burst_matched]:
         raise ValueError(f"realshape_request: {bad} read a log of the panel: use panel_request")
-    advised = advised_choice(base)
     points = tuple(arm_params(base, a, shape, advised) for a in arms)
     return Request(points, tuple(seeds), ("staleness", "cas"), (*PER_SEED_RECORDS, "detections"))
 
 
 def realshape_rows(
-    base: Params, runs: PointRuns, arms: tuple[Arm, ...] = ONE_SHAPE_ARMS
+    base: Params,
+    advised: tuple[str, float],
+    runs: PointRuns,
+    arms: tuple[Arm, ...] = ONE_SHAPE_ARMS,
 ) -> pd.DataFrame:
     """The tidy per-seed rows of realshape_request's runs."""
     frames = [frames_of(r) for r in runs]
-    return per_seed_rows(
-        dict(zip((a.name for a in arms), frames, strict=True)), advised_choice(base), base
-    )
+    return per_seed_rows(dict(zip((a.name for a in arms), frames, strict=True)), advised, base)
 
 
 def _unnoticed(frames: StudyFrames, advised: tuple[str, float], day_s: float) -> pd.Series:
@@ -404,119 +339,3 @@ def per_seed_rows(
         parts.append(long.assign(arm=arm))
     rows = pd.concat(parts, ignore_index=True)[["arm", "seed", "figure", "value"]]
     return rows.assign(value=rows["value"].astype(float))
-
-
-def realshape_table(rows: pd.DataFrame, arms: tuple[Arm, ...] = ARMS) -> pd.DataFrame:
-    """Per arm and figure (and log, if the rows have one): mean and 95 % CI over seeds, the
-    seed-paired difference from the arm's reference with its CI, its seeds and its two-sided
-    p (Student's t; seeds fixed in advance, ``realshape_seeds``), and that difference at
-    equal day volume (NaN per seed, e.g. a seed with no stale citation for the title
-    check's share, is left out of that figure). Intervals by Student's t."""
-    if "log" in rows.columns:
-        parts = [
-            realshape_table(g.drop(columns="log"), arms).assign(log=name)
-            for name, g in rows.groupby("log", sort=False)
-        ]
-        table = pd.concat(parts, ignore_index=True)
-        return table[["log", *(c for c in table.columns if c != "log")]]
-    wide = rows.pivot_table(index=["figure", "seed"], columns="arm", values="value", dropna=False)
-    saves = wide.xs("saves", level="figure") if "saves" in wide.index.get_level_values(0) else None
-    out = []
-    for figure in FIGURES:
-        if figure not in wide.index.get_level_values("figure"):
-            continue
-        f = wide.xs(figure, level="figure")
-        for arm in arms:
-            if arm.name not in f:
-                continue
-            own = mean_interval(f[arm.name].dropna().to_numpy())
-            row = {
-                "figure": figure,
-                "arm": arm.name,
-                "reference": arm.reference or "none",
-                "seeds": own.n,
-                "mean": own.mean,
-                "ci_lo": own.lo,
-                "ci_hi": own.hi,
-            }
-            if arm.reference and arm.reference in f:
-                d = f[arm.name] - f[arm.reference]
-                diff = mean_interval(d.dropna().to_numpy())
-                row |= {
-                    "diff_mean": diff.mean,
-                    "diff_ci_lo": diff.lo,
-                    "diff_ci_hi": diff.hi,
-                    "diff_seeds": diff.n,
-                    "diff_p": mean_p(d.dropna().to_numpy()),
-                }
-                if saves is not None and figure != "saves":
-                    dv = saves[arm.name] - saves[arm.reference]
-                    row |= equal_volume(d, dv)
-            out.append(row)
-    return pd.DataFrame(out)
-
-
-def paired_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """realshape_table on the seeds every arm of a log ran (1..the fewest): the grids whose
-    columns are read against each other, so that subtracting two columns gives the paired
-    difference in brackets (the headline arms run more seeds than the others)."""
-    if "log" not in rows.columns:
-        return realshape_table(rows[rows["seed"] <= rows.groupby("arm")["seed"].max().min()])
-    fewest = rows.groupby(["log", "arm"], sort=False)["seed"].max().groupby(level="log").min()
-    return realshape_table(rows[rows["seed"] <= rows["log"].map(fewest)])
-
-
-def equal_volume(diff: pd.Series, volume: pd.Series) -> dict[str, float]:
-    """The paired difference at equal day volume: the intercept of the seeds' differences
-    regressed on their difference in saves (an arm's day holds its own count of saves; the
-    write-up's exactly n_saves), with its 95 % t interval."""
-    from scipy import stats
-
-    ok = diff.notna() & volume.notna()
-    y, x = diff[ok].to_numpy(dtype=float), volume[ok].to_numpy(dtype=float)
-    nan = {"eqvol_mean": np.nan, "eqvol_ci_lo": np.nan, "eqvol_ci_hi": np.nan}
-    if len(y) < 4 or not np.ptp(x) > 0:
-        return nan
-    dx = x - x.mean()  # least squares by exactmath.dot: no BLAS order in a figure
-    sxx = exactmath.dot(dx, dx)
-    slope = exactmath.dot(dx, y - y.mean()) / sxx
-    a = float(y.mean() - slope * x.mean())
-    resid = y - (a + slope * x)
-    s2 = exactmath.dot(resid, resid) / (len(y) - 2)
-    se = math.sqrt(s2 * (1 / len(y) + float(x.mean()) ** 2 / sxx))
-    half = float(stats.t.ppf(0.975, len(y) - 2)) * se
-    return {"eqvol_mean": a, "eqvol_ci_lo": a - half, "eqvol_ci_hi": a + half}
-
-
-def moves_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Per figure (and log): the real feature whose switching on moves it most (largest
-    |difference| from the every-feature-off arm) among those Holm's step-down over every
-    feature × figure move of the log keeps at 5 % (``picks``); 'none' where it keeps none,
-    with the smallest adjusted p of the figure's moves."""
-    from sim.report import picks
-
-    if "log" in table.columns:
-        parts = [
-            moves_table(g.drop(columns="log")).assign(log=name)
-            for name, g in table.groupby("log", sort=False)
-        ]
-        moves = pd.concat(parts, ignore_index=True)
-        return moves[["log", *(c for c in moves.columns if c != "log")]] if len(moves) else moves
-    ab = table[table["arm"].isin(ABLATION) & table["diff_mean"].notna()]
-    ab = picks.with_holm(ab, "diff_p")
-    rows = []
-    for figure, g in ab.groupby("figure", sort=False):
-        named = picks.ranked(g, "diff_mean")
-        top = named.iloc[0] if len(named) else g.loc[g["p_holm"].idxmin()]
-        rows.append(
-            {
-                "figure": figure,
-                "moved_most_by": top["arm"].lstrip("+") if len(named) else "none",
-                "diff_mean": top["diff_mean"] if len(named) else np.nan,
-                "diff_ci_lo": top["diff_ci_lo"] if len(named) else np.nan,
-                "diff_ci_hi": top["diff_ci_hi"] if len(named) else np.nan,
-                "p_holm": top["p_holm"],
-                "family_moves": len(ab),
-            }
-        )
-    return pd.DataFrame(rows)
