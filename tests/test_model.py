@@ -165,7 +165,13 @@ def test_cas_claims() -> None:
     assert not edits.query("first_outcome == 'ok'")["human_save_in_window"].any()
 
 
-def test_results_do_not_depend_on_the_worker_count() -> None:
+@pytest.mark.deep
+def test_results_do_not_depend_on_the_worker_count(deep: bool) -> None:
+    """`make check` only: `make test` holds a pool of two workers to one process in
+    tests/test_workers.py (the same run_requests, on the staleness and CAS rows reproduce
+    commits), and this rerun of it through run_study cost 3 CPU-s more."""
+    if not deep:
+        pytest.skip("a duplicate of test_workers.py's pool test: make check (--deep)")
     one = run_study(BASE, [4, 5], experiments=("staleness", "cas"), workers=1, progress=False)
     two = run_study(BASE, [4, 5], experiments=("staleness", "cas"), workers=2, progress=False)
     for a, b in zip(one.frames(), two.frames(), strict=True):

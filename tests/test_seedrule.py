@@ -45,7 +45,8 @@ def test_every_reading_ran_the_seeds_the_rule_gives_it() -> None:
     done = rule.first
     while batch := rule.next_batch(done):
         for key in sensitivity.open_readings(_as_left(rows, want), headline):
-            if cut := [s for s in batch if s <= sensitivity.paired_cap(key, headline)]:
+            cap = sensitivity.paired_cap(key, headline)  # once a reading, not once a seed
+            if cut := [s for s in batch if s <= cap]:
                 want[key] = cut[-1]
         if max(want.values()) <= done:
             break

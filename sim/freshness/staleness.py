@@ -50,6 +50,26 @@ def p_human_save_before_edit(params: Params, delay_s: float) -> float:
     return _mean_over_day(first)
 
 
+@functools.lru_cache(maxsize=8)
+def _gated_day_end(params: Params) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """What p_gated_write_meets shares across every delay and latency of one Params (the
+    report asks four delays a Params): the target's weight while published (article × t),
+    the chance it is gone (per t), and per kind of change P(no change of that kind to the
+    first citation before the day's end) (per t)."""
+    lam, q, target_published = _day_grid(params)
+    t = np.linspace(0.0, params.day_s, _GRID)
+    q_published = q * target_published  # article × t: the target, cited while published
+    q_gone = 1.0 - q_published.sum(0)  # the target is gone: a random article instead
+    left = params.day_s - t
+    first_end = {}
+    for kind, share in (("all", 1.0), ("published", params.save_mix[2])):
+        by_end = np.exp(-share * lam * left[None, :])  # article × t: cut by the day's end
+        first_end[kind] = (q_published * by_end).sum(0) + q_gone * by_end.mean(0)
+    for array in (q_published, q_gone, *first_end.values()):
+        array.setflags(write=False)
+    return q_published, q_gone, first_end
+
+
 @exactmath.rounded
 def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> dict[str, float]:
     """What a write with the citation's version meets delay_s plus one approval latency
@@ -58,11 +78,9 @@ def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> 
     (1 − e^{−uλL}). Averaged over the read's uniform time of day and over equal-probability
     quantiles of A."""
     normal = NormalDist()
-    lam, q, target_published = _day_grid(params)
-    t = np.linspace(0.0, params.day_s, _GRID)
-    q_published = q * target_published  # article × t: the target, cited while published
-    q_gone = 1.0 - q_published.sum(0)  # the target is gone: a random article instead
-    left = params.day_s - t
+    lam, _, _ = _day_grid(params)
+    q_published, q_gone, first_end = _gated_day_end(params)
+    left = params.day_s - np.linspace(0.0, params.day_s, _GRID)
     windows = delay_s + np.array(
         [
             params.approval_median_s
@@ -74,10 +92,8 @@ def p_gated_write_meets(params: Params, delay_s: float, quantiles: int = 64) -> 
     unchanged = {}  # P(no change of that kind to the first citation), t × latency
     for kind, share in (("all", 1.0), ("published", params.save_mix[2])):
         whole = np.exp(-share * lam * windows[None, :])  # article × latency
-        by_end = np.exp(-share * lam * left[None, :])  # article × t: cut by the day's end
         first_whole = q_published.T @ whole + q_gone[:, None] * whole.mean(0)[None, :]
-        first_end = (q_published * by_end).sum(0) + q_gone * by_end.mean(0)
-        unchanged[kind] = np.where(cut, first_whole, first_end[:, None])
+        unchanged[kind] = np.where(cut, first_whole, first_end[kind][:, None])
     over_day = np.trapezoid(
         np.stack([unchanged["published"] - unchanged["all"], 1.0 - unchanged["published"]]),
         dx=1.0 / (_GRID - 1),

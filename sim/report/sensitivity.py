@@ -196,11 +196,13 @@ def sensitivity_table(runs: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFram
     reading on seeds 1..SEEDS with the shift's CI, and whether the reading can move it."""
     rows = []
     default = runs[runs["choice"] == "default"].set_index("seed")
+    headlines = {f.key: headline[f.key].dropna().to_numpy(dtype=float) for f in FIGURES}
     for (choice, reading), g in runs.groupby(["choice", "reading"], sort=False):
         mine = g.set_index("seed")
+        first5 = g[g["seed"] <= 5]  # once a reading, not once a figure
         for fig in FIGURES:
             figure = reported_for(choice, fig)
-            values = headline[fig.key].dropna().to_numpy(dtype=float)
+            values = headlines[fig.key]
             if choice == "default":
                 i = normal_interval(values)  # judged as ``judge`` does, its interval kept
                 judged = judge_estimate(figure.bounds, i.mean, i.sd, (i.lo, i.hi))
@@ -227,7 +229,7 @@ def sensitivity_table(runs: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFram
                     "reported": figure.as_written,
                     "reported_value": figure.value,
                     "can_move": can_move(choice, reading, fig.key),
-                    "seeds_1_5": _pooled(choice, g[g["seed"] <= 5], fig.key),
+                    "seeds_1_5": _pooled(choice, first5, fig.key),
                     **verdict,
                     "seeds": len(values),
                     "shift_seeds": int(mine[fig.key].notna().sum()),

@@ -16,6 +16,7 @@ Every function is pure; nothing here reads or writes a file.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Literal
 
@@ -109,7 +110,7 @@ def day_end_stale(params: Params, relation: Relation) -> float:
     lam = theory.save_rates_per_s(_writeup(params))[:, None]
     w = first_weights(relation, params.n_articles, params.zipf_s)[:, None]
     t = np.linspace(0.0, params.day_s, _GRID)
-    published = exactmath.exp(-params.save_mix[2] * lam * t[None, :])
+    published = _published_on_grid(_writeup(params))
     changed = theory.p_changed(lam, (params.day_s - t)[None, :])
     random_article = (published * changed).sum(0) / published.sum(0)
     first = (w * (published * changed + (1 - published) * random_article)).sum(0)
@@ -117,13 +118,13 @@ def day_end_stale(params: Params, relation: Relation) -> float:
     return float(np.trapezoid((first + (k - 1) * random_article) / k, dx=1.0 / (_GRID - 1)))
 
 
-def _first_on_day(params: Params, relation: Relation, t: np.ndarray) -> np.ndarray:
-    """Weight of each edit rank as the first citation of a read at t (rank × t): the
-    question's target while it is published (unpublished at rate u·λ), else a random
-    published article (``day_end_stale``); on an independent ranking, its expectation."""
-    lam = theory.save_rates_per_s(_writeup(params))[:, None]
+def _first_on_day(params: Params, relation: Relation) -> np.ndarray:
+    """Weight of each edit rank as the first citation of a read on the day's grid (rank ×
+    t): the question's target while it is published (unpublished at rate u·λ), else a
+    random published article (``day_end_stale``); on an independent ranking, its
+    expectation."""
     w = first_weights(relation, params.n_articles, params.zipf_s)[:, None]
-    published = exactmath.exp(-params.save_mix[2] * lam * t[None, :])
+    published = _published_on_grid(_writeup(params))
     held = w * published
     return held + (1.0 - held.sum(0)) * published / published.sum(0)
 
@@ -146,13 +147,10 @@ def day_cas(params: Params, relation: Relation, delays_s: tuple[float, ...]) -> 
     the agent: a retry's later landing and a rejected edit (which changes no version) are
     counted as landing; the tolerance says how much that is."""
     p = _writeup(params)
-    d = p.day_s
-    lam = theory.save_rates_per_s(p)[:, None]
-    t = np.linspace(0.0, d, _GRID)
-    w = _first_on_day(p, relation, t)  # rank × t
+    w = _first_on_day(p, relation)  # rank × t
     out: dict[float, dict[str, float]] = {}
     for delay in delays_s:
-        no_human = exactmath.exp(-lam * np.minimum(delay, d - t)[None, :])
+        no_human = _no_human_save(p, delay)
         human = (w * (1 - no_human)).sum(0)
         out[delay] = {"human": float(np.trapezoid(human, dx=1.0 / (_GRID - 1)))}
     if relation == "same":
@@ -171,6 +169,7 @@ def _agent_only(p: Params, delays_s: tuple[float, ...]) -> dict[float, float]:
     published = exactmath.exp(-p.save_mix[2] * lam * t[None, :])
     draws = np.random.default_rng(0)
     shares = np.zeros(len(delays_s))
+    no_humans = [exactmath.exp(-lam * np.minimum(delay, d - t)[None, :]) for delay in delays_s]
     for _ in range(_MAPS):
         neighbour = (np.arange(n) + draws.integers(1, n, n)) % n
         w = q * published
@@ -188,10 +187,31 @@ def _agent_only(p: Params, delays_s: tuple[float, ...]) -> dict[float, float]:
         for k, delay in enumerate(delays_s):
             landed = sum(by(t + delay - other) - before[other] for other in delays_s)
             nu = p.n_questions * landed / (d * len(delays_s))
-            no_human = exactmath.exp(-lam * np.minimum(delay, d - t)[None, :])
-            agent_only = (w * no_human * -exactmath.expm1(-nu)).sum(0)
+            agent_only = (w * no_humans[k] * -exactmath.expm1(-nu)).sum(0)
             shares[k] += np.trapezoid(agent_only, dx=1.0 / (_AGENT_GRID - 1)) / _MAPS
     return {delay: float(v) for delay, v in zip(delays_s, shares, strict=True)}
+
+
+@functools.lru_cache(maxsize=8)
+def _published_on_grid(p: Params) -> np.ndarray:
+    """P(each edit rank is still published at t) on the day's grid (rank × t, read-only):
+    day_end_stale and day_cas share it for both relations (for p, the write-up's ranking)."""
+    lam = theory.save_rates_per_s(p)[:, None]
+    t = np.linspace(0.0, p.day_s, _GRID)
+    published = exactmath.exp(-p.save_mix[2] * lam * t[None, :])
+    published.setflags(write=False)
+    return published
+
+
+@functools.lru_cache(maxsize=32)
+def _no_human_save(p: Params, delay: float) -> np.ndarray:
+    """P(no human save of each edit rank between a read at t and its edit delay later, cut
+    at the day's end) on the day's grid (rank × t, read-only): both relations' day_cas."""
+    t = np.linspace(0.0, p.day_s, _GRID)
+    lam = theory.save_rates_per_s(p)[:, None]
+    no_human = exactmath.exp(-lam * np.minimum(delay, p.day_s - t)[None, :])
+    no_human.setflags(write=False)
+    return no_human
 
 
 def _writeup(params: Params) -> Params:
