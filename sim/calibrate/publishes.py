@@ -93,7 +93,7 @@ class PublishTable:
         sw = self.sitting_weight * w[self.first]
         hours = np.bincount(self.hour, weights=sw, minlength=24) + PROFILE_PRIOR
         days = np.bincount(self.day, weights=sw, minlength=7) + PROFILE_PRIOR
-        sums = self.counts @ np.asarray(w, dtype=np.int64)
+        sums = (self.counts * np.asarray(w, dtype=np.int64)).sum(axis=1)  # exact: whole numbers
         mix, (saves, n_has, n_bulk, bulk_starts, n_multi, big) = sums[:4], sums[4:].tolist()
         mix = mix / mix.sum() if mix.sum() else np.full(len(KINDS), np.nan)
         out = {
