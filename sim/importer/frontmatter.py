@@ -68,7 +68,7 @@ def split(text: str) -> FrontMatter:
     return FrontMatter(keys, raw if raw.endswith("\n") else raw + "\n", text[block.end() :])
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1 << 16)
 def _yaml_cached(block: str) -> tuple[tuple[str, Any], ...] | str:
     """The block's keys (or why it is malformed), once per distinct block: a history
     repeats most blocks from version to version."""

@@ -50,6 +50,8 @@ class Taken:
         self.left_out: set[str] = set()
         self.partials: set[str] = set()
         """Markdown files left out as partials (``markdown.is_partial``)."""
+        self._seen: dict[str, bool] = {}
+        """Each path's answer: a history names most paths in several commits."""
 
     def excluded(self, path: str) -> bool:
         names = path.split("/")
@@ -69,6 +71,12 @@ class Taken:
         return [g for i, g in enumerate(self._globs) if i not in self._used]
 
     def __call__(self, path: str) -> bool:
+        seen = self._seen.get(path)
+        if seen is None:
+            seen = self._seen[path] = self._taken(path)
+        return seen
+
+    def _taken(self, path: str) -> bool:
         if not is_article(path):
             return False
         if is_partial(path):
