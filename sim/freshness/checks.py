@@ -89,17 +89,10 @@ def push_counts(params: Params, maps: int = 64, steps: int = 2000) -> dict[str, 
     rate of the articles it is the neighbour of: the expectation is taken over `maps` random
     neighbour maps (fixed draws, so the result is a number, not a sample). Approximate
     where a citation made after a change keeps the subscription."""
-    n, d = params.n_articles, params.day_s
-    q = zipf_weights(n, params.zipf_s)
-    lam = np.broadcast_to(save_rates_per_s(params), (maps, n))
+    d = params.day_s
+    lam = np.broadcast_to(save_rates_per_s(params), (maps, params.n_articles))
     u = params.save_mix[2]
-    draws = np.random.default_rng(0)
-    rate = np.tile(q, (maps, 1))
-    for m in range(maps):
-        for _slot in range(params.citations_per_answer - 1):
-            neighbour = (np.arange(n) + draws.integers(1, n, n)) % n if n > 1 else np.zeros(1, int)
-            rate[m] += np.bincount(neighbour, weights=q, minlength=n)
-    r = params.n_questions * rate / d
+    r = citation_rates(params, maps)
     counts = np.empty((2, *r.shape))
     flat_r, flat_lam = r.reshape(-1), np.ascontiguousarray(lam).reshape(-1)
     flat = counts.reshape(2, -1)
