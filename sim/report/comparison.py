@@ -24,8 +24,7 @@ from sim.popularity import top_share
 from sim.report.render import environment
 from sim.report.verdicts import judge
 from sim.stats import normal_interval
-from sim.study.reported import RATIOS, REPORTED, Reported, closed_forms
-from sim.theory import stale_shares_at_day_end
+from sim.study.reported import RATIOS, REPORTED, Reported, closed_forms, control_form
 
 HALF_SEEDS = 150
 """The verdicts are also taken on seeds 1..150, to show which hang on the seed count."""
@@ -93,7 +92,7 @@ def _reason(key: str, mean: float, reported: float, base: Params, df: pd.DataFra
     elif key == "control_stale_share":
         v["n_saves"] = base.n_saves
         v["per_article"] = base.n_saves / base.n_articles
-        v["theory"] = stale_shares_at_day_end(replace(base, save_popularity="even"))["citations"]
+        v["theory"] = control_form(base)
     elif key == "cas_replay_share":
         v["first_ok"] = 1 - df["cas_reject_share"].mean() - df["cas_gone_share"].mean()
     else:

@@ -11,10 +11,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim import exactmath, theory
+from sim import exactmath
 from sim.model import methods
 from sim.pages import md
-from sim.params import Params
 from sim.report.render import num, pct, render
 from sim.study.exposure import HOURLY_ONLY, METHODS, SEEDS, SWEPT
 
@@ -112,48 +111,6 @@ def figure(table: pd.DataFrame) -> Figure:
     fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
-
-
-def theory_check(base: Params, table: pd.DataFrame) -> pd.DataFrame:
-    """Simulated against closed form where the table has no closed-form column of its own:
-    poll pages per day by interval, re-read and poll reads under the stopping rule, and
-    push notifications per day."""
-    push = theory.push_counts(base)
-    rows = []
-    for _, r in table[table["method"] == "poll"].iterrows():
-        rows.append(
-            (
-                "poll pages per day",
-                r["interval_min"],
-                r["poll_calls_per_day"],
-                theory.poll_pages_per_day(base, r["interval_min"] * 60),
-            )
-        )
-    if base.stop_checking_known_stale:
-        for _, r in table[table["method"] == "reread"].iterrows():
-            form = theory.stopped_check_calls(base, r["interval_min"] * 60)
-            poll = _row(table, "poll", r["interval_min"])
-            rows.append(
-                (
-                    "re-reads per day, stopping rule",
-                    r["interval_min"],
-                    r["calls_per_day"],
-                    form["reread_reads"],
-                )
-            )
-            rows.append(
-                (
-                    "poll reads per day, stopping rule",
-                    r["interval_min"],
-                    poll["calls_per_day"] - poll["poll_calls_per_day"],
-                    form["poll_reads"],
-                )
-            )
-    p = table[table["method"] == "push"].iloc[0]
-    rows.append(
-        ("push notifications per day", 0.0, p["notifications_per_day"], push["notifications"])
-    )
-    return pd.DataFrame(rows, columns=["quantity", "interval_min", "simulated", "closed_form"])
 
 
 def _row(table: pd.DataFrame, method: str, interval_min: float) -> pd.Series:

@@ -9,8 +9,8 @@ from sim.params import Params
 from sim.stats import normal_interval
 from sim.study.experiments import WRITEUP_SEEDS
 from sim.study.metrics import EDIT_COUNTS
-from sim.study.staleness import POPULARITY, result_sizes
-from sim.theory import expected_check_calls, p_human_save_before_edit
+from sim.study.reported import human_save_forms
+from sim.study.staleness import POPULARITY, check_call_forms, result_sizes
 
 
 def _pooled(per_seed: pd.DataFrame, label: str) -> pd.DataFrame:
@@ -93,7 +93,7 @@ def cas_table(base: Params, edits: pd.DataFrame, experiment: str) -> pd.DataFram
         "human_save_in_window_share_all_seeds"
     )
     out = counts.add_suffix("_seeds_1_5").join(spread).join(human)
-    out["human_save_in_window_theory"] = [p_human_save_before_edit(base, d) for d in out.index]
+    out["human_save_in_window_theory"] = human_save_forms(base, list(out.index))
     return out.reset_index()
 
 
@@ -133,7 +133,7 @@ def check_calls_by_check_table(base: Params, checks: pd.DataFrame) -> pd.DataFra
     """Mean calls and characters per method at each check of the Zipf day, over all seeds,
     beside the closed-form expected calls and characters of re-read and poll."""
     c = checks[(checks["experiment"] == "staleness") & (checks["method"] != "truth")]
-    theory = {r["check"]: r for r in expected_check_calls(base)}
+    theory = check_call_forms(base)
     size = result_sizes(base)
 
     def chars(method: str, r: dict[str, float]) -> float:

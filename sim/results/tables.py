@@ -112,7 +112,9 @@ TABLES: tuple[Table, ...] = (
         lambda base, rows, t: study_exposure.exposure_table(base, exposure_rows(rows)),
     ),
     Table("exposure_crossings", lambda base, rows, t: exposure.crossings(t["exposure"])),
-    Table("exposure_theory", lambda base, rows, t: exposure.theory_check(base, t["exposure"])),
+    Table(
+        "exposure_theory", lambda base, rows, t: study_exposure.theory_check(base, t["exposure"])
+    ),
     Table("realshape", lambda base, rows, t: realshape_effects.realshape_table(rows["realshape"])),
     Table("realshape_moves", lambda base, rows, t: realshape_effects.moves_table(t["realshape"])),
     Table(

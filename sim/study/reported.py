@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from sim.params import Params
 from sim.popularity import top_share
-from sim.theory import stale_shares_at_day_end
+from sim.theory import p_human_save_before_edit, stale_shares_at_day_end
 
 
 @dataclass(frozen=True)
@@ -193,12 +193,23 @@ RATIOS = {
 """Shares pooled over seeds 1–5 as numerator / denominator, as the write-up pooled them."""
 
 
+def control_form(base: Params) -> float:
+    """The even control's stale share at the day's end in closed form (``sim.theory``)."""
+    return stale_shares_at_day_end(replace(base, save_popularity="even"))["citations"]
+
+
+def human_save_forms(base: Params, delays_s: list[float]) -> list[float]:
+    """The chance a human saves the article between the read and an edit at each delay, in
+    closed form (``sim.theory``): the CAS table's column beside the simulated share."""
+    return [p_human_save_before_edit(base, d) for d in delays_s]
+
+
 def closed_forms(base: Params) -> dict[str, float]:
     """The closed form of each figure that has one (sim/theory.py)."""
     if base.edit_follows_questions != 1.0:
         return {}
     zipf = stale_shares_at_day_end(base)
-    even = stale_shares_at_day_end(replace(base, save_popularity="even"))
+    even = stale_shares_at_day_end(replace(base, save_popularity="even"))  # control_form's
     top = top_share(base.n_articles, base.zipf_s)
     return {
         "top10_question_share": top,

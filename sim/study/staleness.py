@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from sim import theory
 from sim.corpus import build_corpus, load
 from sim.kb.store import KBStore
 from sim.params import Params
@@ -96,3 +97,9 @@ def result_sizes(base: Params, seed: int = 1) -> dict[str, float]:
         "page": float(empty),
         "event": (full - empty) / min(100, head),
     }
+
+
+def check_call_forms(base: Params) -> dict[float, dict[str, float]]:
+    """By check, the closed form's expected calls of re-read and poll on the Zipf day
+    (``sim.theory.expected_check_calls``): what the report sets beside the checks' rows."""
+    return {r["check"]: r for r in theory.expected_check_calls(base)}
