@@ -194,3 +194,15 @@ def test_the_ladder_section_with_no_ladder_reproducing_a_figure() -> None:
         "ladders with no rung between the seconds and the hour and two beyond it (2 h and 4 h)"
         in text
     )
+
+
+def test_a_pick_with_no_move_beyond_noise_says_the_family_and_the_smallest_p() -> None:
+    import pandas as pd
+
+    from sim.report.picks import none_named
+
+    family, cells = pd.DataFrame({"p_holm": [0.3, 0.5, 0.9]}), pd.DataFrame({"p_holm": [0.3, 0.5]})
+    assert none_named(family, cells, "reading") == (
+        "no reading moves it beyond noise after Holm's correction over the 3 moves this page "
+        "picks from (of its 2, the smallest adjusted p is 0.30)"
+    )

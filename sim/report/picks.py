@@ -11,9 +11,12 @@ tested.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
+from sim.report.render import environment, oneline
 from sim.stats import holm
 
 LEVEL = 0.05
@@ -41,8 +44,5 @@ def p_text(p: float) -> str:
 def none_named(family: pd.DataFrame, cells: pd.DataFrame, what: str) -> str:
     """The sentence for a pick with no move beyond noise: ``cells`` are the moves it would
     have been picked from, ``family`` all those the correction ran over."""
-    return (
-        f"no {what} moves it beyond noise after Holm's correction over the {len(family)} "
-        f"moves this page picks from (of its {len(cells)}, the smallest adjusted p is "
-        f"{cells['p_holm'].min():.2f})"
-    )
+    phrases: Any = environment().get_template("picks.txt.j2").module  # the macros
+    return oneline(str(phrases.none_named(what, len(family), len(cells), cells["p_holm"].min())))

@@ -14,6 +14,7 @@ import pandas as pd
 
 from sim import exactmath
 from sim.pages import md
+from sim.report.render import render
 from sim.stats import mean_interval, mean_p
 from sim.study.realshape import ABLATION, ARMS, FIGURES, SEEDS, Arm
 from sim.study.realshape_seeds import BY_NAME, HEADLINE_LOOKS, LOOKS
@@ -143,17 +144,10 @@ def seeds_text(table: pd.DataFrame) -> str:
     per = per.reindex([a.name for a in ARMS if a.name in per.index])
     rule = SeedRule(SEEDS, LOOKS)  # a quick run's pages say how far its seeds were scaled down
     head = SeedRule(SEEDS, HEADLINE_LOOKS)
-    refs = "; ".join(
-        f"*{a.label}* against *{BY_NAME[a.reference].label}*" for a in ARMS if a.reference
-    )
-    return (
-        f"**How many seeds.** A count fixed before any seed ran: every arm runs seeds "
-        f"1–{rule.cap} on each log, and the whole calibrated shape, whose moves from the "
-        f"write-up's process are this section's answers, with the write-up's process, seeds "
-        f"1–{head.cap}. No arm stops on its result, so a 95 % interval covers at 95 % and a move "
-        "of zero is called non-zero on a log 5 % of the time (a rule that stopped an arm once "
-        "its interval cleared 0 called it so about 8–9 % of the time on synthetic data; "
-        "`tests/test_seedrule_coverage.py` simulates both). An arm that others are compared "
-        f"with runs every seed they run. References: {refs}. Seeds each arm ran:\n\n"
-        f"{md(per.astype(int).reset_index())}"
+    return render(
+        "realshape_seeds.md.j2",
+        cap=rule.cap,
+        headline_cap=head.cap,
+        references=[(a.label, BY_NAME[a.reference].label) for a in ARMS if a.reference],
+        table=md(per.astype(int).reset_index()),
     )
