@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -10,6 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from sim.model import methods
+from sim.report.render import environment
 
 COLOURS = {"zipf": "#c0392b", "even": "#2c7fb8"} | {m.name: m.colour for m in methods.METHODS}
 LABELS = {"zipf": "Zipf saves (s = 0.9)", "even": "even control"} | {
@@ -17,13 +20,14 @@ LABELS = {"zipf": "Zipf saves (s = 0.9)", "even": "even control"} | {
 }
 
 
+def _titles() -> Any:
+    """The figures' titles: templates/figures.txt.j2's macros."""
+    return environment().get_template("figures.txt.j2").module
+
+
 def _stale_title(t: pd.DataFrame, n: int) -> str:
     last = t[t["hour"] == t["hour"].max()].set_index("save_popularity")["stale_share_mean"]
-    return (
-        f"By the day's end {100 * last['zipf']:.0f} % of the citations held are stale or gone "
-        f"({100 * last['even']:.0f} % on the even control)\n(line: mean of {n} seeds, "
-        "band: 95 % CI; dots: seeds 1–5 pooled)"
-    )
+    return str(_titles().stale(last["zipf"], last["even"], n))
 
 
 def stale_over_day(t: pd.DataFrame) -> Figure:
@@ -82,21 +86,15 @@ def check_cost(t: pd.DataFrame) -> Figure:
     a1.legend(fontsize=8)
     day = t.groupby("method")["calls_mean"].sum()
     fig.suptitle(
-        f"Polling answers the hourly check with {day['reread'] / day['poll']:.0f}× fewer calls "
-        f"than re-reading every cited article\n(mean over {int(t['seeds'].max())} seeds, "
-        "band: 95 % CI, from the call log)",
-        fontsize=9,
+        str(_titles().check_cost(day["reread"] / day["poll"], int(t["seeds"].max()))), fontsize=9
     )
     return fig
 
 
 def _cas_title(curve: pd.DataFrame, ladder: pd.DataFrame) -> str:
     at = ladder.set_index("delay_s")["rejected_share_all_seeds_mean"]
-    parts = ", ".join(f"{100 * v:.0f} % at {_delay_words(d)}" for d, v in at.items() if d >= 3600)
-    return (
-        f"A CAS edit with the citation's version is rejected {parts}\n"
-        f"(mean of {int(curve['seeds'].max())} seeds; the shaded gap is the agent's own edits)"
-    )
+    parts = [(v, _delay_words(d)) for d, v in at.items() if d >= 3600]
+    return str(_titles().cas(parts, int(curve["seeds"].max())))
 
 
 def _delay_words(d: float) -> str:
