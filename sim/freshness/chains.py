@@ -5,8 +5,12 @@ chains at once) and a day or a run of checks is its power, taken by repeated squ
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
+
+_T = TypeVar("_T")
 
 
 def euler_steps(h: float, interval_s: float) -> dict[float, int]:
@@ -37,16 +41,22 @@ def held_at_checks(
 
 def _power(m: _Matrix, k: int) -> _Matrix:
     """mᵏ (k ≥ 1) by repeated squaring."""
+    return _repeated(m, k, _product, "_power")
+
+
+def _repeated(m: _T, k: int, times: Callable[[_T, _T], _T], name: str) -> _T:
+    """m combined with itself k times (k ≥ 1) by ``times``, an associative product, by
+    repeated squaring: log₂ k squarings and one product per set bit of k."""
     result = None
     left = k
     while left:
         if left & 1:
-            result = m if result is None else _product(result, m)
+            result = m if result is None else times(result, m)
         left >>= 1
         if left:
-            m = _product(m, m)
+            m = times(m, m)
     if result is None:
-        raise ValueError(f"_power: expected k of 1 or more; received {k}")
+        raise ValueError(f"{name}: expected k of 1 or more; received {k}")
     return result
 
 
@@ -101,14 +111,4 @@ def _chain_power(m: tuple[_Matrix, _Matrix], k: int) -> tuple[_Matrix, _Matrix]:
     def times(x: tuple[_Matrix, _Matrix], y: tuple[_Matrix, _Matrix]) -> tuple[_Matrix, _Matrix]:
         return _product(x[0], y[0]), _added(_product(x[1], y[0]), y[1])
 
-    result = None
-    left = k
-    while left:
-        if left & 1:
-            result = m if result is None else times(result, m)
-        left >>= 1
-        if left:
-            m = times(m, m)
-    if result is None:
-        raise ValueError(f"_chain_power: expected k of 1 or more; received {k}")
-    return result
+    return _repeated(m, k, times, "_chain_power")
