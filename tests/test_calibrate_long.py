@@ -223,3 +223,21 @@ def test_a_publish_resample_takes_its_sums_as_one_publish_at_a_time() -> None:
             "saves in publishes of >=10": int((w * rows)[rows >= 10].sum()) / saves,
         } | {f"mix {k}": float(v) for k, v in zip(generate.KINDS, mix / mix.sum(), strict=True)}
         assert {k: got[k] for k in want} == want
+
+
+def test_a_long_log_generates_a_fixed_budget_of_saves_and_the_bundled_logs_the_most_runs() -> None:
+    """The burst table's runs and the stretch's trial runs shrink with the log's length (each
+    run as long as the log, its B steadier), down to 2; every bundled log, and so every
+    committed figure, keeps the most: 20 runs a process and 4 a trial."""
+    from sim.calibrate.burstfit import RUNS, trial_runs
+    from sim.cli.calibrate import BURST_REPS, burst_reps
+
+    for path in logs.BUNDLED.parent.glob("*.csv"):
+        rows = len(read_log(path))
+        assert (burst_reps(rows), trial_runs(rows)) == (BURST_REPS, RUNS), path.name
+    assert (burst_reps(400_000), trial_runs(400_000)) == (10, 2)
+    assert (burst_reps(4_000_000), trial_runs(4_000_000)) == (2, 2)
+    lengths = [10**k for k in range(1, 9)]
+    for rule in (burst_reps, trial_runs):
+        runs = [rule(n) for n in lengths]
+        assert runs == sorted(runs, reverse=True) and min(runs) == 2, rule.__name__
