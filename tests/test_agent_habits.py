@@ -214,7 +214,8 @@ def test_advise_db_moves_with_both_habits_and_says_them(kb, capsys) -> None:
             assert r["mean_unnoticed_min"] < whole[interval]["mean_unnoticed_min"]
             assert r["mean_unnoticed_min"] <= 60 and r["calls"] < whole[interval]["calls"]
     capsys.readouterr()
-    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "2"]
+    # the text's lines on the hold: its closed forms and the stale share, on one day
+    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "1"]
     assert main([*args, "--hold-hours", "1"]) == 0
     text = capsys.readouterr().out
     assert "stale when let go" in text and "closed forms take the hold (--hold-hours)" in text
