@@ -60,9 +60,10 @@ def test_a_periodic_option_is_chosen_only_if_its_upper_end_meets_the_target() ->
 @pytest.fixture(scope="module", autouse=True)
 def one_simulation_per_arguments() -> Iterator[None]:
     """advise_db.db_advice (the days and the advice built on them) run once per distinct
-    arguments in this module, a copy handed to each call. The precision's start time is no
-    part of them: it only bounds the days run, and each of these tests' runs ends by its
-    days, its precision or its --max-days first."""
+    arguments in this module (and in test_advise_calllog, which imports it), a copy handed to
+    each call: the text and the JSON of one set of arguments are of one computation. The
+    precision's start time is no part of them: it only bounds the days run, and each of these
+    tests' runs ends by its days, its precision or its --max-days first."""
     real = advise_db.db_advice
     done: dict[bytes, tuple[str, dict[str, Any]]] = {}
 
