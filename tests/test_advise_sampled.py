@@ -168,7 +168,7 @@ def test_advise_db_splits_cas_rejections_by_cause_and_json_agrees_with_text(kb, 
 
 
 def test_advise_db_states_every_assumption_with_its_flag(kb, capsys) -> None:
-    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "2"]
+    args = ["advise", "--db", str(kb), "--questions-per-day", "20", "--simulate", "1"]
     assert main([*args, "--day-hours", "6", "--zipf", "1.2", "--chars-per-token", "3"]) == 0
     out = capsys.readouterr().out
     head = out[: out.index("Days stopped")]
