@@ -26,6 +26,7 @@ from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
 from sim.results.tables import TABLES
 from sim.study import breakeven, readings, realshape, realshape_panel
 from sim.study.experiments import run_all
+from sim.studymap import grid as map_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(os.environ.get("REGRESSION_RESULTS") or ROOT / "results")
@@ -70,11 +71,14 @@ def _sample(experiment: Experiment, sample_seed: int) -> list[int]:
 SEEDED = [
     e
     for e in EXPERIMENTS
-    if set(e.pooled) != set(e.parts) and e.name not in ("break_even", "realshape") and not e.grow
+    if set(e.pooled) != set(e.parts)
+    and e.name not in ("break_even", "realshape", "map")
+    and not e.grow
 ]
 """Experiments with per-seed rows (the calibration's are all pooled: see below); the
-break-even grid, the real-shape panel and the experiments whose units run their own seeds
-(the sequential rule) have tests of their own, which rerun a sampled part of them."""
+break-even grid, the map's grid, the real-shape panel and the experiments whose units run
+their own seeds (the sequential rule) have tests of their own, which rerun a sampled part
+of them."""
 
 
 @pytest.mark.parametrize("experiment", SEEDED, ids=[e.name for e in SEEDED])
@@ -141,6 +145,35 @@ def test_a_sampled_part_of_the_break_even_grid_gives_its_committed_rows(
     rerun = f"seeds {seeds}, {axes}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     assert chosen.any(), rerun
     _assert_rows_equal(fresh, committed[chosen], "break_even", rerun)
+
+
+def test_a_sampled_point_of_each_relation_of_the_map_gives_its_committed_rows(
+    regression_sample_seed: int,
+) -> None:
+    """A sampled seed at one point of each relation of the map's grid, both drawn afresh (a
+    seed of all six points took 2.3 CPU-s, most of it the 3,000-save days; `make check`
+    reruns them all): its staleness and CAS rows."""
+    experiment = BY_NAME["map"]
+    seeds = _sample(experiment, regression_sample_seed)
+    rng = random.Random(f"{regression_sample_seed}:{experiment.name}:grid")
+    saves = {relation: (rng.choice(counts),) for relation, counts in map_grid.SAVES.items()}
+    [runs] = run_all([map_grid.request(Params(), seeds, saves)], 1, False)
+    rerun = f"seeds {seeds}, {saves}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
+    fresh = {
+        "map_stale": map_grid.stale_rows(Params(), runs, saves),
+        "map_cas": map_grid.cas_rows(Params(), runs, saves),
+    }
+    for part, rows in fresh.items():
+        committed = ROWS[part]
+        chosen = committed["seed"].isin(seeds) & pd.Series(
+            [
+                n in saves[r]
+                for r, n in zip(committed["relation"], committed["n_saves"], strict=True)
+            ],
+            index=committed.index,
+        )
+        assert chosen.sum() == len(rows), rerun
+        _assert_rows_equal(rows, committed[chosen], part, rerun)
 
 
 def test_a_sampled_log_of_the_real_shape_panel_gives_its_committed_rows_and_traits(
