@@ -12,20 +12,27 @@ from __future__ import annotations
 import json
 import os
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from sim.advise.choice import advised_choice
-from sim.params import Params
+from sim.params import HOUR_S, Params
 from sim.report import readme
 from sim.results import rowfiles, seedrows
 from sim.results.reproduce import readme_blocks, write_tables
 from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
 from sim.results.tables import TABLES
-from sim.study import breakeven, readings, realshape, realshape_panel
-from sim.study.experiments import run_all
+from sim.study import breakeven, exposure, readings, realshape, realshape_panel
+from sim.study.experiments import (
+    SWEEP_INTERVALS_S,
+    _seed_days,
+    experiment_params,
+    frames_of,
+    run_all,
+)
 from sim.studymap import grid as map_grid
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,13 +79,13 @@ SEEDED = [
     e
     for e in EXPERIMENTS
     if set(e.pooled) != set(e.parts)
-    and e.name not in ("break_even", "realshape", "map")
+    and e.name not in ("break_even", "realshape", "map", "exposure")
     and not e.grow
 ]
 """Experiments with per-seed rows (the calibration's are all pooled: see below); the
-break-even grid, the map's grid, the real-shape panel and the experiments whose units run
-their own seeds (the sequential rule) have tests of their own, which rerun a sampled part
-of them."""
+break-even grid, the map's grid, the exposure sweep, the real-shape panel and the
+experiments whose units run their own seeds (the sequential rule) have tests of their own,
+which rerun a sampled part of them."""
 
 
 @pytest.mark.parametrize("experiment", SEEDED, ids=[e.name for e in SEEDED])
@@ -145,6 +152,28 @@ def test_a_sampled_part_of_the_break_even_grid_gives_its_committed_rows(
     rerun = f"seeds {seeds}, {axes}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     assert chosen.any(), rerun
     _assert_rows_equal(fresh, committed[chosen], "break_even", rerun)
+
+
+def test_a_sampled_interval_of_the_exposure_sweep_gives_its_committed_rows(
+    regression_sample_seed: int,
+) -> None:
+    """A sampled seed's exposure day with the hour and one other interval of the sweep, drawn
+    afresh, watched (a seed of all nine took 3 CPU-s, most of it the 1-minute checks;
+    `make check` reruns them all): watchers only read, so each (method, interval) has the
+    rows it has beside all the others. The hour is always in, as the hourly checker's
+    methods have their rows there."""
+    experiment = BY_NAME["exposure"]
+    seeds = _sample(experiment, regression_sample_seed)
+    rng = random.Random(f"{regression_sample_seed}:{experiment.name}:intervals")
+    others = [t for t in SWEEP_INTERVALS_S if t != HOUR_S]
+    intervals = tuple(sorted((HOUR_S, rng.choice(others))))
+    params = replace(experiment_params(Params(), "exposure"), sweep_intervals_s=intervals)
+    days = [_seed_days(s, [(params, "exposure")], [exposure.EXPOSURE_RECORDS]) for s in seeds]
+    fresh = exposure.exposure_rows(Params(), frames_of([d for [d] in days])).rows
+    committed = ROWS["exposure"]
+    chosen = committed["seed"].isin(seeds) & committed["interval_s"].isin((0.0, *intervals))
+    rerun = f"seeds {seeds}, intervals {intervals}; REGRESSION_SAMPLE_SEED={regression_sample_seed}"
+    _assert_rows_equal(fresh, committed[chosen], "exposure", rerun)
 
 
 def test_a_sampled_point_of_each_relation_of_the_map_gives_its_committed_rows(
