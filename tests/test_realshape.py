@@ -131,7 +131,7 @@ def test_a_small_run_gives_every_arm_and_figure_and_the_section_renders(tmp_path
 def test_the_panel_runs_every_log_and_says_what_holds_across_it(tmp_path) -> None:
     base = Params(n_questions=12)
     arms = tuple(a for a in realshape.ARMS if a.name in ("writeup", "calibrated"))
-    request = realshape.panel_request(base, advised_choice(base), [1, 2, 3], arms)
+    request = realshape.panel_request(base, advised_choice(base), [1, 2, 3, 4], arms)
     assert len(request.points) == 1 + len(realshape_panel.panel_shapes())  # the write-up's once
     [runs] = realshape.run_all([request], workers=1, progress=False)
     rows = realshape.panel_rows(base, advised_choice(base), runs, arms)
@@ -150,7 +150,7 @@ def test_the_panel_runs_every_log_and_says_what_holds_across_it(tmp_path) -> Non
         base, realshape_panel.packaged_shape(), advised_choice(base), realshape_panel.panel_traits()
     )
     assert list(setting["traits"]["log"]) == list(realshape.PANEL)
-    text = realshape_section.section_text(table, realshape_effects.moves_table(table), 3, setting)
+    text = realshape_section.section_text(table, realshape_effects.moves_table(table), 4, setting)
     assert "**Across a panel of real help centres.**" in text
     for log in realshape.PANEL:
         assert f"| {log} |" in text  # a row of traits per log
