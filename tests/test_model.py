@@ -126,7 +126,7 @@ def test_checks_claims_hold_at_every_check(day: DayResult) -> None:
 
 
 def test_polling_pages_when_an_hour_has_over_100_changes() -> None:
-    busy = run_day(replace(BASE, n_saves=3000, n_questions=30), 3)
+    busy = run_day(replace(BASE, n_saves=1200, n_questions=30), 3)  # 150 saves an hour
     poll = pd.DataFrame(busy.checks).query("method == 'poll'")
     assert poll["poll_calls"].max() > 1
     truth = pd.DataFrame(busy.checks).query("method == 'truth'")
