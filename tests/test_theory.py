@@ -5,8 +5,8 @@ rate λᵢ, so given each citation's article and read time the number that go st
 (or the CAS edits that meet a human save) has a known mean and variance. The
 tolerance is stated: |observed − expected| ≤ 3.5 standard deviations (a correct
 model fails this about once in 2,000 seed sets; the seeds are fixed, so the test is
-deterministic). `make test` runs each point on seeds 1–8; `make check` (``--deep``) on
-seeds 1–20, which detects a bias about 1.6 times smaller.
+deterministic). `make test` runs each point on seeds 1–5; `make check` (``--deep``) on
+seeds 1–20, which detects a bias about 2 times smaller.
 """
 
 from __future__ import annotations
