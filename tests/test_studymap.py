@@ -1,4 +1,5 @@
-"""The map (sim/studymap): its closed forms against the simulation on a few points, the
+"""The map (sim/studymap): its closed forms against the committed grid (and, under
+`make check`, a fresh simulation on a few points), the
 form's own identities (how it stands in for citations older than the day), and an edit
 log's measurement on a tiny log whose answer is known exactly."""
 
