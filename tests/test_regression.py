@@ -25,7 +25,7 @@ from sim.results import rowfiles, seedrows
 from sim.results.reproduce import readme_blocks, write_tables
 from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
 from sim.results.tables import TABLES
-from sim.study import breakeven, exposure, readings, realshape, realshape_panel
+from sim.study import breakeven, exposure, gate, readings, realshape, realshape_panel
 from sim.study.experiments import (
     SWEEP_INTERVALS_S,
     _seed_days,
@@ -79,13 +79,13 @@ SEEDED = [
     e
     for e in EXPERIMENTS
     if set(e.pooled) != set(e.parts)
-    and e.name not in ("break_even", "realshape", "map", "exposure")
+    and e.name not in ("break_even", "realshape", "map", "exposure", "gate")
     and not e.grow
 ]
 """Experiments with per-seed rows (the calibration's are all pooled: see below); the
-break-even grid, the map's grid, the exposure sweep, the real-shape panel and the
-experiments whose units run their own seeds (the sequential rule) have tests of their own,
-which rerun a sampled part of them."""
+break-even grid, the map's grid, the exposure sweep, the gate's grids, the real-shape panel
+and the experiments whose units run their own seeds (the sequential rule) have tests of
+their own, which rerun a sampled part of them."""
 
 
 @pytest.mark.parametrize("experiment", SEEDED, ids=[e.name for e in SEEDED])
@@ -152,6 +152,57 @@ def test_a_sampled_part_of_the_break_even_grid_gives_its_committed_rows(
     rerun = f"seeds {seeds}, {axes}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     assert chosen.any(), rerun
     _assert_rows_equal(fresh, committed[chosen], "break_even", rerun)
+
+
+def test_a_sampled_point_of_each_gate_grid_gives_its_committed_rows(
+    regression_sample_seed: int,
+) -> None:
+    """A sampled seed at one approval latency of the latency grid and, on a seed of the
+    conditions grid, one condition of it, both drawn afresh, each under both strategies (a
+    seed of both grids took 2-3 CPU-s, 22 days; `make check` reruns them all): its rows,
+    and its edit-by-edit pairs of the strategies where the median is the default's."""
+    experiment = BY_NAME["gate"]
+    seeds = _sample(experiment, regression_sample_seed)
+    rng = random.Random(f"{regression_sample_seed}:{experiment.name}:grid")
+    median = rng.choice(gate.MEDIANS_S)
+    condition = rng.choice(gate.CONDITIONS[1:])
+    requests = [
+        replace(r, points=tuple(p for p in r.points if keep(p)))
+        for r, keep in zip(
+            gate.gate_requests(Params(), seeds),
+            (
+                lambda p: p.approval_median_s == median,
+                lambda p: (p.tool_latency_s, p.approval_reviewer) == condition,
+            ),
+            strict=True,
+        )
+    ]
+    edits = gate.gate_edits(requests, run_all(requests, 1, False))
+    shown = {(0.0, "independent", median)}
+    if requests[1].seeds:
+        shown.add((*condition, Params().approval_median_s))
+    rerun = (
+        f"seeds {seeds}, median {median} s, condition {condition}; "
+        f"rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
+    )
+    for part, fresh, keys in (
+        (
+            "gate",
+            gate.gate_rows(edits),
+            ["tool_latency_s", "approval_reviewer", "approval_median_s"],
+        ),
+        ("gate_pairs", gate.gate_pairs(edits), ["tool_latency_s", "approval_reviewer"]),
+    ):
+        committed = ROWS[part]
+        wanted = {k[: len(keys)] for k in shown if part == "gate" or k[2] == 120.0}
+        chosen = committed["seed"].isin(seeds) & pd.Series(
+            [k in wanted for k in zip(*(committed[c] for c in keys), strict=True)],
+            index=committed.index,
+        )
+        if not chosen.any():  # no pair: a seed past the conditions' at another median
+            assert part == "gate_pairs" and fresh.empty, rerun
+            continue
+        _assert_rows_equal(fresh, committed[chosen], part, rerun)
 
 
 def test_a_sampled_interval_of_the_exposure_sweep_gives_its_committed_rows(
