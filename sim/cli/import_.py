@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sqlite3
 import sys
 import threading
@@ -114,7 +113,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             f"{','.join(COLUMNS)}); name a new file, nothing was written"
         )
     notes = Notes()
-    _warm_the_table()
     with built_whole(db) as draft:
         try:
             plan, store = _planned(folder.resolve(), draft.path, notes, select)
@@ -132,6 +130,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 f"OUT_DIR --db {db}), or import into a new file",
                 db,
             )
+        table = _TableBeside(log_path, plan.log_rows)
         try:
             appended = store.import_history(KB_ID, plan.history, plan.rows, plan.pages, base_url)
             head = store.head_sequence(KB_ID)
@@ -173,27 +172,38 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
-        from sim.studymap import yourlog
-
-        print(yourlog.lines_for(log_path, plan.log_rows)[0])
+        print(table.text())
     print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
     return 0
 
 
-def _warm_the_table() -> None:
-    """Load scipy.special, which the stale-by-age table's CPU-exact exponentials need
-    (``sim.exactmath``: 0.25 s), in a thread while the main one waits on git's output: the
-    table then adds its own arithmetic, not the load, to an import's wall time. Not a
-    daemon, so an import refused early still exits after the load, never in the middle of
-    it; a failed load is left for the table to report."""
+class _TableBeside(threading.Thread):
+    """The stale-by-age table of the plan's edit log, made in a thread while the main one
+    writes the KB (SQLite's work leaves Python's lock free; before it, the history is read
+    in Python beside git): loading scipy.special for its CPU-exact exponentials
+    (``sim.exactmath``, 0.3 s) and its arithmetic then add little to an import's wall time.
+    Not a daemon, so an import refused meanwhile still exits after it, never in the middle
+    of a module's load; the table says itself why a log cannot be measured."""
 
-    def load() -> None:
+    def __init__(self, path: Path, rows: list) -> None:
+        super().__init__(name="stale-by-age-table")
+        self._path, self._rows, self._text = path, rows, ""
+        self._error: Exception | None = None
+        self.start()
+
+    def run(self) -> None:
+        from sim.studymap import yourlog
+
         try:
-            importlib.import_module("scipy.special")
-        except Exception:  # the table imports it again and says why
-            return
+            self._text = yourlog.lines_for(self._path, self._rows)[0] if self._rows else ""
+        except Exception as e:  # raised again in the main thread, as it was raised there
+            self._error = e
 
-    threading.Thread(target=load, name="load-scipy-special").start()
+    def text(self) -> str:
+        self.join()
+        if self._error is not None:
+            raise self._error
+        return self._text
 
 
 def _an_edit_log(path: Path) -> bool:

@@ -3,7 +3,9 @@
 We call ``git`` itself (as ``sim.calibrate.gitlog`` does): it is the reference
 implementation of rename detection (``-M``) and needs no library. History is the
 first-parent line of HEAD, oldest first, a merge counting as one commit with its diff
-against the first parent; paths are relative to the folder (``--relative``).
+against the first parent; paths are relative to the folder (``--relative``); it is read,
+with its blobs, by ``gitstream``. Here: its records, their changes' parsing, and git's
+plain calls.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SYMLINK_MODE = "120000"
-_FORMAT = "%x1e%H%x1f%ct%x1f%ae"
 
 
 class GitError(Exception):
@@ -63,20 +64,6 @@ def has_history(root: Path) -> bool:
         )
     except GitError:
         return False
-
-
-def commits(root: Path) -> list[Commit]:
-    """Every first-parent commit of HEAD that changes something under root, oldest first."""
-    text = _git(
-        root, "log", "--first-parent", "-m", "--raw", "--numstat", "-M", "-z", "--no-abbrev",
-        "--relative", f"--format={_FORMAT}", "--reverse", "HEAD", "--", ".",
-    ).decode("utf-8", "surrogateescape")  # fmt: skip
-    out = []
-    for record in text.split("\x1e")[1:]:
-        tokens = [t.lstrip("\n") for t in record.split("\0")]
-        sha, ct, email = tokens[0].split("\x1f")
-        out.append(Commit(sha, int(ct), email, parse_changes(tokens[1:])))
-    return out
 
 
 def parse_changes(tokens: list[str]) -> tuple[Change, ...]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sim.importer import git
+from sim.importer import git, gitstream
 from sim.importer.files import MAX_ARTICLE_BYTES, NOT_NAMED, Notes, decoded, named, on_disk, shown
 from sim.importer.frontmatter import Malformed
 from sim.importer.markdown import EMPTY, Parsed, article_id, parse
@@ -108,15 +108,12 @@ def _finish(plan: Plan, state: dict[str, _State], notes: Notes) -> None:
 
 
 def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
-    history = git.commits(root)
+    history, data = gitstream.history(
+        root,
+        lambda c: c.status != "D" and c.mode != git.SYMLINK_MODE and select(c.path),
+        MAX_ARTICLE_BYTES,
+    )
     head = git.head_files(root)
-    wanted = [
-        c.sha
-        for commit in history
-        for c in commit.changes
-        if c.status != "D" and c.mode != git.SYMLINK_MODE and select(c.path)
-    ]
-    data = git.blobs(root, list(dict.fromkeys(wanted)), MAX_ARTICLE_BYTES)
     texts: dict[str, str | None] = {sha: decoded(b)[0] for sha, b in data.items()}
     ids = _Ids(notes)
     titles = nav_titles(root, notes)
