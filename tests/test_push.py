@@ -342,11 +342,11 @@ def test_advise_prints_a_recommendation_and_json(
     process."""
     from sim.__main__ import main
 
-    run = (
-        lambda *a: subprocess.run(  # noqa: E731
+    def run(*a: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
             [*serve_command[:-1], "advise", *a], cwd=ROOT, capture_output=True, text=True
         )
-    )
+
     text = run("--max-unnoticed-min", "10")
     assert text.returncode == 0 and text.stdout.splitlines()[1].startswith("Use ")
     assert main(["advise", "--json", "--articles", "200"]) == 0
