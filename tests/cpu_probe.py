@@ -4,8 +4,9 @@ test_cpu_levels.py once under each CPU feature level numpy offers on the machine
 - the schedule draw (the write-up's day, its late/Poisson/two-peak variant, and the
   calibrated process with each feature alone and all together);
 - the calibration fit of the bundled log with its bootstrap and goodness-of-fit sims;
-- one seed of every experiment (the break-even grid on its smallest point; of a request
-  with many points, the first, the middle and the last, the real-shape arms included: each
+- one seed of every experiment (the break-even grid on its smallest point, the map's on
+  three of its points, the exposure day on two of its intervals; of a request with many
+  points, the first, the middle and the last, the real-shape arms included: each
   feature's schedule is digested above), as the records its days give.
 """
 
@@ -29,7 +30,9 @@ from sim.model.schedule import DaySchedule, draw_schedule
 from sim.params import Params
 from sim.results import seedrows
 from sim.study import breakeven, realshape
-from sim.study.experiments import run_all
+from sim.study.experiments import Request, run_all
+from sim.study.exposure import EXPOSURE_RECORDS
+from sim.studymap import grid as map_grid
 
 SCHEDULE_FIELDS = (
     "question_rank",
@@ -91,13 +94,26 @@ SMALL = Params(n_articles=120, n_questions=40, n_saves=80)
 """The day the probe runs: every code path of the study's, at a third of its size."""
 
 
+MAP_SAVES: map_grid.Saves = {"same": (3, 300), "independent": (300,)}
+"""The map's points the probe runs: its quietest, and a busy one of each relation (the
+grid's 3,000-save day takes the same paths as its 300-save one, for a fifth of a level's
+CPU)."""
+
+
+EXPOSURE_DAY = replace(SMALL, push=True, sweep_intervals_s=(240.0, 3600.0))
+"""The exposure day (push and the swept methods beside the hourly checker) on two of its
+intervals, which share the hour's checks: the sweep's other intervals take the same paths,
+the 1-minute one for half a level's CPU."""
+
+
 def _sample(points: tuple[Params, ...]) -> tuple[Params, ...]:
     return points if len(points) <= 3 else (points[0], points[len(points) // 2], points[-1])
 
 
 def days(shape: EditShape) -> dict[str, str]:
     """Seed 1 of each experiment's requests (of a request with many points, the first, the
-    middle and the last; the real-shape arms on ``shape``), as the records its days give."""
+    middle and the last; the real-shape arms on ``shape``; the map and the exposure day
+    cut as above), as the records its days give."""
     out = {}
     for e in seedrows.EXPERIMENTS:
         if e.name == "break_even":
@@ -105,6 +121,10 @@ def days(shape: EditShape) -> dict[str, str]:
             requests = [breakeven.break_even_request(SMALL, axes, [1])]
         elif e.name == "realshape":
             requests = [realshape.realshape_request(SMALL, advised_choice(SMALL), shape, [1])]
+        elif e.name == "map":
+            requests = [map_grid.request(SMALL, [1], MAP_SAVES)]
+        elif e.name == "exposure":
+            requests = [Request((EXPOSURE_DAY,), (1,), ("staleness",), EXPOSURE_RECORDS)]
         else:
             plan = e.plan(SMALL, [1])
             requests = list(plan.requests[:1] + plan.requests[1:][-1:])

@@ -4,6 +4,7 @@ needs none and records none; refused calls leave the store as it was."""
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -345,7 +346,9 @@ def test_a_gated_day_keeps_the_humans_saves_and_the_strategies_differ_as_designe
     assert repr(again) == repr(a.edits)  # deterministic (repr: NaN equals NaN)
 
 
-def _gated_days(**change: Any) -> dict[str, Any]:
+@functools.cache
+def _gated_edits(strategy: str, change: tuple[tuple[str, Any], ...] = ()) -> tuple[Any, ...]:
+    """Seed 5's gated edits under one strategy, once a module: the tests only read them."""
     from dataclasses import replace
 
     from sim.model.day import run_day
@@ -353,19 +356,20 @@ def _gated_days(**change: Any) -> dict[str, Any]:
     from sim.study.experiments import experiment_params
 
     small = replace(
-        experiment_params(Params(), "cas"), n_questions=40, n_saves=150, write_gate=True, **change
+        experiment_params(Params(), "cas"),
+        n_questions=40,
+        n_saves=150,
+        write_gate=True,
+        approval_strategy=strategy,
+        **dict(change),
     )
-    return {
-        s: run_day(replace(small, approval_strategy=s), 5).edits
-        for s in ("approve_then_write", "reread_after_approval")
-    }
+    return tuple(run_day(small, 5).edits)
 
 
 def test_with_instant_tools_the_strategies_are_one_process_at_different_costs() -> None:
     """Tools that take no time: the re-read lands where the write would, so every edit ends
     the same way after the same approvals and waits; re-reading costs more calls."""
-    days = _gated_days()
-    a, b = days["approve_then_write"], days["reread_after_approval"]
+    a, b = _gated_edits("approve_then_write"), _gated_edits("reread_after_approval")
     same = lambda e: (e.final_outcome, e.approvals, e.declined, e.approval_wait_s)  # noqa: E731
     assert [same(e) for e in a] == [same(e) for e in b]
     assert [e.first_grant_cause for e in a] == [e.first_grant_cause for e in b]
@@ -385,13 +389,13 @@ def test_a_reviewer_in_bulk_decides_at_its_rounds_and_one_in_a_queue_makes_edits
     from sim.params import Params
 
     period = 2 * Params().approval_median_s
-    batch = _gated_days(approval_reviewer="batch")["approve_then_write"]
+    batch = _gated_edits("approve_then_write", (("approval_reviewer", "batch"),))
     for e in batch:
         if e.approvals == 1:
             decided = e.edit_s + e.approval_wait_s
             assert abs(decided / period - round(decided / period)) < 1e-6
-    alone = _gated_days()["approve_then_write"]
-    queued = _gated_days(approval_reviewer="queue")["approve_then_write"]
+    alone = _gated_edits("approve_then_write")
+    queued = _gated_edits("approve_then_write", (("approval_reviewer", "queue"),))
     assert sum(e.approval_wait_s for e in queued) > sum(e.approval_wait_s for e in alone)
 
 

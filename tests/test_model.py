@@ -126,7 +126,7 @@ def test_checks_claims_hold_at_every_check(day: DayResult) -> None:
 
 
 def test_polling_pages_when_an_hour_has_over_100_changes() -> None:
-    busy = run_day(replace(BASE, n_saves=3000, n_questions=30), 3)
+    busy = run_day(replace(BASE, n_saves=1200, n_questions=30), 3)  # 150 saves an hour
     poll = pd.DataFrame(busy.checks).query("method == 'poll'")
     assert poll["poll_calls"].max() > 1
     truth = pd.DataFrame(busy.checks).query("method == 'truth'")
@@ -140,8 +140,8 @@ def test_a_wrong_check_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_tool_latency_moves_time_but_checks_stay_exact() -> None:
-    slow = run_day(replace(BASE, tool_latency_s=2.0), 2)
-    fast = run_day(BASE, 2)
+    p = replace(BASE, n_questions=40)  # a third of the questions: every check still runs
+    slow, fast = run_day(replace(p, tool_latency_s=2.0), 2), run_day(p, 2)
     assert slow.saves == fast.saves
     assert [c.read_s for c in slow.citations] != [c.read_s for c in fast.citations]
     assert {c.method for c in slow.checks} == {"truth", *(m.name for m in methods.HOURLY)}
@@ -180,7 +180,8 @@ def test_results_do_not_depend_on_the_worker_count(deep: bool) -> None:
 
 def test_a_grid_gives_each_point_what_it_gives_alone() -> None:
     """run_points runs seed by seed and reuses a seed's opening across points."""
-    quiet = replace(BASE, run_checker=False)  # the checker only reads; the openings are shared
+    # the checker only reads; the openings are shared; a third of the questions suffices
+    quiet = replace(BASE, run_checker=False, n_questions=40)
     points = [quiet, replace(quiet, zipf_s=0.5, n_saves=200)]
     together = run_points(points, [4, 5], ("staleness", "cas"), workers=1, progress=False)
     for point, frames in zip(points, together, strict=True):
@@ -207,7 +208,8 @@ def _reads(day: DayResult) -> list[tuple]:
 
 
 def test_each_reading_changes_only_what_it_should() -> None:
-    base = replace(BASE, agent_edits=True, run_checker=False)  # the checker only reads
+    # the checker only reads; a third of the questions still gives every reading's change
+    base = replace(BASE, agent_edits=True, run_checker=False, n_questions=40)
     default = run_day(base, 4)
 
     def day(**change: object) -> DayResult:

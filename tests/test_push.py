@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -334,14 +333,20 @@ def test_over_stdio_a_bad_subscription_is_invalid_params_naming_the_uri(
 
 
 # -- the advisor ---------------------------------------------------------------------------
-def test_advise_prints_a_recommendation_and_json(capsys: pytest.CaptureFixture[str]) -> None:
-    """The text through the command line as a user runs it; the JSON through the same main()
-    in this process."""
+def test_advise_prints_a_recommendation_and_json(
+    capsys: pytest.CaptureFixture[str], serve_command: list[str]
+) -> None:
+    """The text through the command line, `python -m sim advise` in a process of its own
+    (forked from the worker's zygote, which imported `sim` once: tests/forkserve.py), its
+    exit status and streams as a user gets them; the JSON through the same main() in this
+    process."""
     from sim.__main__ import main
 
-    run = lambda *a: subprocess.run(  # noqa: E731
-        [sys.executable, "-m", "sim", "advise", *a], cwd=ROOT, capture_output=True, text=True
-    )
+    def run(*a: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*serve_command[:-1], "advise", *a], cwd=ROOT, capture_output=True, text=True
+        )
+
     text = run("--max-unnoticed-min", "10")
     assert text.returncode == 0 and text.stdout.splitlines()[1].startswith("Use ")
     assert main(["advise", "--json", "--articles", "200"]) == 0

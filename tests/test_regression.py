@@ -12,20 +12,28 @@ from __future__ import annotations
 import json
 import os
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from sim.advise.choice import advised_choice
-from sim.params import Params
+from sim.params import HOUR_S, Params
 from sim.report import readme
 from sim.results import rowfiles, seedrows
 from sim.results.reproduce import readme_blocks, write_tables
 from sim.results.seedrows import BY_NAME, EXPERIMENTS, Experiment
 from sim.results.tables import TABLES
-from sim.study import breakeven, readings, realshape, realshape_panel
-from sim.study.experiments import run_all
+from sim.study import breakeven, exposure, gate, readings, realshape, realshape_panel
+from sim.study.experiments import (
+    SWEEP_INTERVALS_S,
+    _seed_days,
+    experiment_params,
+    frames_of,
+    run_all,
+)
+from sim.studymap import grid as map_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(os.environ.get("REGRESSION_RESULTS") or ROOT / "results")
@@ -70,11 +78,14 @@ def _sample(experiment: Experiment, sample_seed: int) -> list[int]:
 SEEDED = [
     e
     for e in EXPERIMENTS
-    if set(e.pooled) != set(e.parts) and e.name not in ("break_even", "realshape") and not e.grow
+    if set(e.pooled) != set(e.parts)
+    and e.name not in ("break_even", "realshape", "map", "exposure", "gate")
+    and not e.grow
 ]
 """Experiments with per-seed rows (the calibration's are all pooled: see below); the
-break-even grid, the real-shape panel and the experiments whose units run their own seeds
-(the sequential rule) have tests of their own, which rerun a sampled part of them."""
+break-even grid, the map's grid, the exposure sweep, the gate's grids, the real-shape panel
+and the experiments whose units run their own seeds (the sequential rule) have tests of
+their own, which rerun a sampled part of them."""
 
 
 @pytest.mark.parametrize("experiment", SEEDED, ids=[e.name for e in SEEDED])
@@ -102,16 +113,26 @@ def _assert_rows_equal(fresh: pd.DataFrame, want: pd.DataFrame, part: str, rerun
     )
 
 
+READINGS_SAMPLED = 4
+"""Readings the sampled sensitivity seed reruns, of the up to 22 that ran it."""
+
+
 def test_a_sampled_seed_of_every_reading_that_ran_it_gives_its_committed_rows(
     regression_sample_seed: int,
 ) -> None:
     """A seed drawn from every seed any reading ran (the sequential rule gives readings
-    60 to 300): the readings whose rows hold it, simulated again on it."""
+    60 to 300), and READINGS_SAMPLED of the readings whose rows hold it, both drawn afresh,
+    simulated again on it (all 22 readings of a seed up to 60 took 8 CPU-s; `make check`
+    reruns them all)."""
     experiment = BY_NAME["sensitivity"]
     seeds = _sample(experiment, regression_sample_seed)
     committed = ROWS["sensitivity"]
     at = committed[committed["seed"].isin(seeds)]
-    keys = list(dict.fromkeys(zip(at["choice"], at["reading"], strict=True)))
+    held = list(dict.fromkeys(zip(at["choice"], at["reading"], strict=True)))
+    rng = random.Random(f"{regression_sample_seed}:{experiment.name}:readings")
+    drawn = set(rng.sample(held, min(READINGS_SAMPLED, len(held))))
+    keys = [k for k in held if k in drawn]  # in the rows' order
+    at = at[[k in drawn for k in zip(at["choice"], at["reading"], strict=True)]]
     requests = readings.sensitivity_requests(Params(), seeds, keys)
     fresh = readings.sensitivity_rows(Params(), run_all(requests, 1, False), keys)
     rerun = f"seeds {seeds}, {len(keys)} readings; REGRESSION_SAMPLE_SEED={regression_sample_seed}"
@@ -120,9 +141,10 @@ def test_a_sampled_seed_of_every_reading_that_ran_it_gives_its_committed_rows(
     _assert_rows_equal(fresh, at[list(fresh.columns)], "sensitivity", rerun)
 
 
-SUB_GRID = {"n_saves": 2, "n_questions": 1}
-"""Values of each break-even axis the sampled rerun takes: 2 of its 12 points (a full seed of
-the grid took 21 s, most of it in the 12,000-save days; `make check` reruns them all)."""
+SUB_GRID = {"n_saves": 1, "n_questions": 1}
+"""Values of each break-even axis the sampled rerun takes: 1 of its 12 points (a full seed of
+the grid took 21 s, most of it in the 12,000-save days, and two points 2-3 CPU-s; `make
+check` reruns them all)."""
 
 
 def test_a_sampled_part_of_the_break_even_grid_gives_its_committed_rows(
@@ -141,6 +163,108 @@ def test_a_sampled_part_of_the_break_even_grid_gives_its_committed_rows(
     rerun = f"seeds {seeds}, {axes}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
     assert chosen.any(), rerun
     _assert_rows_equal(fresh, committed[chosen], "break_even", rerun)
+
+
+def test_a_sampled_point_of_each_gate_grid_gives_its_committed_rows(
+    regression_sample_seed: int,
+) -> None:
+    """A sampled seed at one approval latency of the latency grid and, on a seed of the
+    conditions grid, one condition of it, both drawn afresh, each under both strategies (a
+    seed of both grids took 2-3 CPU-s, 22 days; `make check` reruns them all): its rows,
+    and its edit-by-edit pairs of the strategies where the median is the default's."""
+    experiment = BY_NAME["gate"]
+    seeds = _sample(experiment, regression_sample_seed)
+    rng = random.Random(f"{regression_sample_seed}:{experiment.name}:grid")
+    median = rng.choice(gate.MEDIANS_S)
+    condition = rng.choice(gate.CONDITIONS[1:])
+    requests = [
+        replace(r, points=tuple(p for p in r.points if keep(p)))
+        for r, keep in zip(
+            gate.gate_requests(Params(), seeds),
+            (
+                lambda p: p.approval_median_s == median,
+                lambda p: (p.tool_latency_s, p.approval_reviewer) == condition,
+            ),
+            strict=True,
+        )
+    ]
+    edits = gate.gate_edits(requests, run_all(requests, 1, False))
+    shown = {(0.0, "independent", median)}
+    if requests[1].seeds:
+        shown.add((*condition, Params().approval_median_s))
+    rerun = (
+        f"seeds {seeds}, median {median} s, condition {condition}; "
+        f"rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
+    )
+    for part, fresh, keys in (
+        (
+            "gate",
+            gate.gate_rows(edits),
+            ["tool_latency_s", "approval_reviewer", "approval_median_s"],
+        ),
+        ("gate_pairs", gate.gate_pairs(edits), ["tool_latency_s", "approval_reviewer"]),
+    ):
+        committed = ROWS[part]
+        wanted = {k[: len(keys)] for k in shown if part == "gate" or k[2] == 120.0}
+        chosen = committed["seed"].isin(seeds) & pd.Series(
+            [k in wanted for k in zip(*(committed[c] for c in keys), strict=True)],
+            index=committed.index,
+        )
+        if not chosen.any():  # no pair: a seed past the conditions' at another median
+            assert part == "gate_pairs" and fresh.empty, rerun
+            continue
+        _assert_rows_equal(fresh, committed[chosen], part, rerun)
+
+
+def test_a_sampled_interval_of_the_exposure_sweep_gives_its_committed_rows(
+    regression_sample_seed: int,
+) -> None:
+    """A sampled seed's exposure day with the hour and one other interval of the sweep, drawn
+    afresh, watched (a seed of all nine took 3 CPU-s, most of it the 1-minute checks;
+    `make check` reruns them all): watchers only read, so each (method, interval) has the
+    rows it has beside all the others. The hour is always in, as the hourly checker's
+    methods have their rows there."""
+    experiment = BY_NAME["exposure"]
+    seeds = _sample(experiment, regression_sample_seed)
+    rng = random.Random(f"{regression_sample_seed}:{experiment.name}:intervals")
+    others = [t for t in SWEEP_INTERVALS_S if t != HOUR_S]
+    intervals = tuple(sorted((HOUR_S, rng.choice(others))))
+    params = replace(experiment_params(Params(), "exposure"), sweep_intervals_s=intervals)
+    days = [_seed_days(s, [(params, "exposure")], [exposure.EXPOSURE_RECORDS]) for s in seeds]
+    fresh = exposure.exposure_rows(Params(), frames_of([d for [d] in days])).rows
+    committed = ROWS["exposure"]
+    chosen = committed["seed"].isin(seeds) & committed["interval_s"].isin((0.0, *intervals))
+    rerun = f"seeds {seeds}, intervals {intervals}; REGRESSION_SAMPLE_SEED={regression_sample_seed}"
+    _assert_rows_equal(fresh, committed[chosen], "exposure", rerun)
+
+
+def test_a_sampled_point_of_each_relation_of_the_map_gives_its_committed_rows(
+    regression_sample_seed: int,
+) -> None:
+    """A sampled seed at one point of each relation of the map's grid, both drawn afresh (a
+    seed of all six points took 2.3 CPU-s, most of it the 3,000-save days; `make check`
+    reruns them all): its staleness and CAS rows."""
+    experiment = BY_NAME["map"]
+    seeds = _sample(experiment, regression_sample_seed)
+    rng = random.Random(f"{regression_sample_seed}:{experiment.name}:grid")
+    saves = {relation: (rng.choice(counts),) for relation, counts in map_grid.SAVES.items()}
+    [runs] = run_all([map_grid.request(Params(), seeds, saves)], 1, False)
+    rerun = f"seeds {seeds}, {saves}; rerun with REGRESSION_SAMPLE_SEED={regression_sample_seed}"
+    fresh = {
+        "map_stale": map_grid.stale_rows(Params(), runs, saves),
+        "map_cas": map_grid.cas_rows(Params(), runs, saves),
+    }
+    for part, rows in fresh.items():
+        committed = ROWS[part]
+        chosen = committed["seed"].isin(seeds) & pd.Series(
+            [
+                n in saves[r]
+                for r, n in zip(committed["relation"], committed["n_saves"], strict=True)
+            ],
+            index=committed.index,
+        )
+        assert chosen.sum() == len(rows), rerun
+        _assert_rows_equal(rows, committed[chosen], part, rerun)
 
 
 def test_a_sampled_log_of_the_real_shape_panel_gives_its_committed_rows_and_traits(
@@ -297,12 +421,14 @@ def test_the_calibrated_process_is_held_out_better_than_the_write_ups() -> None:
 def test_the_committed_calibration_is_the_packaged_logs_fit() -> None:
     """The calibration's parts are pooled (one bootstrap), so the sampled rerun leaves them
     to `make check`; its point estimates and the shape the real-shape runs use are refitted
-    here without the bootstrap and must equal the committed ones."""
+    here without the bootstrap and must equal the committed ones (without the Zipf-Mandelbrot
+    family's goodness-of-fit simulations too: no estimate reads them, and they were 1.5 of
+    this test's 1.7 CPU-s)."""
     from sim.calibrate.fit import fit
     from sim.calibrate.logs import BUNDLED, read_log
     from sim.study.realshape_panel import packaged_shape
 
-    fresh = fit(read_log(BUNDLED), boot=0)
+    fresh = fit(read_log(BUNDLED), boot=0, shape_only=True)
     committed = ROWS["calibration_fit"].set_index("quantity")["estimate"]
     again = fresh.table.set_index("quantity")["estimate"]
     pd.testing.assert_series_equal(again, committed, check_exact=True, check_names=False)

@@ -1,4 +1,5 @@
-"""The map (sim/studymap): its closed forms against the simulation on a few points, the
+"""The map (sim/studymap): its closed forms against the committed grid (and, under
+`make check`, a fresh simulation on a few points), the
 form's own identities (how it stands in for citations older than the day), and an edit
 log's measurement on a tiny log whose answer is known exactly."""
 
@@ -50,16 +51,27 @@ def test_independent_questions_see_the_mean_article() -> None:
     assert forms.human_rejection(2.25, 3600.0, "independent") == pytest.approx(want, rel=1e-12)
 
 
-@pytest.fixture(scope="module")
-def small_grid() -> tuple[pd.DataFrame, pd.DataFrame]:
+def _small_grid() -> tuple[pd.DataFrame, pd.DataFrame]:
     """Two grid points, a quiet and a busy one on the same ranking, on four seeds."""
     base, picked = Params(), {"same": (30, 3000)}
     [runs] = run_all([grid.request(base, [1, 2, 3, 4], picked)], workers=1, progress=False)
     return grid.stale_rows(base, runs, picked), grid.cas_rows(base, runs, picked)
 
 
-def test_the_closed_forms_hold_on_a_small_fresh_grid(small_grid: tuple) -> None:
-    stale, cas = small_grid
+@pytest.mark.deep
+def test_the_closed_forms_hold_on_a_small_fresh_grid(deep: bool) -> None:
+    """`make check` only (its 3,000-save days cost 6 CPU-s): `make test` holds the same
+    forms to the simulation through the committed grid, twenty seeds a point, in three
+    steps: test_the_committed_grid_agrees_with_its_forms_at_every_point, the committed
+    agreement rebuilt from the committed rows by today's forms (test_regression's
+    map_agreement.csv), and a sampled point of each relation simulated again to its
+    committed rows (test_regression's map test)."""
+    if not deep:
+        pytest.skip(
+            "make check (--deep): test_the_committed_grid_agrees_with_its_forms_at_every_point, "
+            "with test_regression's rebuild of map_agreement.csv and its sampled map rerun"
+        )
+    stale, cas = _small_grid()
     empty = pd.DataFrame(columns=["n_saves", "n_questions", "seed"])
     a = tables.agreement(Params(), stale, cas, empty)
     exact = a[a["quantity"] != "rejected_by_agent_edit"]

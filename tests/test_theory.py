@@ -5,8 +5,8 @@ rate λᵢ, so given each citation's article and read time the number that go st
 (or the CAS edits that meet a human save) has a known mean and variance. The
 tolerance is stated: |observed − expected| ≤ 3.5 standard deviations (a correct
 model fails this about once in 2,000 seed sets; the seeds are fixed, so the test is
-deterministic). `make test` runs each point on seeds 1–8; `make check` (``--deep``) on
-seeds 1–20, which detects a bias about 1.6 times smaller.
+deterministic). `make test` runs each point on seeds 1–5; `make check` (``--deep``) on
+seeds 1–20, which detects a bias about 2 times smaller.
 """
 
 from __future__ import annotations
@@ -220,9 +220,11 @@ def test_stale_and_unknown_matches_its_closed_form_at_every_interval() -> None:
 
 
 def test_first_change_density_integrates_to_the_day_end_stale_share() -> None:
+    """The midpoint rule on 4,000 cells: its own error is at most 3e-5 of the share on these
+    three days (2e-6 on 20,000 cells, for 5 times the CPU), 30 times under the tolerance."""
     for p in (Params(), Params(save_popularity="even"), Params(save_mix=(0.5, 0.2, 0.3))):
-        c = (np.arange(20_000) + 0.5) * p.day_s / 20_000
-        mass = theory.first_change_density(p, c).sum() * p.day_s / 20_000
+        c = (np.arange(4_000) + 0.5) * p.day_s / 4_000
+        mass = theory.first_change_density(p, c).sum() * p.day_s / 4_000
         assert mass == pytest.approx(stale_shares_at_day_end(p)["citations"], rel=1e-3)
 
 

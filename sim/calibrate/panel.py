@@ -15,9 +15,9 @@ few milliseconds, so a cell gets as many runs as the held-out test: no fewer are
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, PANEL, initial_imports, read_log
@@ -31,6 +31,9 @@ from sim.calibrate.validate import (
     replicate,
     split_log,
 )
+
+if TYPE_CHECKING:  # matplotlib only where a figure is drawn: the study's runs never import it
+    from matplotlib.figure import Figure
 
 
 def panel_tables(
