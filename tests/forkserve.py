@@ -43,9 +43,7 @@ LIBRARIES = (
     "pandas",
     "scipy.optimize",
     "scipy.stats",
-    "matplotlib",
     "simpy",
-    "jsonschema",
     "yaml",
     "anyio",
     "pydantic",
@@ -54,8 +52,11 @@ LIBRARIES = (
     "mcp.shared.exceptions",
 )
 """What a "libraries" zygote imports: the packages `sim`'s commands import, half a second to
-two seconds of each command's start (matplotlib's pyplot is left to the command: it reads
-its backend from the environment the launch hands over)."""
+two seconds of each command's start. Not matplotlib: none of the README's commands draws a
+figure (and pyplot reads its backend from the environment the launch hands over). Not
+jsonschema: imported whole it
+compiles every installed format checker's grammar (some 2 CPU-s), which `sim` avoids by
+importing it without them (sim/server/validation.py); the commands that serve import it so."""
 KINDS = ("serve", "libraries")
 
 

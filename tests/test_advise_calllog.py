@@ -24,6 +24,7 @@ from sim.model.opening import KB_ID, Opening
 from sim.server.calllog import CallLog
 from sim.server.tools import KBServer
 from tests.conftest import ManualClock
+from tests.test_advise_sampled import one_simulation_per_arguments  # noqa: F401  (autouse)
 
 ROOT = Path(__file__).resolve().parents[1]
 DAY_S = 86_400

@@ -2,23 +2,22 @@
 method whose closed form cannot be computed at these rates is named and left unranked;
 when no method meets the target, the text and the JSON say so.
 
-One extreme goes through the command line as a user runs it; the verdicts for each target
-are checked on the same computation in this process, on sizes measured once per extreme
-(``advise(..., sizes=)``), with every warning an error."""
+One extreme goes through the command's entry point, main(), with every warning an error (a
+fresh interpreter's `python -m sim advise` is tests/test_advise_calibrated.py's); the verdicts
+for each target are checked on the same computation, on sizes measured once per extreme
+(``advise(..., sizes=)``), with every warning an error too."""
 
 from __future__ import annotations
 
 import functools
 import json
-import subprocess
-import sys
 import warnings
 from typing import Any
 
 import pytest
 
+from sim.__main__ import main
 from sim.advise import Costs, advise, as_json, measured_sizes, render
-from sim.bench.stdio import ROOT
 from sim.params import Params
 
 OVERFLOWING_PUSH = Params(n_articles=5, n_saves=20_000, day_s=0.1 * 3600)
@@ -50,17 +49,16 @@ _sizes = functools.cache(measured_sizes)
 """Sizes measured once per extreme (Params is frozen, so hashable)."""
 
 
-def test_the_command_at_an_extreme_prints_its_advice_and_nothing_on_stderr() -> None:
+def test_the_command_at_an_extreme_prints_its_advice_and_nothing_on_stderr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     flags = ["--articles", "5", "--saves-per-day", "20000", "--day-hours", "0.1", "--json"]
-    run = subprocess.run(
-        [sys.executable, "-m", "sim", "advise", *flags],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0 and run.stderr == "", run.stderr
-    out = json.loads(run.stdout)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would be printed on a user's stderr
+        status = main(["advise", *flags])
+    stdout, stderr = capsys.readouterr()
+    assert status == 0 and stderr == "", stderr
+    out = json.loads(stdout)
     assert out == _advice(OVERFLOWING_PUSH, TARGET_MIN)[1]  # the flags are the parameters above
     assert out["not_computed"] == ["push"]
 

@@ -149,7 +149,7 @@ def test_calibrate_on_the_shared_log_prints_each_value_with_its_interval(
     tmp_path: Path, capsys
 ) -> None:
     out = tmp_path / "shape.json"
-    code, stdout, _ = _run(["calibrate", str(BUNDLED), "--out", str(out), "--boot", "8"], capsys)
+    code, stdout, _ = _run(["calibrate", str(BUNDLED), "--out", str(out), "--boot", "4"], capsys)
     assert code == 0
     for needle in ("Zipf s = 0.57", "Goodness of fit", "Burstiness B", "Bulk publishes", "Mix:"):
         assert needle in stdout
@@ -158,7 +158,7 @@ def test_calibrate_on_the_shared_log_prints_each_value_with_its_interval(
     shape = load_shape(out)
     assert shape.log_articles == 288 and len(shape.hour_weights) == 24
     code, stdout, _ = _run(
-        ["calibrate", str(BUNDLED), "--out", str(out), "--boot", "8", "--json", "--force"], capsys
+        ["calibrate", str(BUNDLED), "--out", str(out), "--boot", "4", "--json", "--force"], capsys
     )
     data = json.loads(stdout)
     assert data["shape"]["popularity_family"] == shape.popularity_family

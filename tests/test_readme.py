@@ -35,9 +35,10 @@ SMALL = {"--seeds": "1", "--articles": "400", "--boot": "5"}
 EXTRA = {"calibrate": ["--boot", "5"], "sweep": ["--experiments", "staleness"]}
 """Flags a test run adds, by command: the bootstrap's resamples (200 by default), one
 experiment of the sweep's three."""
-EXTRA_DB = {"advise": ["--simulate", "2"]}
-"""Flags a test run adds to a command on an imported KB (`--db`): two simulated days, not
-as many as the default precision asks (up to its 25 s cap, on both cores)."""
+EXTRA_DB = {"advise": ["--simulate", "1"]}
+"""Flags a test run adds to a command on an imported KB (`--db`): one simulated day, not as
+many as the default precision asks (up to its 25 s cap, on both cores); the command's days
+and their figures are tests/test_advise_sampled.py's."""
 TIMEOUT_S = 120
 DOCS_PLACEHOLDER = "path/to/docs"
 """The reader's docs folder in the README's import command: a test run imports a git
