@@ -122,8 +122,9 @@ def _imported_table(b: dict[str, Any]) -> list[str]:
     lines = [
         "",
         "Your own KB at a docs site's size (a generated git repository, two commits an"
-        " article): `import` is bounded by reading the history (one `git log`, one"
-        " `git cat-file --batch`) and one write transaction; `advise --db --simulate 2` by"
+        " article): `import` is bounded by reading the history (`git log`, its blobs read"
+        " by `git cat-file` as the log comes) and one write transaction;"
+        " `advise --db --simulate 2` by"
         " the cost of a simulated day at that size; `advise --db` as a user runs it by the"
         " precision it asks for or its `--max-seconds` (25 s), whichever comes first.",
         "",
