@@ -14,7 +14,7 @@ import numpy as np
 
 from sim.calibrate import sessions
 from sim.calibrate.logs import EditLog
-from sim.calibrate.overlog import Kept, coefficients_over_log
+from sim.calibrate.overlog import Kept, coefficients_over_log, runs_for
 from sim.calibrate.shape import EditShape, stretch_sessions
 
 RUNS = 4
@@ -48,7 +48,7 @@ def generated_b(
 
 def trial_runs(rows: int) -> int:
     """Runs a trial stretch takes on a log of ``rows`` rows (RUNS, TRIAL_SAVES)."""
-    return max(2, min(RUNS, TRIAL_SAVES // max(rows, 1)))
+    return runs_for(rows, RUNS, TRIAL_SAVES)
 
 
 def burst_stretch(shape: EditShape, log: EditLog, kept: Kept | None = None) -> float:

@@ -30,6 +30,12 @@ THREADED_ROWS = 20_000
 milliseconds, one after another."""
 
 
+def runs_for(rows: int, most: int, saves: int) -> int:
+    """Runs over a log of ``rows`` rows: at most ``most``, at most about ``saves`` generated
+    saves in all (a run is as long as the log), at least 2."""
+    return max(2, min(most, saves // max(rows, 1)))
+
+
 def one_run(
     shape: EditShape,
     process: str,

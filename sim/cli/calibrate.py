@@ -28,6 +28,7 @@ from sim.calibrate.logs import (
     read_log,
     write_atomic,
 )
+from sim.calibrate.overlog import runs_for
 from sim.calibrate.shape import EditShape
 from sim.calibrate.validate import BurstRuns, burst_runs, burstiness_table, gof_table
 from sim.studymap import logs as stale_by_age
@@ -53,7 +54,7 @@ def default_out(args: argparse.Namespace) -> Path:
 
 
 def burst_reps(rows: int) -> int:
-    return max(2, min(BURST_REPS, BURST_SAVES // max(rows, 1)))
+    return runs_for(rows, BURST_REPS, BURST_SAVES)
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

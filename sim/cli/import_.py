@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
-import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from sim.calibrate.logs import COLUMNS, write_atomic
@@ -130,7 +131,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 f"OUT_DIR --db {db}), or import into a new file",
                 db,
             )
-        table = _TableBeside(log_path, plan.log_rows)
+        table = _table_beside(log_path, plan.log_rows)
         try:
             appended = store.import_history(KB_ID, plan.history, plan.rows, plan.pages, base_url)
             head = store.head_sequence(KB_ID)
@@ -172,38 +173,24 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
-        print(table.text())
+        print(table.result()[0])
     print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
     return 0
 
 
-class _TableBeside(threading.Thread):
+def _table_beside(path: Path, rows: list) -> Future[tuple[str, list[dict[str, Any]]]]:
     """The stale-by-age table of the plan's edit log, made in a thread while the main one
     writes the KB (SQLite's work leaves Python's lock free; before it, the history is read
     in Python beside git): loading scipy.special for its CPU-exact exponentials
     (``sim.exactmath``, 0.3 s) and its arithmetic then add little to an import's wall time.
-    Not a daemon, so an import refused meanwhile still exits after it, never in the middle
-    of a module's load; the table says itself why a log cannot be measured."""
+    The thread is not a daemon, so an import refused meanwhile still exits after it, never
+    in the middle of a module's load; the table says itself why a log cannot be measured."""
+    from sim.studymap import yourlog
 
-    def __init__(self, path: Path, rows: list) -> None:
-        super().__init__(name="stale-by-age-table")
-        self._path, self._rows, self._text = path, rows, ""
-        self._error: Exception | None = None
-        self.start()
-
-    def run(self) -> None:
-        from sim.studymap import yourlog
-
-        try:
-            self._text = yourlog.lines_for(self._path, self._rows)[0] if self._rows else ""
-        except Exception as e:  # raised again in the main thread, as it was raised there
-            self._error = e
-
-    def text(self) -> str:
-        self.join()
-        if self._error is not None:
-            raise self._error
-        return self._text
+    pool = ThreadPoolExecutor(1, thread_name_prefix="stale-by-age-table")
+    table = pool.submit(yourlog.lines_for, path, rows)
+    pool.shutdown(wait=False)  # its one task still runs
+    return table
 
 
 def _an_edit_log(path: Path) -> bool:

@@ -121,21 +121,40 @@ def blobs(root: Path, shas: list[str], max_bytes: int) -> dict[str, bytes | int]
     if not shas:
         return {}
     sizes = _git(root, "cat-file", "--batch-check", stdin="\n".join(shas).encode() + b"\n")
-    out: dict[str, bytes | int] = {}
-    for line in sizes.decode().splitlines():
-        sha, _, size = line.split()
-        if int(size) > max_bytes:
-            out[sha] = int(size)
-    shas = [s for s in shas if s not in out]
-    if not shas:
-        return out
-    data = _git(root, "cat-file", "--batch", stdin="\n".join(shas).encode() + b"\n")
+    long, short = split_sizes(sizes.split(b"\n"), max_bytes)
+    if not short:
+        return {**long}
+    data = _git(root, "cat-file", "--batch", stdin="\n".join(short).encode() + b"\n")
+    return {**long, **batch_contents(data)}
+
+
+def split_sizes(lines: list[bytes], max_bytes: int) -> tuple[dict[str, int], list[str]]:
+    """``cat-file --batch-check``'s lines: the blobs longer than max_bytes with their sizes,
+    and the shas of the others; a blank line, or a blob git does not have (a submodule's
+    commit, a partial clone's: "<sha> missing"), in neither."""
+    long: dict[str, int] = {}
+    short = []
+    for line in lines:
+        sha, *kind_size = line.decode().split() or [""]
+        if len(kind_size) != 2:
+            continue
+        if int(kind_size[1]) > max_bytes:
+            long[sha] = int(kind_size[1])
+        else:
+            short.append(sha)
+    return long, short
+
+
+def batch_contents(data: bytes) -> dict[str, bytes]:
+    """``cat-file --batch``'s output: each object's bytes by sha (a header line, the bytes,
+    a newline)."""
+    out = {}
     at = 0
-    for sha in shas:
+    while at < len(data):
         end = data.index(b"\n", at)
-        length = int(data[at:end].split()[2])
-        out[sha] = data[end + 1 : end + 1 + length]
-        at = end + 1 + length + 1
+        sha, _, size = data[at:end].decode().split()
+        out[sha] = data[end + 1 : end + 1 + int(size)]
+        at = end + 1 + int(size) + 1
     return out
 
 

@@ -3,7 +3,7 @@
 ``git log --numstat`` diffs every changed file of every commit: on a docs site of 10,000
 articles it is a third of the import, all of it git's work on one core. Read one after the
 other, the log and then its blobs (``git cat-file``) leave the other core idle; here the
-log is read as git writes it, each commit's wanted blobs are asked for at once, and two
+log is read as git writes it, each piece's wanted blobs are asked for at once, and two
 threads drain ``cat-file --batch-check`` (which blobs are short enough to read) and
 ``cat-file --batch`` (their bytes) beside it. What comes back is what reading the whole log
 and then ``git.blobs`` of its changes gives (tests/test_import_gitstream.py).
@@ -15,12 +15,19 @@ import contextlib
 import os
 import subprocess
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
 
-from sim.importer.git import Change, Commit, GitError, parse_changes
+from sim.importer.git import (
+    Change,
+    Commit,
+    GitError,
+    batch_contents,
+    parse_changes,
+    split_sizes,
+)
 
 LOG_ARGS = (
     "log", "--first-parent", "-m", "--raw", "--numstat", "-M", "-z", "--no-abbrev",
@@ -42,21 +49,21 @@ def history(
         tempfile.TemporaryFile() as log_err,
         tempfile.TemporaryFile() as check_err,
         tempfile.TemporaryFile() as batch_err,
+        ThreadPoolExecutor(2, thread_name_prefix="cat-file") as drains,
     ):
         try:
             log = _start(root, procs, log_err, *LOG_ARGS)
             check = _start(root, procs, check_err, "cat-file", "--batch-check", "--buffer")
             batch = _start(root, procs, batch_err, "cat-file", "--batch", "--buffer")
-            sizes = _Drain(_sizes, check, batch, max_bytes)
-            contents = _Drain(_contents, batch)
+            sizes = drains.submit(_sizes, check, batch, max_bytes)
+            contents = drains.submit(_contents, batch)
             commits = _read_log(log, check, wanted)
-            sizes.join()
-            contents.join()
+            data: dict[str, bytes | int] = {**sizes.result(), **contents.result()}
             for proc, err, what in procs:
                 if proc.wait() != 0:
                     raise GitError(f"git {what} failed: {_last_line(err) or proc.returncode}")
-            return commits, {**sizes.out, **contents.out}
-        finally:
+            return commits, data
+        finally:  # on an error git is stopped, so the drains reach the end of their pipes
             for proc, _, _ in procs:
                 if proc.poll() is None:
                     proc.kill()
@@ -95,11 +102,8 @@ def _read_log(
     assert log.stdout is not None and check.stdin is not None
     out: list[Commit] = []
     asked: set[str] = set()
-    rest = b""
-    for chunk in _pieces(log.stdout):
-        *records, rest = (rest + chunk).split(b"\x1e")
+    for records in _records(log.stdout, b"\x1e"):
         _ask(check.stdin, _commits(records, out, asked, wanted))
-    _ask(check.stdin, _commits([rest], out, asked, wanted))
     with contextlib.suppress(BrokenPipeError):
         check.stdin.close()
     return out
@@ -130,6 +134,16 @@ def _pieces(pipe: IO[bytes]) -> Iterator[bytes]:
         yield piece
 
 
+def _records(pipe: IO[bytes], sep: bytes) -> Iterator[list[bytes]]:
+    """The pipe's output split at ``sep`` as it comes: the records each read completes, then
+    the last one once the pipe ends."""
+    rest = b""
+    for piece in _pieces(pipe):
+        *records, rest = (rest + piece).split(sep)
+        yield records
+    yield [rest]
+
+
 def _ask(pipe: IO[bytes], shas: list[str]) -> None:
     if shas:
         with contextlib.suppress(BrokenPipeError):  # cat-file ended: its status says why
@@ -137,67 +151,28 @@ def _ask(pipe: IO[bytes], shas: list[str]) -> None:
             pipe.flush()
 
 
-class _Drain(threading.Thread):
-    """A thread that reads one cat-file's output into ``out`` (an error kept for join)."""
-
-    def __init__(self, read: Callable[..., None], *args: object) -> None:
-        super().__init__(daemon=True)
-        self.out: dict[str, bytes | int] = {}
-        self.error: BaseException | None = None
-        self._read, self._args = read, args
-        self.start()
-
-    def run(self) -> None:
-        try:
-            self._read(self.out, *self._args)
-        except BaseException as e:  # raised again by join, in the caller's thread
-            self.error = e
-
-    def join(self, timeout: float | None = None) -> None:
-        super().join(timeout)
-        if self.error is not None:
-            raise self.error
-
-
 def _sizes(
-    out: dict[str, bytes | int],
-    check: subprocess.Popen[bytes],
-    batch: subprocess.Popen[bytes],
-    max_bytes: int,
-) -> None:
-    """Each blob's size from --batch-check: a long one's kept, the short ones asked of
-    --batch a piece of output at a time; one git does not have (a submodule's commit, a
-    partial clone's) is left out. The check's output is read to its end even if --batch
-    has ended."""
+    check: subprocess.Popen[bytes], batch: subprocess.Popen[bytes], max_bytes: int
+) -> dict[str, int]:
+    """The sizes of the blobs longer than max_bytes, from --batch-check; the others asked of
+    --batch a piece of output at a time. The check's output is read to its end even if
+    --batch has ended."""
     assert check.stdout is not None and batch.stdin is not None
-    rest = b""
-    for chunk in _pieces(check.stdout):
-        *lines, rest = (rest + chunk).split(b"\n")
-        short = []
-        for line in lines:
-            sha, *kind_size = line.decode().split()
-            if len(kind_size) != 2:  # "<sha> missing"
-                continue
-            if int(kind_size[1]) > max_bytes:
-                out[sha] = int(kind_size[1])
-            else:
-                short.append(sha)
+    out: dict[str, int] = {}
+    for lines in _records(check.stdout, b"\n"):
+        long, short = split_sizes(lines, max_bytes)
+        out |= long
         _ask(batch.stdin, short)
     with contextlib.suppress(BrokenPipeError):
         batch.stdin.close()
+    return out
 
 
-def _contents(out: dict[str, bytes | int], batch: subprocess.Popen[bytes]) -> None:
-    """Each blob's bytes from --batch (a header line, the bytes, a newline), read whole
-    first: the pipe is drained in large pieces, and parsed once git is done."""
+def _contents(batch: subprocess.Popen[bytes]) -> dict[str, bytes]:
+    """Each blob's bytes from --batch, its output read whole first: the pipe is drained in
+    large pieces, and parsed once git is done."""
     assert batch.stdout is not None
-    data = b"".join(_pieces(batch.stdout))
-    at = 0
-    while at < len(data):
-        end = data.index(b"\n", at)
-        sha, _, size = data[at:end].decode().split()
-        out[sha] = data[end + 1 : end + 1 + int(size)]
-        at = end + 1 + int(size) + 1
+    return batch_contents(b"".join(_pieces(batch.stdout)))
 
 
 def _last_line(err: IO[bytes]) -> str:
