@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -165,13 +166,24 @@ def test_the_quick_start_client_gets_a_search_answer(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """The client's code runs in this process, from the checkout, as its own script would
-    (its imports in its own namespace; an interpreter importing the SDK again was a third of
-    this test's CPU); its server, `python -m sim serve`, is a real interpreter it starts."""
+    (its imports in its own namespace; an interpreter of its own, importing the SDK again,
+    was over half of this test's CPU), within TIMEOUT_S as before; its server, `python -m
+    sim serve`, is a real interpreter it starts."""
     [client] = _blocks(_sections(README.read_text())["Quick start"], "python")
     assert 'command=".venv/bin/python"' in client
     source = client.replace('command=".venv/bin/python"', f"command={sys.executable!r}")
     monkeypatch.chdir(ROOT)
-    exec(compile(source, "README.md quick start", "exec"), {"__name__": "__main__"})
+
+    def too_long(signum: int, frame: object) -> None:
+        raise TimeoutError(f"the quick start client ran past {TIMEOUT_S} s")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(TIMEOUT_S)
+    try:
+        exec(compile(source, "README.md quick start", "exec"), {"__name__": "__main__"})
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
     out = capfd.readouterr().out
     first = out.splitlines()[0]
     assert first.endswith(".") and "kb-support" in first, out
