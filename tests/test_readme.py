@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -47,7 +48,7 @@ repository of docs built in its folder (tests/test_import.py's: renames, drafts,
 commit, non-ASCII titles, a deletion)."""
 IMPORTED_DB = "kb.sqlite"
 """The KB file the import command writes and the README's next commands read: a test run of
-one of those imports first, in the same folder."""
+one of those runs in a copy of a folder the import command ran in (``imported``)."""
 
 
 def _blocks(text: str, language: str) -> list[str]:
@@ -127,26 +128,41 @@ def _argv(part: str, zygote: Zygote) -> list[str]:
     return argv if argv[3:] == ["--help"] else zygote.command(*argv[3:])
 
 
+def _run(part: str, folder: Path, zygote: Zygote) -> None:
+    """One README command, run in folder, must succeed."""
+    part = part.replace(DOCS_PLACEHOLDER, "docs")
+    done = subprocess.run(
+        _argv(part, zygote),
+        cwd=folder,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert done.returncode == 0, f"{part}: {done.stderr[-2000:]}"
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory, zygote: Zygote) -> Path:
+    """A folder where the README's import command ran on the docs repository: each command
+    that reads its KB runs in a copy of it (one import for them all, not one each)."""
+    folder = tmp_path_factory.mktemp("imported")
+    _docs(folder)  # in folder/docs
+    _run(_import_command(), folder, zygote)
+    return folder
+
+
 @pytest.mark.parametrize("command", _commands())
 def test_every_readme_command_runs_with_small_arguments(
-    command: str, tmp_path: Path, zygote: Zygote
+    command: str, tmp_path: Path, zygote: Zygote, request: pytest.FixtureRequest
 ) -> None:
-    parts = command.split(" && ")
-    if f"--db {IMPORTED_DB}" in command:
-        _docs(tmp_path)  # in tmp_path/docs
-        if DOCS_PLACEHOLDER not in command:
-            parts = [_import_command(), *parts]
-    for part in parts:
-        part = part.replace(DOCS_PLACEHOLDER, "docs")
-        done = subprocess.run(
-            _argv(part, zygote),
-            cwd=tmp_path,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
-        )
-        assert done.returncode == 0, f"{part}: {done.stderr[-2000:]}"
+    if DOCS_PLACEHOLDER in command:  # the import itself, on a repository of its own
+        _docs(tmp_path)
+    elif f"--db {IMPORTED_DB}" in command:
+        imported = request.getfixturevalue("imported")
+        shutil.copytree(imported, tmp_path, symlinks=True, dirs_exist_ok=True)
+    for part in command.split(" && "):
+        _run(part, tmp_path, zygote)
 
 
 def test_the_readme_shows_commands() -> None:
