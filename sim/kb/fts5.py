@@ -72,9 +72,9 @@ def weighted_counts(title: str, content: str) -> tuple[Counter[str], int]:
     """Each term's count weighted as FTS5's bm25(title 4, body 1) weighs it, and the row's
     length in tokens."""
     title_tokens, body_tokens = tokens(title), tokens(content)
-    weights = Counter(body_tokens)
-    for term in title_tokens:
-        weights[term] += TITLE_WEIGHT
+    # counted in one pass (each title token TITLE_WEIGHT times): the same counts in the same
+    # order, the body's terms first, without a Python loop over the title's
+    weights = Counter(body_tokens + title_tokens * TITLE_WEIGHT)
     return weights, len(title_tokens) + len(body_tokens)
 
 

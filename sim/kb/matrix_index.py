@@ -1,4 +1,4 @@
-"""FTS5's bm25 over a dense row × term matrix: the search of a small KB.
+"""FTS5's bm25 over a dense matrix of terms and rows: the search of a small KB.
 
 A help centre of a few hundred articles has a few hundred distinct terms (the study's
 400 articles hold 249), so its whole index is a small matrix of weighted counts (title
@@ -66,9 +66,9 @@ class MatrixIndex:
 
     def add(self, rowid: int, title: str, content: str) -> None:
         weights, length = weighted_counts(title, content)
-        known = [self.columns.get(t) for t in weights]
+        known = list(map(self.columns.get, weights))
         if None in known:
-            known = [self._column(t) for t in weights]
+            known = list(map(self._column, weights))
         columns = np.array(known, np.int64)
         slot = self._slot(rowid)
         self.counts[columns, slot] = list(weights.values())
