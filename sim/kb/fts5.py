@@ -91,7 +91,9 @@ def bm25(freqs: np.ndarray, idfs: np.ndarray, length: np.ndarray, avgdl: float) 
     taken as they are: the first operation on them gives exact float64 values."""
     norm = K1 * ((1 - B) + B * length / avgdl)
     terms = idfs * ((freqs * (K1 + 1.0)) / (freqs + norm[:, None]))
+    # left to right, a column at a time: the sums an accumulate along each row gives, which
+    # numpy runs row by row (measured: 20 times slower at 2,000 matching rows, 7 at 50,000)
     total = terms[:, 0]
-    for j in range(1, terms.shape[1]):  # left to right, one column at a time: the same sums
-        total = total + terms[:, j]  # as an accumulate along each row, at a third of its cost
+    for j in range(1, terms.shape[1]):
+        total = total + terms[:, j]
     return -1.0 * total
