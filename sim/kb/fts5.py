@@ -72,9 +72,9 @@ def weighted_counts(title: str, content: str) -> tuple[Counter[str], int]:
     """Each term's count weighted as FTS5's bm25(title 4, body 1) weighs it, and the row's
     length in tokens."""
     title_tokens, body_tokens = tokens(title), tokens(content)
-    weights = Counter(body_tokens)
-    for term in title_tokens:
-        weights[term] += TITLE_WEIGHT
+    # counted in one pass (each title token TITLE_WEIGHT times): the same counts in the same
+    # order, the body's terms first, without a Python loop over the title's
+    weights = Counter(body_tokens + title_tokens * TITLE_WEIGHT)
     return weights, len(title_tokens) + len(body_tokens)
 
 
@@ -91,4 +91,9 @@ def bm25(freqs: np.ndarray, idfs: np.ndarray, length: np.ndarray, avgdl: float) 
     taken as they are: the first operation on them gives exact float64 values."""
     norm = K1 * ((1 - B) + B * length / avgdl)
     terms = idfs * ((freqs * (K1 + 1.0)) / (freqs + norm[:, None]))
-    return -1.0 * np.add.accumulate(terms, axis=1)[:, -1]
+    # left to right, a column at a time: the sums an accumulate along each row gives, which
+    # numpy runs row by row (measured: 20 times slower at 2,000 matching rows, 7 at 50,000)
+    total = terms[:, 0]
+    for j in range(1, terms.shape[1]):
+        total = total + terms[:, j]
+    return -1.0 * total
