@@ -131,7 +131,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 f"OUT_DIR --db {db}), or import into a new file",
                 db,
             )
-        table = _table_beside(log_path, plan.log_rows)
+        table = _table_beside(log_path, plan.log_rows) if plan.log_rows else None
         try:
             appended = store.import_history(KB_ID, plan.history, plan.rows, plan.pages, base_url)
             head = store.head_sequence(KB_ID)
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         f"Imported {folder} into {db}: {plan.present:,} articles in the folder, "
         f"{appended:,} new events (the KB's event log now ends at {head:,})."
     )
-    if plan.log_rows:
+    if table is not None:  # a history gave the edit log its rows
         try:
             write_atomic(log_path.resolve(), _csv([COLUMNS, *plan.log_rows]))
         except OSError as e:
