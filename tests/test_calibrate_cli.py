@@ -3,6 +3,8 @@ repository extracted to the expected rows, and the summary and shape file of a r
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -145,11 +147,24 @@ def test_calibrate_from_git_writes_the_shape_and_the_log(repo: Path, tmp_path, c
     assert log_out.read_text() == git_log_text(repo, "en/")
 
 
+@pytest.fixture(scope="module")
+def shared_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
+    """One `calibrate` of the shared log with --map-figure, read by the two tests below: its
+    text is the text a run without the figure prints, plus the figure's line (a second fit
+    of the same log took a second)."""
+    folder = tmp_path_factory.mktemp("shared")
+    argv = ["calibrate", str(BUNDLED), "--out", str(folder / "shape.json"), "--boot", "4"]
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = main([*argv, "--map-figure", str(folder / "map.png")])
+    return folder, code, stdout.getvalue()
+
+
 def test_calibrate_on_the_shared_log_prints_each_value_with_its_interval(
-    tmp_path: Path, capsys
+    shared_run: tuple[Path, int, str], capsys
 ) -> None:
-    out = tmp_path / "shape.json"
-    code, stdout, _ = _run(["calibrate", str(BUNDLED), "--out", str(out), "--boot", "4"], capsys)
+    folder, code, stdout = shared_run
+    out = folder / "shape.json"
     assert code == 0
     for needle in ("Zipf s = 0.57", "Goodness of fit", "Burstiness B", "Bulk publishes", "Mix:"):
         assert needle in stdout
@@ -168,13 +183,10 @@ def test_calibrate_on_the_shared_log_prints_each_value_with_its_interval(
 
 
 def test_map_figure_places_the_log_on_the_map_and_bad_names_change_nothing(
-    tmp_path: Path, capsys
+    shared_run: tuple[Path, int, str], tmp_path: Path, capsys
 ) -> None:
-    out, png = tmp_path / "shape.json", tmp_path / "map.png"
-    code, stdout, _ = _run(
-        ["calibrate", str(BUNDLED), "--out", str(out), "--boot", "4", "--map-figure", str(png)],
-        capsys,
-    )
+    folder, code, stdout = shared_run
+    png = folder / "map.png"
     assert code == 0 and f"the map's figure in {png}" in stdout
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     made = png.read_bytes()

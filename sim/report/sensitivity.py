@@ -61,6 +61,10 @@ def open_readings(rows: pd.DataFrame, headline: pd.DataFrame) -> list[ReadingKey
     than ±SHIFT_BOUND (the counting reading is not simulated, so never open)."""
     latest = rows.groupby(["choice", "reading"], sort=False)["seed"].max()
     latest = latest[latest == latest.max()]
+    # a reading's rows of the table read only its own seeds (and the default's on them), so
+    # the table of the readings that can still be open is theirs in the whole table
+    among = pd.Series(list(zip(rows["choice"], rows["reading"], strict=True)), index=rows.index)
+    rows = rows[among.isin(set(latest.index))]
     keep = unsettled(sensitivity_table(sensitivity_runs(rows, headline), headline))
     keys = set(zip(keep["choice"], keep["reading"], strict=True))
     return [k for k in latest.index if k in keys]
