@@ -103,11 +103,13 @@ def test_a_seed_without_a_value_is_left_out_of_that_figure() -> None:
     assert t.loc["calibrated", "diff_mean"] == pytest.approx(np.mean([0.4 - 0.5, 0.5 - 0.7]))
 
 
-SMALL_DAY = Params(n_questions=12, n_saves=100)
+SMALL_DAY = Params(n_articles=100, n_questions=12, n_saves=100)
 """A day small enough for these tests of the runs' structure (their rows, tables, sections
 and figures, not their figures' values): a third of the write-up's saves halves its CPU,
-which the humans' saves took most of, and the panel's four seeds still give 37 of the
-calibrated arm's 42 figures an equal-volume interval (39 at 300 saves)."""
+which the humans' saves took most of, and a quarter of its articles (the KB the day opens,
+indexes and searches) takes a third off the panel's runs; the panel's four seeds still give
+39 of the calibrated arm's 42 figures an equal-volume interval (37 at 400 articles, 39 at
+400 articles and 300 saves)."""
 
 
 def test_a_small_run_gives_every_arm_and_figure_and_the_section_renders(tmp_path) -> None:
@@ -152,6 +154,8 @@ def test_the_panel_runs_every_log_and_says_what_holds_across_it(tmp_path) -> Non
         pd.testing.assert_frame_equal(got, own)
     w = table[(table["arm"] == "writeup") & (table["figure"] == "stale_share")]["mean"]
     assert w.nunique() == 1
+    saves = table[(table["arm"] == "calibrated") & (table["figure"] == "saves")]["mean"]
+    assert saves.nunique() == len(realshape.PANEL)  # each log's arm on its own shape's days
     assert {"eqvol_mean", "eqvol_ci_lo", "eqvol_ci_hi"} <= set(table.columns)
     setting = realshape.setting(
         base, realshape_panel.packaged_shape(), advised_choice(base), realshape_panel.panel_traits()
