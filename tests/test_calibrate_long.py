@@ -158,9 +158,10 @@ def test_the_fit_and_burst_table_of_a_long_log_are_those_of_the_sort_by_both(
 def test_a_log_past_2262_is_read_in_one_pass_as_row_by_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """pandas' nanosecond times end in 2262: a history repeated in time reaches past it."""
+    """pandas' nanosecond times end in 2262: a history repeated in time reaches past it (42
+    copies of the shared log's six years end in 2274, a dozen years past it)."""
     path = tmp_path / "centuries-edits.csv"
-    write_long_log(path, 50 * 2_938)  # 50 copies of six years: past 2262
+    write_long_log(path, 42 * 2_938)
     raw = path.read_bytes()
     assert b"\n2263-" in raw
     fast = logs._parse_fast(raw.decode(), str(path))
