@@ -424,7 +424,9 @@ def test_the_server_fans_a_save_out_to_every_subscribed_session() -> None:
 
 def test_advise_sizes_from_one_opening_equal_those_of_two_corpus_loads() -> None:
     """measured_sizes loads the corpus once for its calls and the push day; a store of its
-    own with a ticking clock and a day that loads its own corpus measure the same sizes."""
+    own with a ticking clock and a day that loads its own corpus measure the same sizes. Below
+    and above the 50 articles read; 100 and 200 saves still re-read 55 and 84 changed
+    articles by push (equal sizes are no matter of how many)."""
     import itertools
     import statistics
 
@@ -432,7 +434,7 @@ def test_advise_sizes_from_one_opening_equal_those_of_two_corpus_loads() -> None
     from sim.model.opening import DAY_START_US
     from sim.server.tools import structured_json
 
-    for params in (Params(n_articles=30, n_saves=300), Params(n_articles=60, n_saves=900)):
+    for params in (Params(n_articles=30, n_saves=100), Params(n_articles=60, n_saves=200)):
         tick = itertools.count(DAY_START_US + 1_000, 1_000).__next__
         store = KBStore(tick)
         specs = open_kb(store, 1, params.n_articles)
