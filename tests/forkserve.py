@@ -118,7 +118,12 @@ def zygote(listening_fd: int, kind: str) -> NoReturn:
         for name in LIBRARIES:
             importlib.import_module(name)
     else:
-        import anyio  # noqa: F401
+        # and what a server imports on its first steps (anyio's asyncio backend and streams,
+        # numpy.random for the corpus): a fourth of a forked server's start, paid once here
+        import anyio
+        import anyio._backends._asyncio
+        import anyio.streams.stapled  # noqa: F401
+        import numpy.random  # noqa: F401
         import uvicorn  # noqa: F401
 
         import sim.__main__
