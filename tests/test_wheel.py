@@ -89,6 +89,40 @@ def test_every_third_party_import_is_declared_where_it_is_used() -> None:
     assert "httpx2" not in runtime and "httpx2" in _names(extras["bench"])
 
 
+def _imported_modules(path: Path) -> set[str]:
+    """Every module a file names in an import, in full (`from a import b` names a and a.b)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return names
+
+
+def test_the_type_check_skips_no_module_that_sim_imports() -> None:
+    """pyproject.toml lets mypy take some packages as Any unread (follow_imports = skip): only
+    those that sim/ reaches through its dependencies' internals, so none of sim/'s own calls
+    is checked against Any."""
+    skipped = [
+        pattern
+        for override in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"][
+            "overrides"
+        ]
+        if override.get("follow_imports") == "skip"
+        for pattern in override["module"]
+    ]
+    assert skipped and all(p.endswith(".*") for p in skipped)
+    bases = [p.removesuffix(".*") for p in skipped]
+    hits = sorted(
+        f"{path.relative_to(ROOT).as_posix()}: {name}"
+        for path in (ROOT / "sim").rglob("*.py")
+        for name in _imported_modules(path)
+        if any(name == b or name.startswith(b + ".") for b in bases)
+    )
+    assert not hits, hits
+
+
 def test_serve_http_without_the_http_extra_says_what_to_install(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
