@@ -40,7 +40,7 @@ SMALL = {
 }
 """Parameters that run every cell's code on days of 60 to 300 saves: what the test holds
 (each cell runs, each figure is made, saved and shown, the saved notebook is the same bytes
-twice) holds at any volume, and a fifth of the default day's saves took about an eighth
+twice) holds at any volume, and a fifth of the default day's saves took about a tenth
 off the kernel's CPU. The full volumes run in `make reproduce` and `make check`."""
 
 
