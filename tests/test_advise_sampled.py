@@ -5,7 +5,9 @@ target, and the imported articles searched and cited.
 A test that reads a run's text and its --json calls `advise --db` twice on the same
 arguments; the second call takes the advice (text and JSON, which every call computes
 both of) of the first's simulated days, not the same days simulated again (see
-one_simulation_per_arguments): parsing, the KB's inputs and the printing still run on each."""
+one_simulation_per_arguments): parsing, the KB's inputs and the printing still run on each.
+The edit shape fitted to a KB's log is likewise fitted once per distinct log and handed to
+each run that reads that log (the same function of the same rows)."""
 
 from __future__ import annotations
 
@@ -23,10 +25,12 @@ import pytest
 
 from sim.__main__ import main
 from sim.advise import Costs
+from sim.advise import calibrated as advise_calibrated
 from sim.advise import db as advise_db
 from sim.advise.sampled import MIN_DAYS_CHANGED, Precision, Sample, choice
 from sim.advise.text import ci, comparison_lines
 from sim.bench.docsrepo import build
+from sim.calibrate import fit as calibrate_fit
 from sim.importer.corpus import imported
 from sim.params import Params
 from sim.stats import mean_interval, ratio_interval, share_interval
@@ -60,10 +64,14 @@ def test_a_periodic_option_is_chosen_only_if_its_upper_end_meets_the_target() ->
 @pytest.fixture(scope="module", autouse=True)
 def one_simulation_per_arguments() -> Iterator[None]:
     """advise_db.db_advice (the days and the advice built on them) run once per distinct
-    arguments in this module (and in test_advise_calllog, which imports it), a copy handed to
-    each call: the text and the JSON of one set of arguments are of one computation. The
-    precision's start time is no part of them: it only bounds the days run, and each of these
-    tests' runs ends by its days, its precision or its --max-days first."""
+    arguments in this module (and in test_advise_calllog and test_agent_habits, which import
+    it), a copy handed to each call: the text and the JSON of one set of arguments are of one
+    computation. The precision's start time is no part of them: it only bounds the days run,
+    and each of these tests' runs ends by its days, its precision or its --max-days first.
+
+    The edit shape fitted to a log (``fit_shape``, some 0.2 CPU-s a run, where every run on
+    one KB reads the same log) is likewise fitted once per distinct log rows and arguments:
+    a deterministic function of them, so each run still gets the shape of its own log."""
     real = advise_db.db_advice
     done: dict[bytes, tuple[str, dict[str, Any]]] = {}
 
@@ -74,8 +82,19 @@ def one_simulation_per_arguments() -> Iterator[None]:
             done[key] = real(*args, **kwargs)
         return copy.deepcopy(done[key])
 
+    real_fit = calibrate_fit.fit_shape
+    fitted: dict[bytes, Any] = {}
+
+    def fit_once(*args: Any, **kwargs: Any) -> Any:
+        key = pickle.dumps((args, kwargs))
+        if key not in fitted:
+            fitted[key] = real_fit(*args, **kwargs)
+        return copy.deepcopy(fitted[key])
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(advise_db, "db_advice", once)
+        patch.setattr(calibrate_fit, "fit_shape", fit_once)  # db_inputs imports it at its call
+        patch.setattr(advise_calibrated, "fit_shape", fit_once)
         yield
 
 
