@@ -8,7 +8,6 @@ import contextlib
 import io
 import json
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -80,12 +79,23 @@ def test_a_bad_line_is_named_by_number_and_exits_2(
     assert len(err) < 600
 
 
-def test_the_command_line_itself_gives_one_line_and_exit_2(tmp_path: Path) -> None:
+def _log_report(serve_command: list[str], *args: str) -> list[str]:
+    """`python -m sim log-report ARGS` in a process of its own, forked from this worker's
+    zygote (tests/forkserve.py): the command's own streams and exit status, without an
+    interpreter's start and imports each (test_forkserve holds a forked command to the real
+    start's status and words)."""
+    assert serve_command[-1] == "serve", serve_command
+    return [*serve_command[:-1], "log-report", *args]
+
+
+def test_the_command_line_itself_gives_one_line_and_exit_2(
+    tmp_path: Path, serve_command: list[str]
+) -> None:
     path = tmp_path / "calls.jsonl"
     path.write_bytes(GOOD.encode() + b"\n" + b"[" * 100_000 + b"\n")
     for flags in ([], ["--json"]):
         run = subprocess.run(
-            [sys.executable, "-m", "sim", "log-report", str(path), *flags],
+            _log_report(serve_command, str(path), *flags),
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -150,13 +160,15 @@ def test_a_good_log_still_reports(tmp_path: Path) -> None:
     assert _rows(out)[-1]["calls"] == 2
 
 
-def test_a_reader_that_leaves_early_gets_one_line_not_a_blame_on_the_log(tmp_path: Path) -> None:
+def test_a_reader_that_leaves_early_gets_one_line_not_a_blame_on_the_log(
+    tmp_path: Path, serve_command: list[str]
+) -> None:
     """`log-report LOG | head -1`: the closed pipe is said as such on stderr (it was
     reported as the log being unreadable), exit status 1, no traceback."""
     log = tmp_path / "calls.jsonl"
     log.write_text(GOOD + "\n", encoding="utf-8")
     reader = subprocess.Popen(
-        [sys.executable, "-m", "sim", "log-report", str(log), "--json"],
+        _log_report(serve_command, str(log), "--json"),
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     assert reader.stdout is not None and reader.stderr is not None

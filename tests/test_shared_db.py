@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -73,9 +72,13 @@ def test_a_store_searches_what_another_connection_committed_and_stays_exact(
     other.close()
 
 
-def _import(docs: Path, db: Path) -> None:
+def _import(serve_command: list[str], docs: Path, db: Path) -> None:
+    """`python -m sim import DOCS --db DB` in a process of its own, forked from this worker's
+    zygote (tests/forkserve.py): another process writing the file, as before, without an
+    interpreter's start and the project's imports each time."""
+    assert serve_command[-1] == "serve", serve_command
     done = subprocess.run(
-        [sys.executable, "-m", "sim", "import", str(docs), "--db", str(db)],
+        [*serve_command[:-1], "import", str(docs), "--db", str(db)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -96,7 +99,7 @@ def test_an_import_while_serving_reaches_search_read_and_a_subscriber(
     calendar, billing = docs / "guide" / "calendar.md", docs / "billing.md"
     calendar.write_text("# Calendar\n\nSync your calendar with the app.\n")
     billing.write_text("# Billing\n\nInvoices and calendar exports.\n")
-    _import(docs, db)
+    _import(serve_command, docs, db)
     uri = resources.uri(KB_ID, "guide/calendar")
     params = StdioServerParameters(
         command=serve_command[0], args=[*serve_command[1:], "--db", str(db)], cwd=str(ROOT)
@@ -122,7 +125,7 @@ def test_an_import_while_serving_reaches_search_read_and_a_subscriber(
             time.sleep(0.01)  # a file time the import can tell from the first
             billing.write_text("---\ndraft: true\n---\n# Billing\n\nInvoices and calendar.\n")
             calendar.write_text(f"# Calendar\n\nSync your calendar with the {NEW_WORD} app.\n")
-            await anyio.to_thread.run_sync(_import, docs, db)
+            await anyio.to_thread.run_sync(_import, serve_command, docs, db)
             after = await search(client, "calendar")  # the next call: no wait, no retry
             new = await search(client, NEW_WORD)
             read = await client.call_tool(
@@ -158,7 +161,7 @@ def test_two_serve_http_processes_and_an_import_agree_on_search_at_the_next_call
     }
     for name, text in pages.items():
         (docs / f"{name}.md").write_text(text)
-    _import(docs, db)
+    _import(serve_command, docs, db)
 
     def of_record(word: str) -> list[str]:
         reader = KBStore(_clock, path=str(db))
@@ -188,7 +191,7 @@ def test_two_serve_http_processes_and_an_import_agree_on_search_at_the_next_call
                 with anyio.fail_after(120):
                     seen["before"] = await hits(ca, "calendar"), await hits(cb, "calendar")
                     (docs / "billing.md").write_text("---\ndraft: true\n---\n" + pages["billing"])
-                    await anyio.to_thread.run_sync(_import, docs, db)
+                    await anyio.to_thread.run_sync(_import, serve_command, docs, db)
                     seen["imported"] = await hits(ca, "calendar"), await hits(cb, "calendar")
                     seen["imported_record"] = of_record("calendar")
                     article = {"knowledge_base_id": KB_ID, "article_id": "faq"}
