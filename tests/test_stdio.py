@@ -24,7 +24,7 @@ from sim.bench.stdio import EXIT_WAIT_S, ROOT, SERVE, RawClient, mixed_calls, to
 from sim.model.opening import KB_ID
 from sim.server.calllog import read_jsonl
 from sim.server.screen import Screen
-from sim.server.stdio import MAX_LINE_BYTES
+from sim.server.stdio import DRAIN_TIMEOUT_S, MAX_LINE_BYTES
 
 READ = {"knowledge_base_id": KB_ID, "article_id": "art-00001"}
 
@@ -360,12 +360,9 @@ def test_requests_read_before_stdin_closes_are_all_answered(serve_command: list[
     assert "Traceback" not in stderr
 
 
-def test_a_question_pending_when_stdin_closes_ends_in_a_refusal_that_wrote_nothing(
-    serve_command: list[str],
-) -> None:
-    """The write gate's question to the user can no longer be answered once stdin is
-    closed: the edit waiting on it is refused (isError), and the server leaves at once."""
-    client = RawClient("--articles", "5", "--write-gate", serve=serve_command)
+def _asked(serve: list[str]) -> RawClient:
+    """A client of the write gate whose edit (request 2) waits on the question put to it."""
+    client = RawClient("--articles", "5", "--write-gate", serve=serve)
     init = {
         "jsonrpc": "2.0",
         "id": "init",
@@ -392,6 +389,15 @@ def test_a_question_pending_when_stdin_closes_ends_in_a_refusal_that_wrote_nothi
     client.send(tool_call(2, "edit_knowledge_article", edit))
     ask = client.receive()
     assert ask is not None and ask["method"] == "elicitation/create"
+    return client
+
+
+def test_a_question_pending_when_stdin_closes_ends_in_a_refusal_that_wrote_nothing(
+    serve_command: list[str],
+) -> None:
+    """The write gate's question to the user can no longer be answered once stdin is
+    closed: the edit waiting on it is refused (isError), and the server leaves at once."""
+    client = _asked(serve_command)
     started = time.monotonic()
     stderr = client.close()
     assert time.monotonic() - started < 10
@@ -403,6 +409,29 @@ def test_a_question_pending_when_stdin_closes_ends_in_a_refusal_that_wrote_nothi
     assert "Nothing was written" in result["content"][0]["text"]
     assert "closed its input before answering" in result["content"][0]["text"]
     assert "was not a JSON-RPC response" not in result["content"][0]["text"]  # none came
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("named", [2, "2"], ids=["number", "string"])
+def test_a_request_cancelled_while_its_question_is_open_does_not_hold_the_exit(
+    serve_command: list[str], named: int | str
+) -> None:
+    """A host that gave up on the approval cancels its edit and closes the pipe: a cancelled
+    request is never answered, so the server leaves at once instead of waiting out its
+    drain bound for an answer that cannot come. Its cancel may name the id as a string (the
+    SDK's rule: "2" is request 2)."""
+    client = _asked(serve_command)
+    cancel = {"requestId": named, "reason": "the user did not answer in time"}
+    client.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+    read = {"knowledge_base_id": KB_ID, "article_id": "art-00002"}
+    client.send(tool_call(3, "read_knowledge_article", read))
+    started = time.monotonic()
+    stderr = client.close()
+    assert time.monotonic() - started < DRAIN_TIMEOUT_S / 3
+    answers = []
+    while (answer := client.receive(timeout_s=5)) is not None:
+        answers.append(answer)
+    assert [a["id"] for a in answers] == [3]  # answered before leaving; 2 never is
     assert "Traceback" not in stderr
 
 

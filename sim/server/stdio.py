@@ -8,7 +8,8 @@ parsed, to the id its head holds.
 A client that stops reading (its end of stdout closed, EPIPE) ends the server: one line on
 stderr, and the server stops as if stdin had closed (exit status 0). When stdin closes, the
 requests already read are answered before the server leaves; a question the server was
-asking the client (an approval by elicitation) fails, so the edit waiting on it is refused.
+asking the client (an approval by elicitation) fails, so the edit waiting on it is refused;
+a request the client cancelled is not waited for (it is never answered).
 
 While serving, file descriptor 1 points at stderr, so nothing but JSON-RPC can reach
 the client's stdout.
@@ -26,6 +27,8 @@ from typing import Any, BinaryIO
 
 import anyio
 import mcp_types as types
+from mcp.shared.dispatcher import coerce_request_id
+from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
 
 from sim.server.jsonrpc import INVALID_REQUEST, error_reply, top_level_id
@@ -148,6 +151,20 @@ async def screened_stdio(
             await read_lines()
             await drain()
 
+    def forget_cancelled(note: types.JSONRPCNotification) -> None:
+        """A request the client cancelled is never answered (the SDK drops its result), so
+        the end of stdin must not wait for it: it waited DRAIN_TIMEOUT_S, and a host that
+        gave up on an approval and closed the pipe saw a server that would not leave. The
+        SDK's own rules say which request a cancel names ("7" and 7 are one)."""
+        if note.method != "notifications/cancelled":
+            return
+        named = cancelled_request_id_from_params(note.params)
+        if named is not None:
+            same = coerce_request_id(named)
+            in_flight.difference_update(
+                [key for key in in_flight if coerce_request_id(key[1]) == same]
+            )
+
     async def read_lines() -> None:
         while line := await readline(MAX_LINE_BYTES + 1):
             if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
@@ -169,6 +186,8 @@ async def screened_stdio(
                         in_flight.add(_request_key(m.message.id))
                     elif isinstance(m.message, types.JSONRPCResponse | types.JSONRPCError):
                         asking.discard(m.message.id)
+                    elif isinstance(m.message, types.JSONRPCNotification):
+                        forget_cancelled(m.message)
                     await to_server.send(m)
                 case Answer(reply=r):
                     await send(_to_line(r))
