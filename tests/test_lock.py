@@ -218,7 +218,10 @@ def without_wheel(uv_lock: dict, lock_text: str, platform: str, python: str) -> 
     return out
 
 
+@functools.cache
 def _read() -> tuple[str, dict]:
+    """The two lock files, parsed once (uv.lock's TOML is most of a platform's check); no
+    test changes what it gets, a mutated copy is made as a new string."""
     lock_text = (ROOT / "requirements.lock").read_text()
     return lock_text, tomllib.loads((ROOT / "uv.lock").read_text())
 

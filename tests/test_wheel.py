@@ -11,6 +11,7 @@ notebook command must say which extra to install.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import os
 import re
@@ -54,10 +55,15 @@ def _names(reqs: list[str]) -> set[str]:
     return {canonicalize_name(Requirement(r).name) for r in reqs}
 
 
+@functools.cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """A file's syntax tree, flat: parsed once for the tests that read its imports."""
+    return tuple(ast.walk(ast.parse(path.read_text())))
+
+
 def _third_party_imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
     tops = set()
-    for node in ast.walk(tree):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             tops |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -92,7 +98,7 @@ def test_every_third_party_import_is_declared_where_it_is_used() -> None:
 def _imported_modules(path: Path) -> set[str]:
     """Every module a file names in an import, in full (`from a import b` names a and a.b)."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
