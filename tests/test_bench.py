@@ -82,10 +82,35 @@ def test_targets_compare_each_tool_with_its_own_cost_at_x1() -> None:
         "peak RSS at ×100 ≤ 302.2 MiB (before)": True,
         "full `make reproduce` (study, then notebook) wall ≤ 240 s": True,
         # fast, but failed
-        "`make test` wall, once installed (ruff, import contracts, mypy, pytest) ≤ 120 s": False,
+        "`make test` wall, once installed (ruff, import contracts, mypy, pytest) ≤ 120 s"
+        " on 2 cores, held as ≤ 240 CPU-s": False,
     }
     search = next(t for t in targets(b) if t["target"].startswith("search"))
     assert "4,000 matches a search" in search["measured"]
+
+
+@pytest.mark.parametrize(
+    ("wall_s", "cpu_s", "met"),
+    [(130.0, 230.0, True), (110.0, 250.0, False), (110.0, None, True), (130.0, None, False)],
+)
+def test_a_two_core_bound_is_held_as_cpu_seconds(
+    wall_s: float, cpu_s: float | None, met: bool
+) -> None:
+    """A slow machine's 130 s wall within 240 CPU-s meets `make test`'s bound; 250 CPU-s
+    does not, however fast the wall; without CPU seconds the wall decides."""
+    steps = [{"step": "lint", "wall_s": 1.0, "cpu_s": 1.0}, {"step": "tests", "wall_s": wall_s}]
+    if cpu_s is not None:
+        steps[1]["cpu_s"] = cpu_s - 1.0
+    b = {
+        "reproduction_seeds_1_5": {"wall_s": {"median": 1.0}},
+        "reproduction_kb_floor": {"replay_s": {"median": 1.0}},
+        "sweep": {"days_per_s": 19.0},
+        "scaling": [],
+        "make_test": {"wall_s": wall_s, "passed": True, "steps": steps},
+    }
+    row = next(t for t in targets(b) if t["target"].startswith("`make test`"))
+    assert row["met"] is met
+    assert row["target"].endswith("≤ 120 s on 2 cores, held as ≤ 240 CPU-s")
 
 
 def test_retiming_some_loops_keeps_the_rest_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
