@@ -19,7 +19,7 @@ export PYTHONDONTWRITEBYTECODE :=
 # only one of them needs marked for it (appnope on macOS, colorama and pywin32 on Windows),
 # so pip takes exactly that platform's set.
 $(VENV)/.installed: pyproject.toml requirements.lock
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "make: $(PYTHON) is Python %d.%d; this project needs 3.11 or later: make install PYTHON=python3.12 (or another)" % sys.version_info[:2])'
+	@$(PYTHON) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13) and "make: $(PYTHON) is Python %d.%d; the lock is checked for Python 3.11 to 3.13: make install PYTHON=python3.12 (or another of them)" % sys.version_info[:2])'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --require-hashes -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .

@@ -19,9 +19,31 @@ import nbformat
 from nbclient import NotebookClient
 from tqdm import tqdm
 
+from sim.params import Params
+
 FORMATS = "ipynb,py:percent"
 """The pairing: explore.ipynb (outputs, what GitHub and JupyterLab show) and explore.py."""
 SET_BY_FLAGS = {"OUT_DIR": "--out", "KB_DB": "--db"}
+COUNTS = {"SEEDS": 1, "SWEEP_SEEDS": 1, "BREAK_EVEN_SEEDS": 1, "REAL_SEEDS": 1, "FIT_BOOT": 2}
+"""Counts and the least a section can run on (FIT_BOOT as `calibrate --boot`); each at most
+MAX_COUNT, so a typo cannot start a run that never ends."""
+MAX_COUNT = 100_000
+AS_PARAMS = {
+    "N_SAVES": ("n_saves", 1),
+    "ZIPF_S": ("zipf_s", 1),
+    "EDIT_FOLLOWS": ("edit_follows_questions", 1),
+    "CHECK_INTERVAL_S": ("check_interval_s", 1),
+    "CITATIONS": ("citations_per_answer", 1),
+    "SENSITIVITY_S": ("zipf_s", 1),
+    "SENSITIVITY_SAVES": ("n_saves", 1),
+    "SENSITIVITY_FOLLOWS": ("edit_follows_questions", 1),
+    "BREAK_EVEN_SAVES": ("n_saves", 1),
+    "BREAK_EVEN_QUESTIONS": ("n_questions", 1),
+    "BREAK_EVEN_INTERVALS_S": ("check_interval_s", 1),
+    "SWEEP_INTERVALS_MIN": ("check_interval_s", 60),
+}
+"""Parameters that set a field of the day's Params (each value times the scale, an int so an
+int stays one): checked by Params itself before any cell runs, not refused inside a cell."""
 
 
 class ParameterError(ValueError):
@@ -66,6 +88,7 @@ def overrides(pairs: list[str], known: dict[str, Any]) -> dict[str, Any]:
                 + ", ".join(n for n in known if n not in SET_BY_FLAGS)
             )
         out[name] = _value(name, text.strip(), known[name])
+        _as_params(name, text.strip(), out[name])
     return out
 
 
@@ -102,9 +125,12 @@ def _value(name: str, text: str, default: Any) -> Any:
             return v
         kind = "a whole number above 0 or None"
     elif isinstance(default, int):
-        if _number(v, True):
+        least, most = (COUNTS[name], MAX_COUNT) if name in COUNTS else (0, math.inf)
+        if _number(v, True) and least <= v <= most:
             return v
-        kind = "a whole number ≥ 0"
+        kind = (
+            f"a whole number from {least} to {most:,}" if most < math.inf else "a whole number ≥ 0"
+        )
     elif isinstance(default, float):
         if _number(v, False):
             return float(v)
@@ -114,6 +140,19 @@ def _value(name: str, text: str, default: Any) -> Any:
     raise ParameterError(
         f"-p {name}={text}: {name} takes {kind} (default {default!r}); got {text!r}"
     )
+
+
+def _as_params(name: str, text: str, value: Any) -> None:
+    """A value the day's Params refuses (EDIT_FOLLOWS=2, CITATIONS=0), refused here."""
+    if name not in AS_PARAMS:
+        return
+    field, scale = AS_PARAMS[name]
+    for item in value if isinstance(value, tuple) else (value,):
+        try:
+            Params(**{field: item * scale})
+        except ValueError as e:
+            unit = f" (× {scale})" if scale != 1 else ""
+            raise ParameterError(f"-p {name}={text}: {name}{unit} sets {e}") from None
 
 
 def execute(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -124,7 +125,14 @@ def test_parameters_from_the_command_line_take_their_defaults_types() -> None:
     }
     for bad, words in (
         ("SEED=5", "no parameter SEED; its parameters: SEEDS, ZIPF_S"),
-        ("SEEDS=five", "SEEDS takes a whole number ≥ 0 (default 20); got 'five'"),
+        ("SEEDS=five", "SEEDS takes a whole number from 1 to 100,000 (default 20); got 'five'"),
+        ("SEEDS=0", "SEEDS takes a whole number from 1 to 100,000"),
+        ("SWEEP_SEEDS=0", "SWEEP_SEEDS takes a whole number from 1"),
+        ("FIT_BOOT=1", "FIT_BOOT takes a whole number from 2 to 100,000"),
+        ("CITATIONS=0", "CITATIONS sets Params.citations_per_answer: expected an integer of 1"),
+        ("EDIT_FOLLOWS=2", "EDIT_FOLLOWS sets Params.edit_follows_questions: expected a number"),
+        ("SENSITIVITY_FOLLOWS=0,2", "SENSITIVITY_FOLLOWS sets Params.edit_follows_questions"),
+        ("SWEEP_INTERVALS_MIN=0", "SWEEP_INTERVALS_MIN (× 60) sets Params.check_interval_s"),
         ("ZIPF_S=-1", "ZIPF_S takes a number ≥ 0"),
         ("ZIPF_S=nan", "ZIPF_S takes a number ≥ 0"),
         ("SENSITIVITY_SAVES=1.5,3", "takes a tuple of numbers"),
@@ -133,6 +141,31 @@ def test_parameters_from_the_command_line_take_their_defaults_types() -> None:
     ):
         with pytest.raises(ParameterError, match=re.escape(words)):
             overrides([bad], known)
+
+
+FREE_NUMBERS = {"WORKERS": "None or above 0", "KB_DAYS": "0 means as many as advise needs"}
+"""The notebook's numbers that neither count runs nor set the day's Params, and why."""
+
+
+def test_every_number_of_the_notebook_is_checked_before_a_cell_runs() -> None:
+    """A parameter added to the notebook is given its limits (COUNTS or AS_PARAMS) or a
+    reason here: otherwise a value such as 0 passes -p and fails inside a cell."""
+    from dataclasses import fields
+
+    from sim.notebook import AS_PARAMS, COUNTS
+    from sim.params import Params
+
+    known = defaults(NOTEBOOKS / "explore.py")
+    numbers = {
+        name
+        for name, v in known.items()
+        if isinstance(v, int | float) or v is None or (v and isinstance(v, tuple) and
+                                                       not isinstance(v[0], str))
+    }  # fmt: skip
+    assert numbers == set(COUNTS) | set(AS_PARAMS) | set(FREE_NUMBERS)
+    assert {field for field, _ in AS_PARAMS.values()} <= {f.name for f in fields(Params)}
+    for name in numbers - set(FREE_NUMBERS):  # each default is within its own limits
+        assert overrides([f"{name}={known[name]!r}"], known) == {name: known[name]}
 
 
 def test_a_bad_parameter_is_one_line_exit_2_and_nothing_made(
@@ -224,3 +257,37 @@ def test_notebook_db_that_is_not_a_file_is_one_line_and_exit_2(
     err = capsys.readouterr().err.strip().splitlines()
     assert stop.value.code == 2 and "--db:" in err[-1] and "is not a file" in err[-1]
     assert not out.exists()  # nothing made
+
+
+def test_outside_the_checkout_the_notebook_says_where_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notebook is not in the installed package: run elsewhere, the command says so
+    and what to do, and makes nothing."""
+    from sim.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        main(["notebook", "-p", "SEEDS=2"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1
+    assert (
+        "--path: notebooks/explore.py is not a file; the notebook is in the repository's"
+        in (err[0])
+    )
+    assert "--path CHECKOUT/notebooks/explore.py" in err[0] and os.listdir(tmp_path) == []
+
+
+def test_a_failing_cell_is_one_plain_line_and_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The kernel colours its traceback; the command's line carries no colour code."""
+    from sim.__main__ import main
+
+    source = tmp_path / "failing.py"
+    source.write_text(
+        '# %% tags=["parameters"]\nLIMIT = 1\n\n# %%\nraise ValueError(f"over {LIMIT}")\n'
+    )
+    assert main(["notebook", "--path", str(source), "-p", "LIMIT=2", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "python -m sim notebook: error: a cell failed: ValueError: over 2", err[-1]

@@ -73,13 +73,13 @@ def entry(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         if argv[:1] == ["serve"]:
             return 0
-        print("python -m sim: interrupted", file=sys.stderr)
+        print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `... | head`: the reader left; say so once, no traceback
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit would fail again
         print(
-            "python -m sim: the output was closed by its reader before the command ended "
+            f"{PROG}: the output was closed by its reader before the command ended "
             "(anything after that point was not printed)",
             file=sys.stderr,
         )

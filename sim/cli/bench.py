@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from sim.bench.loops import LOOPS
+from sim.cli.common import bounded
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -15,10 +16,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "bench", help="speed figures into results/bench.json and results/SPEED.md"
     )
     bench.add_argument("--out", type=Path, default=Path("results"))
-    bench.add_argument("--repeats", type=int, default=5, help="runs per timed figure")
+    bench.add_argument(
+        "--repeats", type=bounded(int, 1, 1_000), default=5, help="runs per timed figure"
+    )
     bench.add_argument(
         "--factors",
-        type=int,
+        type=bounded(int, 1, 1_000),
         nargs="+",
         default=[1, 10, 100],
         help="day sizes to scale to, as multiples of the default day",

@@ -64,8 +64,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("--git and --path go together: --git REPO --path DIR/")
     if args.log_out and args.git is None:
         parser.error("--log-out writes the log extracted with --git; there is none")
-    if not 2 <= args.boot <= 100_000:
-        parser.error(f"--boot: expected 2 to 100000 resamples; got {args.boot}")
     if not 0 < args.session_gap_h <= 24 * 365:
         parser.error(
             f"--session-gap-h: expected hours above 0 up to a year; got {args.session_gap_h}"

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from sim.calibrate.sessions import DEFAULT_SESSION_GAP_S
+from sim.cli.common import bounded
 
 FORMAT = """\
 The edit log is a CSV with a header and one row per article changed by a publish
@@ -64,8 +65,18 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="also draw the log on the map's stale-share figure (REPORT.md § 7), into PNG",
     )
     cal.add_argument("--json", action="store_true", help="print the fit as JSON, not text")
-    cal.add_argument("--boot", type=int, default=200, help="bootstrap resamples (default 200)")
-    cal.add_argument("--seed", type=int, default=1, help="seed of the bootstrap (default 1)")
+    cal.add_argument(
+        "--boot",
+        type=bounded(int, 2, 100_000),
+        default=200,
+        help="bootstrap resamples (default 200)",
+    )
+    cal.add_argument(
+        "--seed",
+        type=bounded(int, 0, 2**63 - 1),
+        default=1,
+        help="seed of the bootstrap (default 1)",
+    )
     cal.add_argument(
         "--session-gap-h",
         type=float,

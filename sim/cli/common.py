@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
-PROG = "python -m sim"
+PROG = "stale-citations" if Path(sys.argv[0]).stem == "stale-citations" else "python -m sim"
+"""The command line as the user started it (the console script or the module), as usage
+lines and errors name it."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -37,6 +41,12 @@ def bounded(kind: type[int] | type[float], lo: float, hi: float) -> Callable[[st
         return value
 
     return convert
+
+
+MAX_SEEDS = 100_000
+"""Seeds a command runs at most: more than any interval needs, fewer than would never end."""
+WORKERS = bounded(int, 1, 256)
+"""--workers: local processes."""
 
 
 def extra(parser: argparse.ArgumentParser, name: str, e: ModuleNotFoundError) -> NoReturn:

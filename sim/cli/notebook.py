@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
-from sim.cli.common import extra
+from sim.cli.common import PROG, extra
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+"""A terminal colour code."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -17,7 +21,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="run notebooks/explore.ipynb (on its own parameters, or -p NAME=VALUE), saving it"
         " with its outputs",
     )
-    nbp.add_argument("--path", type=Path, default=Path("notebooks/explore.py"))
+    nbp.add_argument(
+        "--path",
+        type=Path,
+        default=Path("notebooks/explore.py"),
+        help="the notebook's .py in the repository's checkout (not in the installed package;"
+        " default: notebooks/explore.py, from the checkout's root)",
+    )
     nbp.add_argument(
         "-p",
         "--parameter",
@@ -60,7 +70,11 @@ def run(args: argparse.Namespace, nbp: argparse.ArgumentParser) -> int:
     except ModuleNotFoundError as e:
         extra(nbp, "notebook", e)
     if not args.path.is_file():
-        nbp.error(f"--path: {args.path} is not a file (a notebook's .py: notebooks/explore.py)")
+        nbp.error(
+            f"--path: {args.path} is not a file; the notebook is in the repository's checkout,"
+            " not the installed package: run from the checkout's root, or give --path"
+            " CHECKOUT/notebooks/explore.py"
+        )
     if args.db is not None and not args.db.is_file():
         nbp.error(f"--db: {args.db} is not a file (python -m sim import writes one)")
     try:
@@ -81,8 +95,9 @@ def run(args: argparse.Namespace, nbp: argparse.ArgumentParser) -> int:
     try:
         nb = notebook.execute(args.path.resolve(), values, progress=True)
     except CellExecutionError as e:
-        last = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-        print(f"python -m sim notebook: error: a cell failed: {last}", file=sys.stderr)
+        text = ANSI.sub("", str(e)).strip()  # the kernel colours its traceback
+        last = text.splitlines()[-1] if text else type(e).__name__
+        print(f"{PROG} notebook: error: a cell failed: {last}", file=sys.stderr)
         return 1
     notebook.save(nb, ipynb)
     print(f"ran {args.path} into {ipynb}; its tables and figures are in {out}", file=sys.stderr)

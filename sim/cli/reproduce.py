@@ -6,13 +6,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from sim.cli.common import needs, usage_error
+from sim.cli.common import MAX_SEEDS, WORKERS, needs, usage_error
 
 
 def _at_least_5(text: str) -> int:
-    n = int(text)
-    if n < 5:
-        raise argparse.ArgumentTypeError(f"expected 5 or more (the write-up's seeds 1–5); got {n}")
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 5 <= n <= MAX_SEEDS:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 5 (the write-up's seeds 1–5) to {MAX_SEEDS:,};"
+            f" got {text!r}"
+        )
     return n
 
 
@@ -30,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     rep.add_argument(
         "--cas-seeds", type=_at_least_5, default=None, help="CAS runs on seeds 1..N (default 300)"
     )
-    rep.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    rep.add_argument("--workers", type=WORKERS, default=None, help="processes (default: all cores)")
     rep.add_argument(
         "--scheduler",
         default=None,

@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sim.cli.common import needs
+from sim.cli.common import MAX_SEEDS, WORKERS, bounded, needs
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -19,7 +19,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="name=v1,v2,...",
         help="a swept parameter and its values, e.g. zipf_s=0,0.5,0.9",
     )
-    sw.add_argument("--seeds", type=int, default=10, help="seeds 1..N per grid point")
+    sw.add_argument(
+        "--seeds", type=bounded(int, 1, MAX_SEEDS), default=10, help="seeds 1..N per grid point"
+    )
     sw.add_argument(
         "--experiments",
         nargs="+",
@@ -37,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="CSV file to write, a row per run, check method and interval"
         " (default: --out's name with _methods, e.g. sweep_methods.csv)",
     )
-    sw.add_argument("--workers", type=int, default=None, help="local processes (default: all)")
+    sw.add_argument("--workers", type=WORKERS, default=None, help="local processes (default: all)")
     sw.add_argument(
         "--scheduler",
         default=None,
