@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import ast
 import math
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import jupytext
 import nbformat
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from tqdm import tqdm
 
@@ -158,14 +161,20 @@ def _as_params(name: str, text: str, value: Any) -> None:
 def execute(
     path: Path, parameters: dict[str, Any], timeout_s: int = 3600, progress: bool = False
 ) -> nbformat.NotebookNode:
-    """Execute in the notebook's own folder; raises CellExecutionError on the first error."""
+    """Execute in the notebook's own folder; raises CellExecutionError on the first error.
+    The kernel's channels are Unix sockets in a folder only this user can open, not
+    localhost TCP ports that any local process can reach (Windows has TCP alone)."""
     nb = with_parameters(jupytext.read(path), parameters)
     code_cells = sum(c.cell_type == "code" for c in nb.cells)
-    with tqdm(total=code_cells, desc=path.name, unit="cell", disable=not progress) as bar:
+    with (
+        tempfile.TemporaryDirectory(prefix="kernel-") as sockets,
+        tqdm(total=code_cells, desc=path.name, unit="cell", disable=not progress) as bar,
+    ):
+        ipc = {} if os.name == "nt" else {"transport": "ipc", "ip": str(Path(sockets) / "k")}
         NotebookClient(
             nb,
+            km=KernelManager(kernel_name="python3", **ipc),
             timeout=timeout_s,
-            kernel_name="python3",
             record_timing=False,
             resources={"metadata": {"path": str(path.parent)}},
             on_cell_executed=lambda **_: bar.update(),
