@@ -54,7 +54,10 @@ class ParameterError(ValueError):
 
 
 def _parameters_index(nb: nbformat.NotebookNode) -> int:
-    return next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    for i, c in enumerate(nb.cells):
+        if "parameters" in c.metadata.get("tags", []):
+            return i
+    raise ParameterError('no cell tagged parameters (# %% tags=["parameters"])')
 
 
 def with_parameters(nb: nbformat.NotebookNode, values: dict[str, Any]) -> nbformat.NotebookNode:
@@ -66,12 +69,23 @@ def with_parameters(nb: nbformat.NotebookNode, values: dict[str, Any]) -> nbform
 
 
 def defaults(path: Path) -> dict[str, Any]:
-    """The parameters cell's names and default values."""
-    nb = jupytext.read(path)
-    out = {}
-    for node in ast.parse(nb.cells[_parameters_index(nb)].source).body:
-        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-            out[node.targets[0].id] = ast.literal_eval(node.value)
+    """The parameters cell's names and default values; ParameterError naming the file when
+    it is not a notebook script with such a cell of literal values."""
+    try:
+        nb = jupytext.read(path)
+        out = {}
+        for node in ast.parse(nb.cells[_parameters_index(nb)].source).body:
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                name = node.targets[0].id
+                try:
+                    out[name] = ast.literal_eval(node.value)
+                except ValueError:
+                    raise ParameterError(f"{name} is not a literal value") from None
+    except (ValueError, SyntaxError, UnicodeDecodeError) as e:
+        raise ParameterError(
+            f"--path {path}: not a notebook script (jupytext's percent format) whose"
+            f" parameters cell holds literal values: {e}"
+        ) from None
     return out
 
 

@@ -216,7 +216,8 @@ def test_each_hostile_request_gets_a_status_and_an_error_and_changes_nothing(
     [
         (["--http", "0.0.0.0:0"], "0.0.0.0 is not a loopback address"),
         (["--http", "99999"], "PORT 0 to 65535"),
-        (["--http", "0", "--tokens", "/nonexistent.json"], "cannot read it"),
+        (["--http", "0", "--tokens", "/nonexistent.json"], "--tokens: no file at the path"),
+        (["--http", "0", "--tokens", '{"tokens": [{"token": "Secret-123"}]}'], "not shown"),
         (["--tokens", "t.json"], "--tokens needs --http"),
         (["--http", "0", "--session-idle-s", "0"], "--session-idle-s"),
     ],
@@ -229,6 +230,7 @@ def test_a_bad_http_flag_is_one_line_and_exit_2(
     )
     assert done.returncode == 2 and says in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+    assert "Secret-123" not in done.stderr
 
 
 @pytest.mark.parametrize(

@@ -272,7 +272,14 @@ def _parse_fast(text: str, name: str) -> EditLog | None:
         names = list(df.columns)
         if names != [str(c).strip() for c in names] or set(COLUMNS) - set(names) or not len(df):
             return None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, KeyError, TypeError):
+    except (
+        pd.errors.ParserError,
+        pd.errors.EmptyDataError,
+        ValueError,
+        KeyError,
+        TypeError,
+        OverflowError,
+    ):
         return None
     if len(set(df.columns)) != len(df.columns) or df.isna().to_numpy().any():
         return None  # duplicate columns, or a row with fewer fields than the header

@@ -19,6 +19,13 @@ FAMILIES = {"zipf": 1, "zipf_mandelbrot": 2}
 FORMAT_VERSION = 1
 
 
+MAX_LOG_ARTICLES = 1_000_000
+"""Articles a log's shape may speak for: past any help centre (`advise --articles` takes
+100,000), short of a count whose arrays would not fit in memory."""
+MAX_LOG_SAVES_PER_DAY = 10_000_000
+"""Saves a day a log's shape may speak for: `advise --saves-per-day`'s range."""
+
+
 @dataclass(frozen=True)
 class EditShape:
     popularity_family: str
@@ -90,6 +97,8 @@ class EditShape:
             value = getattr(self, name)
             if not (_finite(value) and value > 0):
                 raise bad(name, "a finite number above 0")
+        if self.log_saves_per_day > MAX_LOG_SAVES_PER_DAY:
+            raise bad("log_saves_per_day", f"at most {MAX_LOG_SAVES_PER_DAY:,} saves a day")
         _check_pmf(self, "sitting_size_pmf", None, bad)
         for name, top in (
             ("gap_quantiles_s", "session_gap_s"),
@@ -107,8 +116,8 @@ class EditShape:
                 raise bad(name, f"2 or more increasing gaps above 0 up to {top}")
         if isinstance(self.log_articles, bool) or not isinstance(self.log_articles, int):
             raise bad("log_articles", "an integer of 1 or more")
-        if self.log_articles < 1:
-            raise bad("log_articles", "an integer of 1 or more")
+        if not 1 <= self.log_articles <= MAX_LOG_ARTICLES:
+            raise bad("log_articles", f"an integer from 1 to {MAX_LOG_ARTICLES:,}")
         if not isinstance(self.source, str):
             raise bad("source", "a string")
 

@@ -65,8 +65,9 @@ COMMANDS: dict[str, tuple[AddParser, Run]] = {
 
 def entry(argv: list[str] | None = None) -> int:
     """What `python -m sim` runs: the command line, and Ctrl-C ended in one line and status
-    130, not a traceback; `serve` ends on Ctrl-C while it starts (its flags, its imports,
-    the corpus) as on one while serving: status 0, nothing said."""
+    130, not a traceback (as is a file the system refused mid-run, status 1); `serve` ends
+    on Ctrl-C while it starts (its flags, its imports, the corpus) as on one while serving:
+    status 0, nothing said."""
     argv = sys.argv[1:] if argv is None else argv
     try:
         return main(argv)
@@ -82,6 +83,12 @@ def entry(argv: list[str] | None = None) -> int:
             f"{PROG}: the output was closed by its reader before the command ended "
             "(anything after that point was not printed)",
             file=sys.stderr,
+        )
+        return 1
+    except OSError as e:  # a file or folder refused mid-run (permissions, a full disk)
+        where = f": {e.filename!r}" if e.filename is not None else ""
+        print(
+            f"{PROG}: error: {e.strerror or e}{where} (the command stopped there)", file=sys.stderr
         )
         return 1
 

@@ -31,6 +31,7 @@ from sim.calibrate.logs import (
 from sim.calibrate.overlog import runs_for
 from sim.calibrate.shape import EditShape
 from sim.calibrate.validate import BurstRuns, burst_runs, burstiness_table, gof_table
+from sim.cli.common import output_file
 from sim.studymap import logs as stale_by_age
 
 BURST_REPS = 20
@@ -71,15 +72,22 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     out = args.out if args.out is not None else default_out(args)
     if args.map_figure is not None and args.map_figure.suffix.lower() != ".png":
         parser.error(f"--map-figure {args.map_figure}: expected a .png file name")
-    for flag, path in (
-        ("--out", out),
-        ("--log-out", args.log_out),
-        ("--map-figure", args.map_figure),
-    ):
-        if path is not None and not path.resolve().parent.is_dir():
-            parser.error(f"{flag} {path}: its folder does not exist; create it or choose another")
-        if path is not None and path.exists() and not args.force:
-            parser.error(f"{flag} {path}: the file exists; pass --force to replace it")
+    outputs = [
+        (flag, path)
+        for flag, path in (
+            ("--out", out),
+            ("--log-out", args.log_out),
+            ("--map-figure", args.map_figure),
+        )
+        if path is not None
+    ]
+    taken = {"the edit log": args.log} if args.log is not None else {}
+    for flag, path in outputs:
+        other = next((k for k, p in taken.items() if p.resolve() == path.resolve()), None)
+        if other is not None:
+            parser.error(f"{flag} {path}: the same file as {other}; name another file")
+        taken[flag] = path
+        output_file(parser, flag, path, args.force)
     started = time.perf_counter()
 
     def stage(text: str) -> None:

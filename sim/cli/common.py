@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -47,6 +48,28 @@ MAX_SEEDS = 100_000
 """Seeds a command runs at most: more than any interval needs, fewer than would never end."""
 WORKERS = bounded(int, 1, 256)
 """--workers: local processes."""
+
+_SCHEDULER = re.compile(r"(?:[a-z]+://)?(?:\[[0-9a-fA-F:]+\]|[^\s:/\[\]]+):\d{1,5}")
+
+
+def scheduler(text: str) -> str:
+    """--scheduler: a Dask scheduler's address, checked before any day runs."""
+    if not _SCHEDULER.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"expected a Dask scheduler's address HOST:PORT, e.g. tcp://host:8786; got {text!r}"
+        )
+    return text
+
+
+def output_file(parser: argparse.ArgumentParser, flag: str, path: Path, force: bool) -> None:
+    """An output file the command may write, checked before it runs: a file name in a folder
+    that exists, and no file there already unless --force says to replace it."""
+    if path.is_dir() or not path.name:
+        parser.error(f"{flag} {str(path)!r}: a folder, not a file; name a file")
+    if not path.resolve().parent.is_dir():
+        parser.error(f"{flag} {path}: its folder does not exist; create it or choose another")
+    if path.exists() and not force:
+        parser.error(f"{flag} {path}: the file exists; pass --force to replace it")
 
 
 def extra(parser: argparse.ArgumentParser, name: str, e: ModuleNotFoundError) -> NoReturn:

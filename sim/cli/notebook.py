@@ -4,6 +4,7 @@ parameters overridden with -p, and save it with its outputs."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -60,6 +61,24 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return nbp
 
 
+def _check_outputs(nbp: argparse.ArgumentParser, out: Path, ipynb: Path) -> None:
+    """Before any cell runs: --out a folder (or none yet), and --ipynb a notebook file name
+    in a folder that exists (or is --out) that holds no file other than a notebook."""
+    if out.exists() and not out.is_dir():
+        nbp.error(f"--out {out}: a file, not a folder; name a folder for the tables and figures")
+    if ipynb.suffix != ".ipynb" or ipynb.is_dir():
+        nbp.error(f"--ipynb {ipynb}: expected a file name ending in .ipynb")
+    if not (ipynb.resolve().parent.is_dir() or ipynb.resolve().parent == out.resolve()):
+        nbp.error(f"--ipynb {ipynb}: its folder does not exist; create it or choose another")
+    if ipynb.exists():
+        try:
+            cells = json.loads(ipynb.read_bytes()).get("cells")
+        except (OSError, ValueError, AttributeError):
+            cells = None
+        if not isinstance(cells, list):
+            nbp.error(f"--ipynb {ipynb}: exists and is not a notebook; name a new file")
+
+
 def run(args: argparse.Namespace, nbp: argparse.ArgumentParser) -> int:
     """notebook: run it with its parameters overridden, save its outputs and the executed
     .ipynb; on its own parameters, into results/notebook and the committed .ipynb."""
@@ -69,6 +88,11 @@ def run(args: argparse.Namespace, nbp: argparse.ArgumentParser) -> int:
         from sim import notebook
     except ModuleNotFoundError as e:
         extra(nbp, "notebook", e)
+    if args.path.suffix != ".py":
+        nbp.error(
+            f"--path {args.path}: expected the notebook's .py (jupytext's percent format),"
+            " e.g. notebooks/explore.py"
+        )
     if not args.path.is_file():
         nbp.error(
             f"--path: {args.path} is not a file; the notebook is in the repository's checkout,"
@@ -84,6 +108,7 @@ def run(args: argparse.Namespace, nbp: argparse.ArgumentParser) -> int:
     own = not values and args.db is None
     out = args.out or Path("results/notebook" if own else "notebook-out")
     ipynb = args.ipynb or (args.path.with_suffix(".ipynb") if own else out / "explore.ipynb")
+    _check_outputs(nbp, out, ipynb)
     out.mkdir(parents=True, exist_ok=True)
     here = args.path.resolve().parent
     # relative to the notebook when under this checkout, so the saved .ipynb names no machine

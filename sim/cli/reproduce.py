@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sim.cli.common import MAX_SEEDS, WORKERS, needs, usage_error
+from sim.cli.common import MAX_SEEDS, WORKERS, needs, scheduler, usage_error
 
 
 def _at_least_5(text: str) -> int:
@@ -39,6 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     rep.add_argument("--workers", type=WORKERS, default=None, help="processes (default: all cores)")
     rep.add_argument(
         "--scheduler",
+        type=scheduler,
         default=None,
         help="run the days on the Dask cluster at this scheduler address, e.g. tcp://host:8786"
         " (same bytes as a local run)",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -53,6 +54,19 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return srv
 
 
+def _a_call_log(path: Path) -> bool:
+    """A file the call log may append to: none yet, an empty one, or one whose first line
+    is a JSON object (a call log's); never another file given by mistake (a KB, a CSV)."""
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+        return True
+    try:
+        with path.open("rb") as f:
+            first = f.readline(1 << 16)
+        return isinstance(json.loads(first), dict)
+    except (OSError, ValueError):
+        return False
+
+
 def run(args: argparse.Namespace, srv: argparse.ArgumentParser) -> NoReturn:
     """serve: open the KB, serve it until stdin closes (stdio) or Ctrl-C, and leave."""
     import contextlib
@@ -66,6 +80,11 @@ def run(args: argparse.Namespace, srv: argparse.ArgumentParser) -> NoReturn:
         srv.error(
             f"--call-log {args.call_log}: the same file as --db {args.db}; name another file "
             "(nothing was written)"
+        )
+    if args.call_log is not None and not _a_call_log(args.call_log):
+        srv.error(
+            f"--call-log {args.call_log}: exists and is not a call log (its first line is not"
+            " a JSON object); name a new file or an earlier call log (nothing was written)"
         )
     http = _serve_http(srv, args)
     interrupts = Interrupts() if http is None else None  # a Ctrl-C while the KB is built too
@@ -146,8 +165,9 @@ def _http_arguments(srv: argparse.ArgumentParser) -> None:
         "--tokens",
         type=Path,
         default=None,
-        help='bearer tokens and their grants: {"tokens": [{"label": …, "token": …, '
-        '"read": [KB ids], "edit": [KB ids]}]}; the call log names the label, never the token',
+        help='a JSON file of the bearer tokens and their grants: {"tokens": [{"label": …, '
+        '"token": …, "read": [KB ids], "edit": [KB ids]}]}; the call log names the label, never'
+        " the token",
     )
     http.add_argument(
         "--allow-origin",

@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sim.cli.common import MAX_SEEDS, WORKERS, bounded, needs
+from sim.cli.common import MAX_SEEDS, WORKERS, bounded, needs, output_file, scheduler
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -39,9 +39,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="CSV file to write, a row per run, check method and interval"
         " (default: --out's name with _methods, e.g. sweep_methods.csv)",
     )
+    sw.add_argument(
+        "--force", action="store_true", help="replace an existing --out or --methods-out file"
+    )
     sw.add_argument("--workers", type=WORKERS, default=None, help="local processes (default: all)")
     sw.add_argument(
         "--scheduler",
+        type=scheduler,
         default=None,
         help="address of a running Dask scheduler, e.g. tcp://host:8786",
     )
@@ -60,11 +64,13 @@ def run(args: argparse.Namespace, sw: argparse.ArgumentParser) -> int:
         sw.error(str(e))
     if args.scheduler is not None:
         needs(sw, "dask", "distributed")
-    if args.experiments is None:
-        print(f"runs per seed: {' '.join(experiments)}", file=sys.stderr)
     methods_out = args.methods_out or args.out.with_name(f"{args.out.stem}_methods.csv")
     if methods_out.resolve() == args.out.resolve():
         sw.error(f"--methods-out: expected a file other than --out; received {methods_out}")
+    for flag, path in (("--out", args.out), ("--methods-out", methods_out)):
+        output_file(sw, flag, path, args.force)
+    if args.experiments is None:
+        print(f"runs per seed: {' '.join(experiments)}", file=sys.stderr)
     tables = sweep(
         points,
         list(range(1, args.seeds + 1)),

@@ -62,8 +62,7 @@ def imported(corpus_db: str, queries: str = "") -> tuple[tuple[ImportedSpec, ...
             f"--db {corpus_db}: is a folder; name the KB file python -m sim import wrote "
             "(import DOCS_DIR --db kb.sqlite, then --db kb.sqlite)"
         )
-    if not Path(corpus_db).is_file():
-        raise ValueError(f"--db {corpus_db}: no such file; write one with python -m sim import")
+    _a_kb_file(corpus_db)
     try:
         on_disk = KBStore(lambda: 0, path=corpus_db)
     except (StoreError, sqlite3.Error) as e:
@@ -88,6 +87,18 @@ def imported(corpus_db: str, queries: str = "") -> tuple[tuple[ImportedSpec, ...
         own = asked.get(a) or _own(article.title, article.content) or (article.title,)
         specs.append(_spec(a, article.title, tuple(own)))
     return tuple(specs), store
+
+
+def _a_kb_file(corpus_db: str) -> None:
+    """A file to read a KB from: one that exists and is not empty (SQLite would make an
+    empty file a new KB, writing to a file these readers must only read)."""
+    if not Path(corpus_db).is_file():
+        raise ValueError(f"--db {corpus_db}: no such file; write one with python -m sim import")
+    if Path(corpus_db).stat().st_size == 0:
+        raise ValueError(
+            f"--db {corpus_db}: an empty file, not a KB; write one with python -m sim import"
+            f" DOCS_DIR --db {corpus_db}"
+        )
 
 
 def _asked(store: KBStore, path: Path) -> dict[str, list[str]]:
@@ -126,6 +137,7 @@ def event_log_rows(corpus_db: str) -> list[tuple[str, int, str, str, str, int, i
     each event a row, its actor the author, the events of one instant one publish, no line
     counts (the log does not keep them). What `advise --db` fits when no edit log is beside
     the KB (copied or renamed without its NAME.edits.csv)."""
+    _a_kb_file(corpus_db)
     try:
         store = KBStore(lambda: 0, path=corpus_db)
     except (StoreError, sqlite3.Error) as e:

@@ -119,11 +119,13 @@ _FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "client": (str, "a string"),
     "tool": (str, "a string"),
     "args": (dict, "an object"),
-    "chars": (int, "an integer of 0 or more"),
+    "chars": (int, "an integer from 0 to 2**53"),
     "empty": (bool, "true or false"),
     "outcome": (str, "a string"),
-    "dispatch_us": (int, "an integer of 0 or more"),
+    "dispatch_us": (int, "an integer from 0 to 2**53"),
 }
+MAX_INT = 2**53
+"""The largest integer a JSON reader keeps exactly: a count past it is no call's."""
 
 
 def parse_line(text: str) -> ToolCall:
@@ -152,9 +154,14 @@ def _row(raw: bytes, number: int) -> dict[str, Any] | None:
 
 
 def _kind(value: Any) -> str:
-    return {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(
-        type(value), "null"
-    )
+    return {
+        list: "array",
+        dict: "object",
+        str: "string",
+        bool: "boolean",
+        int: "number",
+        float: "number",
+    }.get(type(value), "null")
 
 
 def _checked(row: dict[str, Any], number: int) -> ToolCall:
@@ -162,11 +169,13 @@ def _checked(row: dict[str, Any], number: int) -> ToolCall:
         value = row.get(name)
         ok = isinstance(value, kind) and (kind is not int or not isinstance(value, bool))
         if ok and kind is int and isinstance(value, int):
-            ok = value >= 0
+            ok = 0 <= value <= MAX_INT
         if ok and isinstance(value, str):
             ok = is_unicode_text(value)
         if not ok:
             shown = "missing" if name not in row else f"a JSON {_kind(value)}"
+            if kind is int and isinstance(value, int) and not isinstance(value, bool):
+                shown = "a number out of that range"
             raise BadLogLine(f'line {number}: "{name}" must be {allowed}; it is {shown}')
     try:
         return _call(row)

@@ -53,6 +53,11 @@ def load_grants(path: Path) -> list[Grant]:
     field at fault, and what to write instead. No value read from the file is ever quoted
     (any string in it may be a token put in the wrong place): a wrong value is described by
     its JSON type alone."""
+    if not path.exists():  # the value may be a token or the grants' JSON given inline
+        raise GrantsError(
+            f"--tokens: no file at the path given ({len(str(path))} characters, not shown: it"
+            " may hold a token); name the JSON file that holds the tokens"
+        )
     where = f"--tokens {path}"
     doc = _document(where, path)
     entries = doc.get("tokens") if isinstance(doc, dict) else None

@@ -1,0 +1,106 @@
+"""A careless command line changes no file: an output that is the input, another output,
+a folder, a file of the user's, or in a folder that does not exist; a KB or call log that
+is some other file; a value no run can take. Each is one line naming the flag and what to
+do, exit status 2, before anything is written, and every file keeps its bytes (found by
+driving each command with such input as an operator would)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LOG = ROOT / "sim" / "calibrate" / "logs" / "help-centre-edits.csv"
+NOTEBOOK = ROOT / "notebooks" / "explore.py"
+CALL = {"t": "2026-01-01T00:00:00Z", "client": "c", "tool": "x", "args": {}, "chars": 1,
+        "empty": False, "outcome": "ok", "dispatch_us": 1}  # fmt: skip
+
+
+def _files(tmp: Path) -> None:
+    """The user's files the commands below are pointed at."""
+    shutil.copy(LOG, tmp / "log.csv")
+    (tmp / "mine.csv").write_text("the user's own table\n")
+    (tmp / "precious.txt").write_text("keep me\n")
+    (tmp / "not-a-notebook.ipynb").write_text("hello\n")
+    (tmp / "empty.sqlite").write_bytes(b"")
+    (tmp / "folder").mkdir()
+    (tmp / "huge.jsonl").write_text(json.dumps(CALL | {"chars": 10**400}) + "\n")
+
+
+CASES = [
+    (["calibrate", "log.csv", "--out", "log.csv", "--force"], "the same file as the edit log"),
+    (["calibrate", "log.csv", "--out", "a.png", "--map-figure", "a.png"], "the same file as --out"),
+    (["calibrate", "log.csv", "--out", "folder"], "'folder': a folder, not a file"),
+    (["calibrate", "log.csv", "--out", ""], "'.': a folder, not a file"),
+    (["sweep", "n_articles=60", "--out", "mine.csv"], "the file exists; pass --force"),
+    (["sweep", "n_articles=60", "--out", "nowhere/x.csv"], "its folder does not exist"),
+    (["sweep", "n_articles=60", "--methods-out", "folder"], "a folder, not a file"),
+    (["sweep", "n_articles=60", "--scheduler", "bogus"], "a Dask scheduler's address"),
+    (["reproduce", "--quick", "--scheduler", ""], "a Dask scheduler's address"),
+    (["notebook", "--path", str(NOTEBOOK), "-p", "SEEDS=1", "--ipynb", "precious.txt"],
+     "expected a file name ending in .ipynb"),
+    (["notebook", "--path", str(NOTEBOOK), "-p", "SEEDS=1", "--ipynb", "not-a-notebook.ipynb"],
+     "exists and is not a notebook"),
+    (["notebook", "--path", str(NOTEBOOK), "-p", "SEEDS=1", "--out", "precious.txt"],
+     "a file, not a folder"),
+    (["notebook", "--path", "precious.txt"], "expected the notebook's .py"),
+    (["advise", "--db", "empty.sqlite"], "an empty file, not a KB"),
+    (["serve", "--articles", "5", "--call-log", "log.csv"], "exists and is not a call log"),
+    (["log-report", "huge.jsonl"], '"chars" must be an integer from 0 to 2**53'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "says"), CASES, ids=[" ".join(a) for a, _ in CASES])
+def test_a_careless_command_is_one_line_and_changes_no_file(
+    argv: list[str],
+    says: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sim.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    _files(tmp_path)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1 and says in err[0], err
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_a_shape_of_more_articles_than_any_help_centre_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hand-edited shape (log_articles 10**12) was a traceback from deep in the corpus."""
+    from sim.__main__ import main
+
+    out = tmp_path / "shape.json"
+    assert main(["calibrate", str(LOG), "--boot", "2", "--out", str(out)]) == 0
+    shape = json.loads(out.read_text()) | {"log_articles": 10**12}
+    out.write_text(json.dumps(shape))
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        main(["advise", "--edit-shape", str(out)])
+    [err] = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and "log_articles: expected an integer from 1 to 1,000,000" in err
+
+
+def test_a_file_the_system_refuses_mid_run_is_one_line_and_status_1(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sim.cli
+
+    def refused(argv: list[str]) -> int:
+        raise PermissionError(13, "Permission denied", "ro/kb.sqlite")
+
+    monkeypatch.setattr(sim.cli, "main", refused)
+    assert sim.cli.entry(["import", "docs"]) == 1
+    [err] = capsys.readouterr().err.strip().splitlines()
+    assert (
+        err == "python -m sim: error: Permission denied: 'ro/kb.sqlite' (the command stopped there)"
+    )
