@@ -18,7 +18,6 @@ from typing import Any
 
 import jupytext
 import nbformat
-from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from tqdm import tqdm
 
@@ -184,15 +183,18 @@ def execute(
         tempfile.TemporaryDirectory(prefix="kernel-") as sockets,
         tqdm(total=code_cells, desc=path.name, unit="cell", disable=not progress) as bar,
     ):
-        ipc = {} if os.name == "nt" else {"transport": "ipc", "ip": str(Path(sockets) / "k")}
-        NotebookClient(
+        client = NotebookClient(
             nb,
-            km=KernelManager(kernel_name="python3", **ipc),
+            kernel_name="python3",
             timeout=timeout_s,
             record_timing=False,
             resources={"metadata": {"path": str(path.parent)}},
             on_cell_executed=lambda **_: bar.update(),
-        ).execute()
+        )
+        if os.name != "nt":
+            km = client.create_kernel_manager()  # the one execute() starts
+            km.transport, km.ip = "ipc", str(Path(sockets) / "k")
+        client.execute()
     return nb
 
 

@@ -48,7 +48,7 @@ def _tokens_file(root: Path) -> Path:
         (NESTED, "nested too deeply"),
         ('{"tokens": [' * 50_000, "nested too deeply"),
         (b"\xff\xfe" + SECRET.encode(), "not UTF-8"),
-        (None, "cannot read it"),
+        (None, "no file at the path given"),
         ("<dir>", "not a regular file"),
         ("<fifo>", "not a regular file"),
     ],

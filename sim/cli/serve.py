@@ -56,8 +56,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _a_call_log(path: Path) -> bool:
     """A file the call log may append to: none yet, an empty one, or one whose first line
-    is a JSON object (a call log's); never another file given by mistake (a KB, a CSV)."""
-    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+    is a JSON object (a call log's); never another file given by mistake (a KB, a CSV). A
+    pipe or device is a stream, not a file of the user's, and is not read."""
+    if not path.is_file() or path.stat().st_size == 0:
         return True
     try:
         with path.open("rb") as f:
