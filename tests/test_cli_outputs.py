@@ -50,6 +50,13 @@ CASES = [
     (["advise", "--db", "empty.sqlite"], "an empty file, not a KB"),
     (["serve", "--articles", "5", "--call-log", "log.csv"], "exists and is not a call log"),
     (["log-report", "huge.jsonl"], '"chars" must be an integer from 0 to 2**53'),
+    (["sweep", "zipf_s="], "grid axis zipf_s: '' is not a value of zipf_s; expected float"),
+    (["sweep", "zipf_s=1", "zipf_s=2"], "grid axis zipf_s: given twice"),
+    (["sweep", "push=maybe"], "expected true or false"),
+    (["serve", "--max-sessions", "5"], "--max-sessions needs --http"),
+    (["import", "folder", "--db", "kb.sqlite", "--base-url", "https://me:secretpass@x.org/"],
+     "--base-url: an address with a user name or password (not shown)"),
+    (["notebook", "--path", str(NOTEBOOK), "--db", "precious.txt"], "is not a KB file"),
 ]  # fmt: skip
 
 
@@ -70,6 +77,7 @@ def test_a_careless_command_is_one_line_and_changes_no_file(
         main(argv)
     err = capsys.readouterr().err.strip().splitlines()
     assert stop.value.code == 2 and len(err) == 1 and says in err[0], err
+    assert "secretpass" not in err[0]
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import sys
 import time
@@ -82,6 +83,13 @@ def _base_url(value: str | None, parser: argparse.ArgumentParser) -> str | None:
     if value is None:
         return None
     parts = urlsplit(value)
+    if parts.username is not None or parts.password is not None:
+        parser.error(
+            "--base-url: an address with a user name or password (not shown), which every"
+            " agent's search and read would carry; give the site's public root"
+        )
+    if not value.isprintable():
+        parser.error(f"--base-url: {value!r} holds a control character; give the site's root")
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
         parser.error(
             f"--base-url: an http:// or https:// address without ?query or #fragment, got "
@@ -102,6 +110,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     log_path = args.edit_log or default_edit_log(db)
     if not log_path.resolve().parent.is_dir():
         parser.error(f"--edit-log {log_path}: the folder {log_path.parent} does not exist")
+    for flag, path in (("--db", db), ("--edit-log", log_path)):  # before anything is written
+        if not os.access(path.resolve().parent, os.W_OK):
+            parser.error(f"{flag} {path}: cannot write in {path.parent}; choose another folder")
     try:
         select = Taken(args.exclude)
         check_outputs([("--db", db), ("--edit-log", log_path)], folder)

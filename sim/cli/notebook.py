@@ -12,6 +12,8 @@ from pathlib import Path
 
 from sim.cli.common import PROG, extra
 
+SQLITE = b"SQLite format 3\x00"
+"""The first bytes of every SQLite database file, a KB among them."""
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 """A terminal colour code."""
 
@@ -101,6 +103,10 @@ def run(args: argparse.Namespace, nbp: argparse.ArgumentParser) -> int:
         )
     if args.db is not None and not args.db.is_file():
         nbp.error(f"--db: {args.db} is not a file (python -m sim import writes one)")
+    if args.db is not None:
+        with args.db.open("rb") as f:
+            if f.read(len(SQLITE)) != SQLITE:
+                nbp.error(f"--db: {args.db} is not a KB file (python -m sim import writes one)")
     try:
         values = notebook.overrides(args.parameter, notebook.defaults(args.path))
     except notebook.ParameterError as e:

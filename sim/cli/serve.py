@@ -219,6 +219,9 @@ def _serve_http(srv: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         for flag in ("tokens", "allow_origin", "allow_host", "http_json", "max_sessions_per_token"):
             if getattr(args, flag):
                 srv.error(f"--{flag.replace('_', '-')} needs --http [HOST:]PORT")
+        for flag in ("max_sessions", "session_idle_s"):  # numbers: set only if not the default
+            if getattr(args, flag) != srv.get_default(flag):
+                srv.error(f"--{flag.replace('_', '-')} needs --http [HOST:]PORT")
         return None
     needs(srv, "http", "uvicorn", "starlette")
     from sim.server.grants import GrantsError, load_grants

@@ -57,7 +57,13 @@ def run(args: argparse.Namespace, sw: argparse.ArgumentParser) -> int:
     from sim.study.sweep import experiments_for, grid, parse_axis, sweep
 
     try:
-        axes = dict(parse_axis(a) for a in args.axes)
+        parsed = [parse_axis(a) for a in args.axes]
+        axes = dict(parsed)
+        if len(axes) < len(parsed):
+            twice = next(n for i, (n, _) in enumerate(parsed) if n in dict(parsed[:i]))
+            raise ValueError(
+                f"grid axis {twice}: given twice; give its values once, e.g. {twice}=a,b"
+            )
         points = grid(Params(), axes)
         experiments = experiments_for(points, args.experiments and tuple(args.experiments))
     except ValueError as e:

@@ -78,9 +78,18 @@ def parse_axis(text: str) -> tuple[str, list[Any]]:
     kind = types[name]
     if kind is tuple:
         raise ValueError(f"grid axis {name!r}: tuple-valued fields cannot be swept here")
-    if kind is bool:
-        return name, [v.strip().lower() in ("1", "true", "yes") for v in values.split(",")]
-    return name, [kind(v) for v in values.split(",")]
+    words = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+    out = []
+    for v in values.split(","):
+        try:
+            out.append(words[v.strip().lower()] if kind is bool else kind(v))
+        except (KeyError, ValueError):
+            expected = "true or false" if kind is bool else f"{kind.__name__} values"
+            raise ValueError(
+                f"grid axis {name}: {v!r} is not a value of {name}; expected {expected},"
+                f" e.g. {name}={getattr(Params(), name)}"
+            ) from None
+    return name, out
 
 
 SWEEP_RECORDS = tuple(dict.fromkeys((*PER_SEED_RECORDS, *METHOD_RECORDS)))
