@@ -54,6 +54,7 @@ CASES = [
     (["sweep", "zipf_s=1", "zipf_s=2"], "grid axis zipf_s: given twice"),
     (["sweep", "push=maybe"], "expected true or false"),
     (["serve", "--max-sessions", "5"], "--max-sessions needs --http"),
+    (["advise", "--max-days", "2"], "--max-days: only with --edit-log, --edit-shape or --db"),
     (["import", "folder", "--db", "kb.sqlite", "--base-url", "https://me:secretpass@x.org/"],
      "--base-url: an address with a user name or password (not shown)"),
     (["notebook", "--path", str(NOTEBOOK), "--db", "precious.txt"], "is not a KB file"),

@@ -234,7 +234,14 @@ def run(args: argparse.Namespace, adv: argparse.ArgumentParser) -> int:
         adv.error("--call-log: only with --db (the agent's habits are simulated on a KB)")
     if args.db is not None and args.articles is not None:
         adv.error("--articles: not with --db (the KB's published articles are counted)")
-    if args.edit_log is not None or args.edit_shape is not None or args.db is not None:
+    runs_days = args.edit_log is not None or args.edit_shape is not None or args.db is not None
+    for flag in ("half_width", "min_changed", "max_days", "max_seconds", "workers"):
+        if not runs_days and getattr(args, flag) != adv.get_default(flag):
+            adv.error(
+                f"--{flag.replace('_', '-')}: only with --edit-log, --edit-shape or --db (days"
+                " are simulated only then; the closed forms need none)"
+            )
+    if runs_days:
         return simulated(adv, args)
     try:
         params = AdviseParams(
