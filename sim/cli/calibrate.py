@@ -72,17 +72,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     out = args.out if args.out is not None else default_out(args)
     if args.map_figure is not None and args.map_figure.suffix.lower() != ".png":
         parser.error(f"--map-figure {args.map_figure}: expected a .png file name")
-    outputs = [
-        (flag, path)
-        for flag, path in (
-            ("--out", out),
-            ("--log-out", args.log_out),
-            ("--map-figure", args.map_figure),
-        )
-        if path is not None
-    ]
     taken = {"the edit log": args.log} if args.log is not None else {}
-    for flag, path in outputs:
+    for flag, path in (
+        ("--out", out),
+        ("--log-out", args.log_out),
+        ("--map-figure", args.map_figure),
+    ):
+        if path is None:
+            continue
         other = next((k for k, p in taken.items() if p.resolve() == path.resolve()), None)
         if other is not None:
             parser.error(f"{flag} {path}: the same file as {other}; name another file")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from sim.cli.common import MAX_SEEDS, WORKERS, bounded, needs, output_file, scheduler
 
@@ -57,13 +58,13 @@ def run(args: argparse.Namespace, sw: argparse.ArgumentParser) -> int:
     from sim.study.sweep import experiments_for, grid, parse_axis, sweep
 
     try:
-        parsed = [parse_axis(a) for a in args.axes]
-        axes = dict(parsed)
-        if len(axes) < len(parsed):
-            twice = next(n for i, (n, _) in enumerate(parsed) if n in dict(parsed[:i]))
-            raise ValueError(
-                f"grid axis {twice}: given twice; give its values once, e.g. {twice}=a,b"
-            )
+        axes: dict[str, list[Any]] = {}
+        for name, values in map(parse_axis, args.axes):
+            if name in axes:
+                raise ValueError(
+                    f"grid axis {name}: given twice; give its values once, e.g. {name}=a,b"
+                )
+            axes[name] = values
         points = grid(Params(), axes)
         experiments = experiments_for(points, args.experiments and tuple(args.experiments))
     except ValueError as e:
