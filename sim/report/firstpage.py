@@ -28,7 +28,7 @@ from sim.report.render import render
 from sim.stats import normal_interval, ratio_interval
 from sim.study.ladder import delay_label
 from sim.studymap.figures import pct
-from sim.studymap.section import stale_at
+from sim.studymap.tables import stale_at
 
 DAY_S = 86400.0
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from sim.pages import md
 from sim.params import Params, param_docs
-from sim.report import breakeven, realshape_section
+from sim.report import breakeven, map_section, realshape_section
 from sim.report.audit import audit_table, seeds_needed_table
 from sim.report.calibration import calibration_text
 from sim.report.exposure import section_text
@@ -24,7 +24,6 @@ from sim.report.openchoices import (
 from sim.report.render import pct
 from sim.report.render import render as render_template
 from sim.study.realshape import Setting
-from sim.studymap.report import text as map_text
 
 
 def _parity(r: pd.Series, ratio: str) -> str:
@@ -264,7 +263,7 @@ def render(
         )
         if "exposure" in t
         else "",
-        map=map_text(base, t) if "map_agreement" in t else "",
+        map=map_section.text(base, t) if "map_agreement" in t else "",
         audit_table=audit,
         notes=notes,
         multiple_testing=multiple_testing_text(comparison),

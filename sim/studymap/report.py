@@ -1,6 +1,7 @@
 """The map in `make reproduce`: its tables (in the order they are built, each a pure function
-of the per-seed rows, the tables before it and the bundled logs), figures and REPORT.md
-section; `sim/results/reproduce.py` only lists them."""
+of the per-seed rows, the tables before it and the bundled logs) and figures;
+`sim/results/reproduce.py` only lists them, and REPORT.md's section is
+`sim/report/map_section.py`'s."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from matplotlib.figure import Figure
 from sim.calibrate.logs import PANEL, EditLog, read_log
 from sim.params import Params
 from sim.studymap import figures as map_figures
-from sim.studymap import section, tables
+from sim.studymap import tables
 from sim.studymap.grid import SAVES
 
 Tables = dict[str, pd.DataFrame]
@@ -70,8 +71,3 @@ def figures(base: Params, t: Tables) -> list[tuple[str, Figure]]:
             ),
         ),
     ]
-
-
-def text(base: Params, t: Tables) -> str:
-    """REPORT.md's map section."""
-    return section.render(t, writeup_rate(base))

@@ -157,6 +157,13 @@ def _row(quantity: str, at: _Point, share: pd.Series, form: float) -> dict[str, 
     }
 
 
+def stale_at(stale: pd.DataFrame, relation: str, rate: float, age: float) -> float:
+    """The map's stale share at one intensity, age and question relation."""
+    g = stale[(stale["relation"] == relation) & (stale["age_s"] == age)]
+    hit = g[(g["edits_per_article_day"] / rate - 1).abs() < 1e-9]
+    return float(hit["stale_at_age"].iloc[0])
+
+
 def rate_axis(log_rates: list[float], top: float) -> np.ndarray:
     """Edits per article per day from the decade below the quietest log to the decade above
     ``top`` (the busiest grid point): at least four decades."""

@@ -1,0 +1,186 @@
+"""REPORT.md's § 7, the map: each answer as a function of what decides it, the closed form's
+agreement with the simulated grid, and the real help centres measured from their own rows.
+The map's tables (`sim/studymap/`) give every number; this module picks the ones the
+sentences quote and lays out the section's tables; the words are in
+templates/map_section.md.j2."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from sim.pages import md
+from sim.params import Params
+from sim.report.render import render
+from sim.studymap.figures import age_label, pct
+from sim.studymap.forms import DAY_S
+from sim.studymap.report import writeup_rate
+from sim.studymap.tables import AGENT_FACTOR, RATIO_TOLERANCE, Z_TOLERANCE, stale_at
+
+TABLE_RATES = (0.001, 0.01, 0.1, 1.0, 10.0)
+"""Intensities shown in the section's stale table (beside the write-up's and the logs')."""
+
+
+def stale_table(stale: pd.DataFrame, rate: float, log_rates: dict[str, float]) -> str:
+    """Ages × intensities (questions on the edits' ranking; independent in brackets)."""
+    rates = {f"{r:g}": r for r in TABLE_RATES if r in set(stale["edits_per_article_day"])}
+    rates[f"write-up {rate:.3g}"] = rate
+    rates |= {f"{name} {r:.2g}": r for name, r in log_rates.items()}
+    order = sorted(rates.items(), key=lambda kv: kv[1])
+    rows = []
+    for age in sorted(stale["age_s"].unique()):
+        row = {"citation age": age_label(age)}
+        for label, r in order:
+            same, independent = (stale_at(stale, x, r, age) for x in ("same", "independent"))
+            row[label] = f"{pct(same)} ({pct(independent)})"
+        rows.append(row)
+    return md(pd.DataFrame(rows))
+
+
+def agreement_table(a: pd.DataFrame) -> str:
+    def delay(d: float) -> str:
+        return "day's end" if math.isnan(d) else age_label(d)
+
+    # a share lies in [0, 1], a ratio of calls above 0: the interval shown is clipped there
+    # (at a point where no seed saw an event, the SE is the form's binomial one, symmetric)
+    tops = [math.inf if q == "poll_over_reread_calls" else 1.0 for q in a["quantity"]]
+    shown = pd.DataFrame(
+        {
+            "quantity": a["quantity"].str.replace("_", " "),
+            "questions vs edits": a["relation"],
+            "saves / questions a day": [
+                f"{s:g} / {q:g}" for s, q in zip(a["n_saves"], a["n_questions"], strict=True)
+            ],
+            "edits per article per day": a["edits_per_article_day"].map(lambda x: f"{x:.3g}"),
+            "at": a["delay_s"].map(delay),
+            "seeds": a["seeds"],
+            "simulated (95 % CI)": [
+                f"{v:.4f} ({max(0.0, lo):.4f} – {min(top, hi):.4f})"
+                for v, lo, hi, top in zip(a["simulated"], a["ci_lo"], a["ci_hi"], tops, strict=True)
+            ],
+            "closed form": a["closed_form"].map(lambda x: f"{x:.4f}"),
+            "z": a["form_z"].map(lambda x: f"{x:+.1f}" if math.isfinite(x) else "–"),
+            "within": a["within_tolerance"].map({True: "yes", False: "**no**"}),
+        }
+    )
+    return md(shown)
+
+
+def logs_table(logs: pd.DataFrame) -> str:
+    ages = (3600.0, DAY_S, 7 * DAY_S, 30 * DAY_S)
+    rows = []
+    for name, g in logs.groupby("log", sort=False):
+        pop = g[g["draw"] == "popularity"].set_index("age_s")
+        uni = g[g["draw"] == "uniform"].set_index("age_s")
+        row = {
+            "log": name,
+            "edits per article per day": f"{g['edits_per_article_day'].iloc[0]:.3g}",
+        }
+        for age in ages:
+            p = pop.loc[age]
+            row[f"stale at {age_label(age)}"] = (
+                f"{pct(p['measured'])} ({pct(p['measured_ci_lo'])} – {pct(p['measured_ci_hi'])});"
+                f" uniform {pct(uni.loc[age, 'measured'])};"
+                f" Poisson at its rates {pct(p['poisson_own_rates'])};"
+                f" write-up's popularity {pct(p['model_writeup_shape'])}"
+            )
+        rows.append(row)
+    return md(pd.DataFrame(rows))
+
+
+def cas_logs_table(logs: pd.DataFrame) -> str:
+    delays = sorted(d for d in logs["age_s"].unique() if d <= 8 * 3600.0)
+    rows = []
+    for name, g in logs[logs["draw"] == "popularity"].groupby("log", sort=False):
+        g = g.set_index("age_s")
+        rows.append({"log": name, **{age_label(d): pct(g.loc[d, "measured"]) for d in delays}})
+    return md(pd.DataFrame(rows))
+
+
+def _span(values: pd.Series) -> dict[str, float]:
+    return {"lo": float(values.min()), "hi": float(values.max())}
+
+
+def disagreement(logs: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Where the logs' own rows leave the model, and why: each ratio's and trait's span over
+    the logs."""
+    month = logs[(logs["draw"] == "popularity") & (logs["age_s"] == 30 * DAY_S)]
+    flat = logs[(logs["draw"] == "uniform") & (logs["age_s"] == 30 * DAY_S)]
+    traits = logs.drop_duplicates("log")
+    return {
+        "own": _span(month["measured"] / month["poisson_own_rates"]),
+        "shape": _span(month["model_writeup_shape"] / month["measured"]),
+        "uniform": _span(flat["model_writeup_shape"] / flat["measured"].to_numpy()),
+        "within_hour": _span(traits["within_hour_share"]),
+        "within_hour_poisson": _span(traits["within_hour_poisson"]),
+        "bulk": _span(traits["bulk_save_share"]),
+    }
+
+
+def _breaks(points: pd.DataFrame) -> list[dict[str, float | None]]:
+    """Each break-even point: questions, articles held and saves per check (None past the map)."""
+    return [
+        {
+            "questions": r["n_questions"],
+            "held": r["citations_held"],
+            "saves": s if math.isfinite(s := r["saves_per_check_at_break_even"]) else None,
+        }
+        for _, r in points.iterrows()
+    ]
+
+
+def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
+    """The section's Markdown, from the map's tables (templates/map_section.md.j2)."""
+    rate = writeup_rate(base)
+    stale, a, logs = t["map_stale"], t["map_agreement"], t["map_logs"]
+    cas = t["map_cas"]
+    traits = logs.drop_duplicates("log").set_index("log")
+    log_rates = dict(traits["edits_per_article_day"])
+    agent = a[a["quantity"] == "rejected_by_agent_edit"]
+    exact = a[~a["quantity"].isin(["rejected_by_agent_edit", "poll_over_reread_calls"])]
+    poll = a[a["quantity"] == "poll_over_reread_calls"]
+    sim_rates = a[a["quantity"] == "stale_at_day_end"]["edits_per_article_day"]
+    human_1h = cas[(cas["rejected_by"] == "human") & (cas["delay_s"] == 3600.0)]
+    human_1h = human_1h.set_index("edits_per_article_day")["rejected_share"]
+    agent_1h = cas[(cas["rejected_by"] == "agent") & (cas["delay_s"] == 3600.0)]
+
+    def count(rows: pd.DataFrame, column: str) -> tuple[int, int]:
+        return int(rows[column].sum()), len(rows)
+
+    return render(
+        "map_section.md.j2",
+        share=pct,
+        rate=rate,
+        times_less=_span(pd.Series([rate / r for r in log_rates.values()])),
+        rates=_span(stale["edits_per_article_day"]),
+        stale_table=stale_table(stale, rate, log_rates),
+        sim_rates=_span(sim_rates),
+        ra=_span(sim_rates * 8 / 24),
+        month=_span(pd.Series(log_rates) * 30),
+        human_1h={
+            "first": (human_1h.index[0], human_1h.iloc[0]),
+            "writeup": human_1h[rate],
+            "last": (human_1h.index[-1], human_1h.iloc[-1]),
+        },
+        log_1h=_span(logs[(logs["draw"] == "popularity") & (logs["age_s"] == 3600.0)]["measured"]),
+        agent_1h=_span(agent_1h["rejected_share"]),
+        agent_rates=_span(agent_1h["edits_per_article_day"]),
+        breaks=_breaks(t["map_break_even_points"]),
+        poll_over=((poll["closed_form"] - poll["simulated"]) / poll["simulated"]).max(),
+        per_hour=_span(traits["saves_per_hour"]),
+        seeds=int(a["seeds"].max()),
+        z_tolerance=Z_TOLERANCE,
+        ratio_tolerance=RATIO_TOLERANCE,
+        agent_factor=AGENT_FACTOR,
+        exact=count(exact, "within_tolerance"),
+        exact_in_ci=int(exact["closed_form_in_ci"].sum()),
+        poll=count(poll, "within_tolerance"),
+        agent=count(agent, "within_tolerance"),
+        agent_gap=_span((agent["simulated"] / agent["closed_form"])[agent["delay_s"] >= 3600.0]),
+        stale_z=_span(a[a["quantity"] == "stale_at_day_end"]["form_z"]),
+        agreement_table=agreement_table(a),
+        cas_logs_table=cas_logs_table(logs),
+        logs_table=logs_table(logs),
+        gap=disagreement(logs),
+    )
