@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -516,9 +517,10 @@ def described(column: str) -> bool:
     return column in param_docs() or describe(column) is not None
 
 
-def data_dictionary(out: Path) -> str:
-    """results/DATA.md: every CSV and JSON file in `out` and the sweep's output
-    (templates/columns_data.md.j2)."""
+def data_dictionary(out: Path, figures: Sequence[Mapping[str, object]]) -> str:
+    """results/DATA.md: every CSV and JSON file in `out`, the sweep's output and each figure
+    of ``figures`` (`sim/results/figtable.py`'s rows: what draws it, from what, where it is
+    shown) (templates/columns_data.md.j2)."""
     sections = []
     for folder, files, title in ((out, FILES, "Tables"), (out / "seeds", SEED_FILES, "seeds/")):
         listed = []
@@ -545,4 +547,5 @@ def data_dictionary(out: Path) -> str:
         json=json_keys,
         params=[(p, "parameter", docs.get(p, "")) for p in params],
         sweep=_rows([c for c in sweep_columns(per_seed) if c not in params]),
+        figures=figures,
     )

@@ -13,27 +13,11 @@ from matplotlib.figure import Figure
 
 from sim import advise, environment, pages
 from sim.advise.choice import advised_choice
-from sim.calibrate.fit import fit
-from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.shape import EditShape
-from sim.calibrate.validate import figure as calibration_figure
 from sim.params import Params
 from sim.popularity import top_share
-from sim.report import (
-    breakeven,
-    columns,
-    exposure,
-    figures,
-    firstpage,
-    gate,
-    openchoices,
-    readme,
-    realshape_section,
-    sizes,
-    tornado,
-    writeup,
-)
-from sim.results import rowfiles, seedrows
+from sim.report import columns, firstpage, readme, sizes, writeup
+from sim.results import figtable, rowfiles, seedrows
 from sim.results.rowfiles import Rows
 from sim.results.seedrows import CAS_SEEDS, STALENESS_SEEDS
 from sim.results.tables import Tables, build_tables, exposure_rows
@@ -157,20 +141,8 @@ def write_figures(
             fig.text(0.5, 1.0, text, ha="center", va="bottom", fontsize=8, color="C3")
         pages.save(fig, out / name)
 
-    save(figures.stale_over_day(t["stale_over_day"]), "stale_over_day.png")
-    save(figures.check_cost(t["check_calls_by_check"]), "check_cost.png")
-    save(figures.cas_by_delay(t["cas_curve"], t["cas_by_delay"]), "cas_by_delay.png")
-    save(breakeven.figure(t["break_even"]), "break_even.png")
-    save(gate.figure(t["gate"]), "gate.png")
-    save(tornado.tornado(t["sensitivity"], list(openchoices.HEADLINE)), "sensitivity.png")
-    save(exposure.figure(t["exposure"]), "exposure.png")
-    save(realshape_section.figure(t["realshape"]), "realshape.png")
-    if "log" in t["realshape"].columns:
-        save(realshape_section.panel_figure(t["realshape"]), "realshape_panel.png")
-    for name, fig in studymap.figures(base or Params(), t):
+    for name, fig in figtable.draw(base or Params(), t):
         save(fig, name)
-    log = read_log(BUNDLED)
-    save(calibration_figure(log, fit(log, boot=0, shape_only=True)), "calibration.png")
 
 
 def rebuild(out: Path, readme_path: Path | None = None, base: Params | None = None) -> Tables:
@@ -184,7 +156,7 @@ def rebuild(out: Path, readme_path: Path | None = None, base: Params | None = No
 
 
 def _dictionary_and_readme(out: Path, t: Tables, readme_path: Path | None) -> None:
-    (out / "DATA.md").write_text(columns.data_dictionary(out))
+    (out / "DATA.md").write_text(columns.data_dictionary(out, figtable.rows()))
     if readme_path is not None:
         for name, block in readme_blocks(out, t).items():
             readme.update(readme_path, name, block)

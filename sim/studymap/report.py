@@ -1,7 +1,6 @@
 """The map in `make reproduce`: its tables (in the order they are built, each a pure function
-of the per-seed rows, the tables before it and the bundled logs) and figures;
-`sim/results/reproduce.py` only lists them, and REPORT.md's section is
-`sim/report/map_section.py`'s."""
+of the per-seed rows, the tables before it and the bundled logs); its figures are
+`sim/results/figtable.py`'s entries and REPORT.md's section `sim/report/map_section.py`'s."""
 
 from __future__ import annotations
 
@@ -9,11 +8,9 @@ from collections.abc import Callable
 from functools import lru_cache
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from sim.calibrate.logs import PANEL, EditLog, read_log
 from sim.params import Params
-from sim.studymap import figures as map_figures
 from sim.studymap import tables
 from sim.studymap.grid import SAVES
 
@@ -56,18 +53,3 @@ TABLES: tuple[tuple[str, Make], ...] = (
     ("map_break_even", lambda base, rows, t: tables.break_even_map(base)),
     ("map_break_even_points", lambda base, rows, t: tables.break_even_points(t["map_break_even"])),
 )
-
-
-def figures(base: Params, t: Tables) -> list[tuple[str, Figure]]:
-    rate, logs = writeup_rate(base), t["map_logs"]
-    per_hour = dict(logs.drop_duplicates("log").set_index("log")["saves_per_hour"])
-    return [
-        ("map_stale.png", map_figures.stale_figure(t["map_stale"], logs, rate)),
-        ("map_cas.png", map_figures.cas_figure(t["map_cas"], logs, rate)),
-        (
-            "map_break_even.png",
-            map_figures.break_even_figure(
-                t["map_break_even"], t["map_break_even_points"], t["break_even"], per_hour
-            ),
-        ),
-    ]
