@@ -94,6 +94,11 @@ def test_the_notebook_section_named_draws_and_saves_the_figure(entry: Entry) -> 
         assert "fig, axes = plt.subplots(" in cells
 
 
+def test_every_figure_the_notebook_saves_has_an_entry() -> None:
+    saved = re.findall(r'save_figure\(fig, "([^"]+)"\)', (ROOT / figtable.NOTEBOOK).read_text())
+    assert sorted(f"notebook/{name}" for name in saved) == sorted(e.file for e in NOTEBOOK_FIGURES)
+
+
 def test_a_section_without_the_figure_or_a_missing_heading_is_caught() -> None:
     text = "# Top\n## 1. One\n![a](a.png)\n### Inner\n![b](b.png)\n## 2. Two\n![c](c.png)\n"
     assert "](b.png)" in section(text, "1. One")
