@@ -4,7 +4,9 @@ Defaults are the write-up's day. Vary it with ``dataclasses.replace`` (``Params.
 where the fields are named at run time); a bad value raises ``ValueError`` on
 construction, naming the field, what it accepts and what it got. The module is longer than
 ~300 lines because it is that one dataclass: each field with its docstring (the report's
-parameter list reads them) and its check beside the others it depends on.
+parameter list reads them) and its check beside the others it depends on. A field a command
+line flag sets names that flag, its limits and help in its metadata (``Flag``), so that
+`sim/cli/paramflags.py` builds the flag from the field and no default is written twice.
 """
 
 from __future__ import annotations
@@ -48,9 +50,18 @@ class Flag:
     """The default as the help says it, where its value would not (inf)."""
 
 
-def flag(name: str, help: str, limits: tuple[float, float] | None = None, **more: Any) -> Any:
+def flag(
+    name: str,
+    help: str,
+    limits: tuple[float, float] | None = None,
+    *,
+    unit: float = 1.0,
+    kind: type[int] | type[float] | None = None,
+    metavar: str | None = None,
+    shown: str = "",
+) -> dict[str, Flag]:
     """A field's metadata naming its flag (see Flag)."""
-    return {"flag": Flag(name, help, limits, **more)}
+    return {"flag": Flag(name, help, limits, unit, kind, metavar, shown)}
 
 
 @lru_cache(maxsize=8)
