@@ -41,7 +41,7 @@ def simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from sim.advise.agent import Agent
 
         habit_flags = ("edit_delays", "reread_before_edit", "edit_targets", "edit_share")
-        defaults = tuple(getattr(args, flag) for flag in habit_flags)
+        given = tuple(getattr(args, flag) for flag in habit_flags)
         writeup = tuple(adv.get_default(flag) for flag in habit_flags)
         cites = adv.get_default("citations_per_answer")
         hold_s = float("inf") if args.hold_hours is None else args.hold_hours * 3600
@@ -49,7 +49,7 @@ def simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if args.call_log is not None:
             from sim.advise import calllog as advise_calllog
 
-            if defaults != writeup or args.citations_per_answer != cites:
+            if given != writeup or args.citations_per_answer != cites:
                 adv.error(
                     "--call-log: not with --citations-per-answer, --edit-delays, "
                     "--reread-before-edit, --edit-targets or --edit-share (the log's habits "
@@ -70,7 +70,7 @@ def simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 args.reread_before_edit == "yes",
                 args.edit_targets,
                 "the write-up's agent"
-                if defaults == writeup
+                if given == writeup
                 and args.citations_per_answer == cites
                 and args.hold_hours is None
                 else "the agent the flags describe",
