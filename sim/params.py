@@ -4,7 +4,9 @@ Defaults are the write-up's day. Vary it with ``dataclasses.replace`` (``Params.
 where the fields are named at run time); a bad value raises ``ValueError`` on
 construction, naming the field, what it accepts and what it got. The module is longer than
 ~300 lines because it is that one dataclass: each field with its docstring (the report's
-parameter list reads them) and its check beside the others it depends on.
+parameter list reads them) and its check beside the others it depends on. A field a command
+line flag sets names that flag, its limits and help in its metadata (``Flag``), so that
+`sim/cli/paramflags.py` builds the flag from the field and no default is written twice.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import ast
 import inspect
 import itertools
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from typing import Any, Literal, cast
 
@@ -30,6 +32,38 @@ Transport = Literal["direct", "mcp"]
 QuestionRelation = Literal["same", "independent", "clustered"]
 
 
+@dataclass(frozen=True)
+class Flag:
+    """The command-line flag that sets a field (`sim/cli/paramflags.py` builds it), kept in
+    the field's metadata so that its default, limits and help are written once."""
+
+    name: str
+    help: str
+    limits: tuple[float, float] | None = None
+    """Lowest and highest value the flag takes, in its own unit; None for a choice."""
+    unit: float = 1.0
+    """The field's value is the flag's times this (3600: a flag in hours, a field in seconds)."""
+    kind: type[int] | type[float] | None = None
+    """The number the flag takes, where the field's type allows both."""
+    metavar: str | None = None
+    shown: str = ""
+    """The default as the help says it, where its value would not (inf)."""
+
+
+def flag(
+    name: str,
+    help: str,
+    limits: tuple[float, float] | None = None,
+    *,
+    unit: float = 1.0,
+    kind: type[int] | type[float] | None = None,
+    metavar: str | None = None,
+    shown: str = "",
+) -> dict[str, Flag]:
+    """A field's metadata naming its flag (see Flag)."""
+    return {"flag": Flag(name, help, limits, unit, kind, metavar, shown)}
+
+
 @lru_cache(maxsize=8)
 def _load_shape(path: str) -> EditShape:
     return load_shape(path)
@@ -37,16 +71,35 @@ def _load_shape(path: str) -> EditShape:
 
 @dataclass(frozen=True)
 class Params:
-    n_articles: int = 400
+    n_articles: int = field(
+        default=400, metadata=flag("--articles", "articles in the KB", (1, 100_000))
+    )
     """Articles in the knowledge base, all published at the start of the day."""
-    n_questions: int = 120
+    n_questions: int = field(
+        default=120,
+        metadata=flag("--questions-per-day", "questions the agent answers a day", (1, 10_000_000)),
+    )
     """Customer questions in the day (the mean, with ``arrivals='poisson'``)."""
-    n_saves: int | float = 300
+    n_saves: int | float = field(
+        default=300,
+        metadata=flag("--saves-per-day", "human saves in the day", (0, 10_000_000), kind=int),
+    )
     """Human saves in the day (the mean, with ``arrivals='poisson'`` or the calibrated
     process, where it may be a fraction: a quiet help centre's day)."""
-    day_s: float = 8 * HOUR_S
+    day_s: float = field(
+        default=8 * HOUR_S,
+        metadata=flag(
+            "--day-hours",
+            "working hours a day, when questions and saves come",
+            (0.1, 24),
+            unit=HOUR_S,
+        ),
+    )
     """Length of the working day in seconds; questions and saves fall inside it."""
-    zipf_s: float = 0.9
+    zipf_s: float = field(
+        default=0.9,
+        metadata=flag("--zipf", "Zipf exponent of question popularity over the articles", (0, 10)),
+    )
     """Zipf exponent of article popularity; 0 is uniform."""
     save_popularity: Literal["zipf", "even"] = "zipf"
     """'zipf': saves follow popularity; 'even': the control, saves spread uniformly."""
@@ -55,7 +108,12 @@ class Params:
     ranking of the same Zipf shape; in between: a mixture of the two."""
     save_mix: tuple[float, float, float] = (0.85, 0.10, 0.05)
     """Shares of saves that edit the body, edit body and title, unpublish."""
-    citations_per_answer: int = 2
+    citations_per_answer: int = field(
+        default=2,
+        metadata=flag(
+            "--citations-per-answer", "top hits the agent reads and cites an answer", (1, 20)
+        ),
+    )
     """Top search hits the agent reads and cites per question."""
     check_interval_s: float = HOUR_S
     """Seconds between the checker's rounds over every citation held so far."""
@@ -82,14 +140,41 @@ class Params:
     and read); 'redraw' draws another published article by the same weights; 'republish'
     publishes it again with the edit (an unpublish drawn for it still edits the draft). The
     write-up is silent."""
-    agent_edit_targets: Literal["any", "distinct_articles"] = "any"
+    agent_edit_targets: Literal["any", "distinct_articles"] = field(
+        default="any",
+        metadata=flag(
+            "--edit-targets",
+            "'any': every answer edits its first citation; 'distinct_articles': not an "
+            "article an earlier answer of the day edits",
+        ),
+    )
     """'any': each answer's edited citation is edited, so two answers citing one article both
     edit it and may reject each other; 'distinct_articles': an answer whose article an
     earlier answer of the day already edits makes no edit."""
-    agent_edit_share: float = 1.0
+    agent_edit_share: float = field(
+        default=1.0,
+        metadata=flag(
+            "--edit-share",
+            "the share of answers that edit, each drawn at random; 1, every answer, is the "
+            "write-up's agent",
+            (0, 1),
+            metavar="0..1",
+        ),
+    )
     """Share of answers that edit in the CAS run: each answer edits with this probability,
     drawn from its own random stream; 1, the write-up's agent, every answer edits."""
-    citation_hold_s: float = math.inf
+    citation_hold_s: float = field(
+        default=math.inf,
+        metadata=flag(
+            "--hold-hours",
+            "hours a citation is held after its read; then it is no longer checked, and "
+            "counts as stale only if it was stale when let go",
+            (0.01, 168),
+            unit=HOUR_S,
+            metavar="H",
+            shown="to the day's end",
+        ),
+    )
     """Seconds the agent holds a citation after its read; then it is let go: no method
     checks it, and it counts as stale only if it was stale when let go (its stale time ends
     there). inf: the write-up's agent, every citation held to the day's end."""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sim.cli.advise_simulated import simulated
 from sim.cli.common import bounded
+from sim.cli.paramflags import param_flag, param_flags
 
 
 def _delays(text: str) -> tuple[float, ...]:
@@ -31,103 +32,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "advise",
         help="the method and check interval that keep staleness unnoticed under a target, cheapest",
     )
-    adv.add_argument(
-        "--articles",
-        type=bounded(int, 1, 100_000),
-        default=None,
-        help="articles in the KB (default 400; with an edit log, the log's)",
-    )
-    adv.add_argument(
-        "--saves-per-day",
-        type=bounded(int, 0, 10_000_000),
-        default=None,
-        help="human saves in the day (default 300; with an edit log, the log's own volume)",
-    )
-    adv.add_argument(
-        "--questions-per-day",
-        type=bounded(int, 1, 10_000_000),
-        default=120,
-        help="questions the agent answers a day (default: %(default)s, the write-up's)",
-    )
-    adv.add_argument(
-        "--day-hours",
-        type=bounded(float, 0.1, 24),
-        default=8.0,
-        help="working hours a day, when questions and saves come (default: %(default)s)",
-    )
-    adv.add_argument(
-        "--zipf",
-        type=bounded(float, 0, 10),
-        default=0.9,
-        help="Zipf exponent of question popularity over the articles (default: %(default)s)",
-    )
-    adv.add_argument(
-        "--citations-per-answer",
-        type=bounded(int, 1, 20),
-        default=2,
-        help="top hits the agent reads and cites an answer (default: %(default)s)",
-    )
-    adv.add_argument(
-        "--cost-per-call",
-        type=bounded(float, 0, 1e12),
-        default=1.0,
-        help="cost of a tool call or notification (default: %(default)s)",
-    )
-    adv.add_argument(
-        "--cost-per-1k-chars",
-        type=bounded(float, 0, 1e12),
-        default=0.1,
-        help="cost of 1,000 characters of tool results (default: %(default)s)",
-    )
-    adv.add_argument(
-        "--chars-per-token",
-        type=bounded(float, 0.1, 100),
-        default=4.0,
-        help="characters a token, to state characters as tokens (default 4; --db)",
-    )
-    adv.add_argument(
-        "--max-unnoticed-min",
-        type=bounded(float, 0, 1e6),
-        default=30.0,
-        help="target: mean minutes a change to a cited article goes unnoticed "
-        "(default: %(default)s)",
-    )
-    adv.add_argument(
-        "--simulate",
-        type=bounded(int, 0, 10_000),
-        default=0,
-        metavar="N",
-        help="also run N seeded days and print the simulated figures beside (with "
-        "--edit-log, --edit-shape or --db: exactly N days instead of days to the precision)",
-    )
-    real = adv.add_mutually_exclusive_group()
-    real.add_argument(
-        "--edit-log",
-        type=Path,
-        metavar="LOG.csv",
-        help="advise from the edit process fitted to this log (by simulation)",
-    )
-    real.add_argument(
-        "--edit-shape",
-        type=Path,
-        metavar="shape.json",
-        help="advise from this fitted edit shape (python -m sim calibrate writes one)",
-    )
-    adv.add_argument(
-        "--db",
-        type=Path,
-        default=None,
-        metavar="kb.sqlite",
-        help="advise for this imported KB (python -m sim import writes one): the day runs on "
-        "its articles, its saves from the edit log written beside it (or --edit-log)",
-    )
-    adv.add_argument(
-        "--queries",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="with --db: a query log, one query a line (default: the articles' titles)",
-    )
+    _day_flags(adv)
+    _cost_flags(adv)
+    _input_flags(adv)
     prec = adv.add_argument_group(
         "precision (--edit-log, --edit-shape, --db: days are run until it is reached)"
     )
@@ -161,6 +68,90 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=2,
         help="processes running days (default 2)",
     )
+    _habit_flags(adv)
+    adv.add_argument("--json", action="store_true", help="the full table as JSON")
+    return adv
+
+
+def _day_flags(adv: argparse.ArgumentParser) -> None:
+    """The day's Params fields (sim/params.py holds their defaults, limits and help)."""
+    also = "with an edit log, the log's"
+    param_flag(adv, "n_articles", value=None, also=also)
+    param_flag(adv, "n_saves", value=None, also=f"{also} own volume")
+    param_flags(adv, "n_questions", "day_s", "zipf_s", "citations_per_answer")
+
+
+def _cost_flags(adv: argparse.ArgumentParser) -> None:
+    """What a call and its characters cost, the target, and the days run beside."""
+    adv.add_argument(
+        "--cost-per-call",
+        type=bounded(float, 0, 1e12),
+        default=1.0,
+        help="cost of a tool call or notification (default: %(default)s)",
+    )
+    adv.add_argument(
+        "--cost-per-1k-chars",
+        type=bounded(float, 0, 1e12),
+        default=0.1,
+        help="cost of 1,000 characters of tool results (default: %(default)s)",
+    )
+    adv.add_argument(
+        "--chars-per-token",
+        type=bounded(float, 0.1, 100),
+        default=4.0,
+        help="characters a token, to state characters as tokens (default 4; --db)",
+    )
+    adv.add_argument(
+        "--max-unnoticed-min",
+        type=bounded(float, 0, 1e6),
+        default=30.0,
+        help="target: mean minutes a change to a cited article goes unnoticed "
+        "(default: %(default)s)",
+    )
+    adv.add_argument(
+        "--simulate",
+        type=bounded(int, 0, 10_000),
+        default=0,
+        metavar="N",
+        help="also run N seeded days and print the simulated figures beside (with "
+        "--edit-log, --edit-shape or --db: exactly N days instead of days to the precision)",
+    )
+
+
+def _input_flags(adv: argparse.ArgumentParser) -> None:
+    """What to advise from: an edit log or shape, an imported KB and its queries."""
+    real = adv.add_mutually_exclusive_group()
+    real.add_argument(
+        "--edit-log",
+        type=Path,
+        metavar="LOG.csv",
+        help="advise from the edit process fitted to this log (by simulation)",
+    )
+    real.add_argument(
+        "--edit-shape",
+        type=Path,
+        metavar="shape.json",
+        help="advise from this fitted edit shape (python -m sim calibrate writes one)",
+    )
+    adv.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        metavar="kb.sqlite",
+        help="advise for this imported KB (python -m sim import writes one): the day runs on "
+        "its articles, its saves from the edit log written beside it (or --edit-log)",
+    )
+    adv.add_argument(
+        "--queries",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="with --db: a query log, one query a line (default: the articles' titles)",
+    )
+
+
+def _habit_flags(adv: argparse.ArgumentParser) -> None:
+    """How the team's agent cites and edits (--db)."""
     habits = adv.add_argument_group(
         "the team's agent (--db; default: the write-up's agent, said so in the output)"
     )
@@ -178,29 +169,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default="no",
         help="the agent re-reads the article at once before it edits (default no)",
     )
-    habits.add_argument(
-        "--edit-targets",
-        choices=("any", "distinct_articles"),
-        default="any",
-        help="'any': every answer edits its first citation; 'distinct_articles': not an "
-        "article an earlier answer of the day edits (default any)",
-    )
-    habits.add_argument(
-        "--edit-share",
-        type=bounded(float, 0, 1),
-        default=1.0,
-        metavar="0..1",
-        help="the share of answers that edit, each drawn at random (default 1: every answer, "
-        "the write-up's agent)",
-    )
-    habits.add_argument(
-        "--hold-hours",
-        type=bounded(float, 0.01, 168),
-        default=None,
-        metavar="H",
-        help="hours a citation is held after its read; then it is no longer checked, and "
-        "counts as stale only if it was stale when let go (default: to the day's end)",
-    )
+    param_flags(habits, "agent_edit_targets", "agent_edit_share")
+    param_flag(habits, "citation_hold_s", value=None)
     habits.add_argument(
         "--call-log",
         type=Path,
@@ -209,8 +179,6 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="estimate the agent's habits and questions a day from this call log (python -m "
         "sim serve --call-log writes one) and advise with them",
     )
-    adv.add_argument("--json", action="store_true", help="the full table as JSON")
-    return adv
 
 
 def run(args: argparse.Namespace, adv: argparse.ArgumentParser) -> int:
@@ -224,8 +192,8 @@ def run(args: argparse.Namespace, adv: argparse.ArgumentParser) -> int:
     for flag, value, default in (
         ("--edit-delays", args.edit_delays, ()),
         ("--reread-before-edit", args.reread_before_edit, "no"),
-        ("--edit-targets", args.edit_targets, "any"),
-        ("--edit-share", args.edit_share, 1.0),
+        ("--edit-targets", args.edit_targets, adv.get_default("edit_targets")),
+        ("--edit-share", args.edit_share, adv.get_default("edit_share")),
         ("--hold-hours", args.hold_hours, None),
     ):
         if value != default and args.db is None:
@@ -245,8 +213,8 @@ def run(args: argparse.Namespace, adv: argparse.ArgumentParser) -> int:
         return simulated(adv, args)
     try:
         params = AdviseParams(
-            n_articles=400 if args.articles is None else args.articles,
-            n_saves=300 if args.saves_per_day is None else args.saves_per_day,
+            n_articles=AdviseParams.n_articles if args.articles is None else args.articles,
+            n_saves=AdviseParams.n_saves if args.saves_per_day is None else args.saves_per_day,
             n_questions=args.questions_per_day,
             day_s=args.day_hours * 3600,
             zipf_s=args.zipf,

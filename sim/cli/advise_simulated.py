@@ -40,13 +40,16 @@ def simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             adv.error(str(e))
         from sim.advise.agent import Agent
 
-        defaults = (args.edit_delays, args.reread_before_edit, args.edit_targets, args.edit_share)
+        habit_flags = ("edit_delays", "reread_before_edit", "edit_targets", "edit_share")
+        given = tuple(getattr(args, flag) for flag in habit_flags)
+        writeup = tuple(adv.get_default(flag) for flag in habit_flags)
+        cites = adv.get_default("citations_per_answer")
         hold_s = float("inf") if args.hold_hours is None else args.hold_hours * 3600
         habits = None
         if args.call_log is not None:
             from sim.advise import calllog as advise_calllog
 
-            if defaults != ((), "no", "any", 1.0) or args.citations_per_answer != 2:
+            if given != writeup or args.citations_per_answer != cites:
                 adv.error(
                     "--call-log: not with --citations-per-answer, --edit-delays, "
                     "--reread-before-edit, --edit-targets or --edit-share (the log's habits "
@@ -67,8 +70,8 @@ def simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 args.reread_before_edit == "yes",
                 args.edit_targets,
                 "the write-up's agent"
-                if defaults == ((), "no", "any", 1.0)
-                and args.citations_per_answer == 2
+                if given == writeup
+                and args.citations_per_answer == cites
                 and args.hold_hours is None
                 else "the agent the flags describe",
                 edit_share=args.edit_share,

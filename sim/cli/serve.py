@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from sim.cli.common import bounded, needs
+from sim.cli.paramflags import param_flag
 from sim.importer.paths import same_file
 
-MAX_SERVED_ARTICLES = 100_000
 MAX_EDITS_PER_MINUTE = 60_000.0
 
 
@@ -24,12 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     srv.add_argument(
         "--seed", type=bounded(int, 0, 2**32 - 1), default=1, help="corpus seed (default 1)"
     )
-    srv.add_argument(
-        "--articles",
-        type=bounded(int, 0, MAX_SERVED_ARTICLES),
-        default=400,
-        help=f"articles in a new KB, 0 to {MAX_SERVED_ARTICLES:,} (default 400)",
-    )
+    param_flag(srv, "n_articles", lo=0, also="only a new KB is seeded with them; 0: none")
     srv.add_argument(
         "--db", type=Path, default=None, help="SQLite file to serve (created and seeded if missing)"
     )
