@@ -27,7 +27,7 @@ def _releases() -> list[tuple[str, str]]:
 def test_the_version_is_the_changelogs_newest_release_with_its_date_in_the_citation() -> None:
     changelog = (ROOT / "CHANGELOG.md").read_text()
     newest, date = _releases()[0]
-    assert VERSION == newest
+    assert newest == VERSION
     assert changelog.index("## [Unreleased]") < changelog.index(f"## [{newest}]")
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     assert str(citation["version"]) == VERSION
