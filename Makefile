@@ -10,7 +10,7 @@ PY     := $(VENV)/bin/python
 # test module's asserts again, on every run.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: install test lint typecheck reproduce docs check bench clean lock
+.PHONY: install test lint typecheck reproduce docs rows check bench clean lock
 
 # The exact versions, with their hashes, come from requirements.lock (pip's own hash-checking
 # format, so a fresh machine needs nothing but pip); the project itself goes on top of them
@@ -68,6 +68,14 @@ test: lint
 # description. The rows, and so every number, stay as they are.
 docs: $(VENV)/.installed
 	$(PY) -m sim reproduce --from-rows
+
+# What a change touched, without the full rerun: the experiments named in EXPERIMENTS
+# (sim/results/seedrows.py's EXPERIMENTS) run again at the study's seeds, only their per-seed
+# rows in results/seeds/ rewritten, then every page rebuilt from the rows as `make docs` does.
+# A new check method (sim/model/methods.py): make rows EXPERIMENTS="staleness exposure".
+rows: $(VENV)/.installed
+	@test -n "$(EXPERIMENTS)" || { echo 'make rows: name the experiments to rerun, e.g. make rows EXPERIMENTS="staleness exposure"'; exit 2; }
+	$(PY) -m sim reproduce --only $(EXPERIMENTS)
 
 reproduce: $(VENV)/.installed
 	$(PY) -m sim reproduce

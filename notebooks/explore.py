@@ -56,7 +56,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
-from sim.model.methods import BY_NAME
+from sim.model.methods import BY_NAME, METHODS
 from sim.params import Params
 from sim.report import breakeven, exposure
 from sim.study.breakeven import break_even_runs
@@ -251,13 +251,15 @@ show(fig)
 # %% [markdown]
 # ## 5. How long does a change go unnoticed, and what does noticing sooner cost?
 #
-# Re-read and poll (cursor kept, or restarted from the oldest citation) at every interval
-# of `SWEEP_INTERVALS_MIN`, and push (MCP resource subscriptions), on your day. Each
-# citation's unnoticed time runs from its article's first change after the read to the
-# check or notification that flags it. `make reproduce` puts the same analysis in REPORT.md
-# §6, and `python -m sim advise` turns the closed forms into a recommendation.
+# The check methods the registry sweeps (`sim/model/methods.py`, named by the next cell) at
+# every interval of `SWEEP_INTERVALS_MIN`, and push (MCP resource subscriptions), on your
+# day. Each citation's unnoticed time runs from its article's first change after the read
+# to the check or notification that flags it. `make reproduce` puts the same analysis in
+# REPORT.md §6, and `python -m sim advise` turns the closed forms into a recommendation.
 
 # %%
+swept = [m.label for m in METHODS if m.swept]
+print("Methods swept:", "; ".join([*swept, "push (MCP resource subscriptions)"]))
 sweep_params = replace(
     params, push=True, sweep_intervals_s=tuple(60.0 * m for m in SWEEP_INTERVALS_MIN)
 )

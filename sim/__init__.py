@@ -21,8 +21,10 @@ The public API, importable from ``sim``:
 >>> rows = per_seed(frames)
 >>> list(rows["seed"]), "zipf_stale_share" in rows
 ([1, 2], True)
->>> sorted(set(method_rows(small, frames)["method"]))
-['poll', 'reread', 'title_only']
+>>> from sim.model.methods import METHODS
+>>> hourly = {m.name for m in METHODS if m.hourly}  # the registry's: what the checker runs
+>>> set(method_rows(small, frames)["method"]) == hourly
+True
 >>> kb = KBStore(clock=lambda: 0)
 >>> kb.create_kb("help")
 >>> kb.create_articles("help", [("a1", "Reset a password", "Open Settings, then Security.")])

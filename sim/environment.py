@@ -1,10 +1,12 @@
-"""What made a results folder: Python, every direct dependency's version, numpy's CPU
-features. `make reproduce` writes it beside the figures (results/environment.json).
+"""What made a results folder: this package's version (its release in CHANGELOG.md),
+Python, every direct dependency's version, numpy's CPU features. `make reproduce` writes it
+beside the figures (results/environment.json).
 
 The package versions come from the lock (uv.lock, exported to requirements.lock), so
 `make check` holds a fresh run's to the committed ones; the Python patch release and the CPU
 may differ between machines without moving a figure (``sim.exactmath`` says why), so they
-are recorded, not compared.
+are recorded, not compared; so is the package's version, which a later release that gives
+the same figures changes.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def describe() -> dict[str, Any]:
         except metadata.PackageNotFoundError:
             packages[name] = None  # an extra not installed here
     return {
+        "version": metadata.version(DISTRIBUTION),
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
         "machine": platform.machine(),

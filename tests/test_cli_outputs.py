@@ -58,6 +58,11 @@ CASES = [
     (["import", "folder", "--db", "kb.sqlite", "--base-url", "https://me:secretpass@x.org/"],
      "--base-url: an address with a user name or password (not shown)"),
     (["notebook", "--path", str(NOTEBOOK), "--db", "precious.txt"], "is not a KB file"),
+    (["reproduce", "--only", "nope"], "--only: 'nope' is not an experiment; expected some of"),
+    (["reproduce", "--only", "cas", "cas"], "--only: cas given twice"),
+    (["reproduce", "--only", "cas", "--from-rows"], "--only: not with --from-rows"),
+    (["reproduce", "--only", "cas", "--quick"], "--only: not with --quick"),
+    (["reproduce", "--only", "cas", "--out", "folder"], "--only: folder/seeds lacks"),
 ]  # fmt: skip
 
 

@@ -1,6 +1,8 @@
 """Regression: every committed figure is rebuilt from the committed per-seed rows and must
 equal the committed file byte for byte; a sample of seeds of every experiment, drawn
-afresh on each run, is simulated again and must give its committed rows exactly.
+afresh on each run, is simulated again and must give its committed rows exactly, on the
+columns and check methods the committed rows hold (a method new to the registry is compared
+once `make rows` has made its rows).
 
 The sample's seed is printed in pytest's header; rerun a failing sample with
 REGRESSION_SAMPLE_SEED=<seed> make test. The pooled rows (percentiles, medians) and the
@@ -104,10 +106,14 @@ def test_sampled_seeds_simulated_again_give_their_committed_rows(
 
 def _assert_rows_equal(fresh: pd.DataFrame, want: pd.DataFrame, part: str, rerun: str) -> None:
     """Fresh rows, through the rows file's text as `make reproduce` writes them, equal the
-    committed ones exactly."""
-    got = rowfiles.read_csv(rowfiles.to_csv(fresh))
+    committed ones exactly, on the columns and methods the committed rows hold
+    (``rowfiles.held_by``): a method added to the registry fails nothing until `make rows`
+    makes its rows, and a committed column lost or a committed method's value moved fails."""
     want = want.reset_index(drop=True)
-    assert list(got.columns) == list(want.columns), f"{part}: {rerun}"
+    try:
+        got = rowfiles.held_by(rowfiles.read_csv(rowfiles.to_csv(fresh)), want)
+    except ValueError as e:
+        raise AssertionError(f"{part}: {e}; {rerun}") from None
     pd.testing.assert_frame_equal(
         got, want, check_exact=True, check_dtype=False, obj=f"{part} ({rerun})"
     )

@@ -57,11 +57,56 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "from the per-seed rows already in its seeds/ (after a change to a page or a "
         "parameter's description; make docs)",
     )
+    rep.add_argument(
+        "--only",
+        nargs="+",
+        metavar="EXPERIMENT",
+        default=None,
+        help="run only these experiments (names in sim/results/seedrows.py EXPERIMENTS), "
+        "rewrite only their per-seed rows in --out's seeds/ and rebuild every page from the "
+        "rows: what a new check method or a changed experiment needs (make rows)",
+    )
     return rep
 
 
+def _only(names: list[str], out: Path) -> tuple[str, ...]:
+    """--only's experiments, checked before any day runs: known, each once, and the other
+    experiments' rows already in out/seeds/ (the pages are built from them)."""
+    from sim.results.reproduce import SEEDS_DIR
+    from sim.results.seedrows import BY_NAME, EXPERIMENTS
+
+    for name in names:
+        if name not in BY_NAME:
+            usage_error(
+                f"--only: {name!r} is not an experiment; expected some of {', '.join(BY_NAME)}"
+            )
+        if names.count(name) > 1:
+            usage_error(f"--only: {name} given twice; name each experiment once")
+    missing = [
+        f"{p}.csv"
+        for e in EXPERIMENTS
+        for p in e.parts
+        if not (out / SEEDS_DIR / f"{p}.csv").is_file()
+    ]
+    if missing:
+        usage_error(
+            f"--only: {out}/{SEEDS_DIR} lacks {missing[0]}"
+            f"{f' and {len(missing) - 1} more rows files' if len(missing) > 1 else ''};"
+            " --only rewrites some experiments' rows and builds the pages from all of them:"
+            " run python -m sim reproduce first, or name its folder with --out"
+        )
+    return tuple(names)
+
+
 def run(args: argparse.Namespace, rep: argparse.ArgumentParser) -> int:
-    from sim.results.reproduce import CAS_SEEDS, SEEDS_DIR, STALENESS_SEEDS, rebuild, reproduce
+    from sim.results.reproduce import (
+        CAS_SEEDS,
+        SEEDS_DIR,
+        STALENESS_SEEDS,
+        rebuild,
+        reproduce,
+        rerun,
+    )
 
     if args.scheduler is not None:
         needs(rep, "dask", "distributed")
@@ -73,6 +118,29 @@ def run(args: argparse.Namespace, rep: argparse.ArgumentParser) -> int:
             "--quick: a quick run does not overwrite the study's results/; got --out"
             f" {args.out}: give another folder, e.g. --out quick-results"
         )
+    if args.only is not None:
+        if args.quick or args.from_rows:
+            usage_error(
+                f"--only: not with {'--quick' if args.quick else '--from-rows'}; --only reruns"
+                " the named experiments at the study's seeds, then rebuilds every page from"
+                " the rows as --from-rows does"
+            )
+        names = _only(args.only, args.out)
+        rerun(
+            args.out,
+            names,
+            args.seeds or STALENESS_SEEDS,
+            args.cas_seeds or CAS_SEEDS,
+            args.workers,
+            readme_path=readme if in_place else None,
+            scheduler=args.scheduler,
+        )
+        print(
+            f"rewrote the rows of {', '.join(names)} in {args.out}/{SEEDS_DIR} and rebuilt"
+            f" {args.out}/ from them",
+            file=sys.stderr,
+        )
+        return 0
     if args.from_rows:
         if args.quick:
             usage_error("--from-rows: not with --quick (a quick run's rows are rerun quickly)")

@@ -2,15 +2,37 @@
 
 The hourly checker (``checker.py``), the interval sweep (``cadence.py``), the per-method
 rows in long form (``sim.study.methodrows``: the sweep's method table, the exposure rows),
-the report's cost and unnoticed tables and its figures iterate over ``METHODS``; a new
-method is one entry here and its check (a class with ``status`` and ``unsure``), and a test.
-``hourly`` and ``swept`` put it in the study's runs, so the committed per-seed rows lack it
-until they are made again (``make reproduce``); pages built from them leave it out until
-then, except results/DATA.md, whose method list is this registry's (``make docs`` rewrites
-it at once). ``exact`` says whether the method must find every change the truth has (a
-method that checks only some citations is not exact: it gets no closed-form columns and the
-tests do not hold it to the truth). Push is not a check on a schedule (the server
-notifies, ``push.py``), so it is not one of them; the tables add it beside them.
+the report's cost and unnoticed tables and its figures iterate over ``METHODS``. Push is
+not a check on a schedule (the server notifies, ``push.py``), so it is not one of them; the
+tables add it beside them.
+
+To add a method, end to end (docs/walkthrough.md runs a day with the registry):
+
+1. Its check: a class with ``status`` and ``unsure`` (``Check`` below), made from a session,
+   the KB's id and the search limit a title check takes.
+2. Its entry in ``METHODS``: name, label and colour (how every page shows it), ``exact``
+   (must it find every change the truth has? An exact method is held to the truth at every
+   check, a difference stopping the day, and gets the closed forms' columns; one that
+   checks only some citations is not), ``hourly`` (run by the hourly checker), ``swept``
+   (run at every interval of the sweep), ``stateless``.
+3. Its test: tests/test_model.py, tests/test_methodrows.py and tests/test_sweep.py iterate
+   over the registry, so an exact method is tested against the truth with no edit there;
+   add a test of what a method that is not exact catches and misses.
+4. Its rows: ``make rows EXPERIMENTS="staleness exposure"`` reruns the experiments whose
+   rows hold methods (an hourly method's are the staleness runs' checks and calls and the
+   exposure rows, a swept method's the exposure rows), rewrites only their per-seed rows
+   in results/seeds/ and rebuilds every page from the rows: no full ``make reproduce``.
+   Until then the committed rows lack the method, and the regression test compares only the
+   methods and columns they hold (``sim.results.rowfiles.held_by``), so ``make test``
+   passes; the pages leave it out, except results/DATA.md, whose method list is this
+   registry's (``make docs`` rewrites it at once).
+
+What then shows it with no other edit: the hourly checks' cost table and figure
+(check_calls_by_check.csv, check_cost.png), the exposure table and figure (REPORT.md § 6,
+exposure.csv, exposure.png), ``python -m sim sweep``'s method table and the notebook's cost
+figure. Not the per-seed rows' wide cost columns (frozen with the committed rows,
+``sim.study.metrics.WIDE_COSTS``), nor the advisor, whose closed forms price re-read, poll
+and push.
 
 A check is built once a day for its client session and answers, for the citations held
 at an instant, what it finds of each ('fresh', 'stale', 'gone', or 'changed' for a method

@@ -458,6 +458,8 @@ JSON_KEYS = {
         "verdicts": "each figure's verdict",
     },
     "environment.json": {
+        "version": "the version of stale-citations-sim that made results/, a release in"
+        " CHANGELOG.md (recorded, not compared by make check)",
         "python": "the Python release that made results/ (recorded, not compared by make check)",
         "implementation": "the Python implementation (CPython)",
         "machine": "the processor architecture (e.g. x86_64)",

@@ -25,7 +25,15 @@ from sim.study import exposure as study_exposure
 from sim.study import realshape
 from sim.studymap import report as studymap
 
-__all__ = ["CAS_SEEDS", "STALENESS_SEEDS", "build_tables", "reproduce", "write_tables"]
+__all__ = [
+    "CAS_SEEDS",
+    "STALENESS_SEEDS",
+    "build_tables",
+    "reproduce",
+    "rerun",
+    "rerun_rows",
+    "write_tables",
+]
 
 FLOAT_FORMAT = "%.10g"
 SEEDS_DIR = "seeds"
@@ -190,3 +198,45 @@ def reproduce(
     environment.write(out / environment.FILE)
     _dictionary_and_readme(out, t, readme_path)
     return t
+
+
+def rerun_rows(
+    folder: Path,
+    names: tuple[str, ...],
+    seeds: dict[str, int],
+    workers: int | None = None,
+    progress: bool = True,
+    base: Params | None = None,
+    scheduler: str | None = None,
+) -> Rows:
+    """The named experiments run again and their parts of the rows ``folder`` rewritten;
+    every other part is left as it is (and read, as a growing experiment's rule needs the
+    headline's rows). Returns the rewritten parts."""
+    kept = seedrows.read(folder)
+    rows = seedrows.run(
+        base or Params(), seeds, workers, progress, scheduler, only=names, kept=kept
+    )
+    fresh = {p: rows[p] for name in names for p in seedrows.BY_NAME[name].parts}
+    rowfiles.write(folder, fresh)
+    return fresh
+
+
+def rerun(
+    out: Path,
+    names: tuple[str, ...],
+    staleness_seeds: int = STALENESS_SEEDS,
+    cas_seeds: int = CAS_SEEDS,
+    workers: int | None = None,
+    progress: bool = True,
+    base: Params | None = None,
+    readme_path: Path | None = None,
+    scheduler: str | None = None,
+) -> Tables:
+    """What a change touched, without a full rerun (`make rows EXPERIMENTS="..."`): the
+    named experiments' per-seed rows in out/seeds/ made again (``rerun_rows``), then every
+    table, figure and text of out/ rebuilt from the rows, as `make docs` does."""
+    base = base or Params()
+    seeds = {"staleness": staleness_seeds, "cas": cas_seeds}
+    rerun_rows(out / SEEDS_DIR, names, seeds, workers, progress, base, scheduler)
+    environment.write(out / environment.FILE)
+    return rebuild(out, readme_path, base)

@@ -9,6 +9,8 @@ from typing import Any
 
 import pandas as pd
 
+from sim.model import methods
+
 Rows = dict[str, pd.DataFrame]
 """An experiment's parts (or every experiment's), each a frame of rows by part name."""
 
@@ -71,3 +73,37 @@ def read_csv(source: Path | str) -> pd.DataFrame:
         keep_default_na=False,
         na_values=[""],
     )
+
+
+METHOD_COLUMNS = ("method", "client_id")
+"""The rows' columns that name a check method: the method, or the session a checker (or the
+interval sweep) opened for it (``checker-NAME``, ``cadence-NAME[-INTERVALs]``)."""
+
+
+def _method(value: str) -> str:
+    """The registry's method a method or client column's value names, else the value."""
+    for prefix in ("checker-", "cadence-"):
+        if value.startswith(prefix):
+            rest = value.removeprefix(prefix)
+            return rest if rest in methods.BY_NAME else rest.rsplit("-", 1)[0]
+    return value
+
+
+def held_by(fresh: pd.DataFrame, committed: pd.DataFrame) -> pd.DataFrame:
+    """Fresh rows cut to what the committed rows of a part hold: their columns, in their
+    order, and no row of a check method of the registry they have none of. So a method added
+    to the registry (its rows or columns not yet made, ``make rows``) leaves the committed
+    ones comparable, while a committed column the fresh rows lack, or any changed value of
+    a committed method, still differs."""
+    lacking = [c for c in committed.columns if c not in fresh.columns]
+    if lacking:
+        raise ValueError(f"the fresh rows lack the committed columns {lacking}")
+    new = set(methods.BY_NAME)
+    for column in METHOD_COLUMNS:
+        if column in committed.columns:
+            new -= {_method(v) for v in committed[column].astype(str)}
+    keep = pd.Series(True, index=fresh.index)
+    for column in METHOD_COLUMNS:
+        if column in fresh.columns:
+            keep &= ~fresh[column].astype(str).map(_method).isin(new)
+    return fresh.loc[keep, list(committed.columns)].reset_index(drop=True)

@@ -21,6 +21,7 @@ experiments, each plan beside its entry; how a plan runs is ``plans.py``, the ro
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -264,29 +265,36 @@ def run(
     progress: bool = True,
     scheduler: str | None = None,
     max_looks: dict[str, int] | None = None,
+    only: tuple[str, ...] | None = None,
+    kept: Rows | None = None,
 ) -> Rows:
-    """Every experiment on seeds 1..seeds[name] (its default where not given), in a local
-    pool or on the Dask cluster at ``scheduler``; then the growing experiments' open units,
-    a batch at a time, until none is open (at most ``max_looks[name]`` batches a unit, where
-    given: a quick run's)."""
-    rows: Rows = {}
-    for parts in run_plans(_plans(base, seeds), workers, progress, scheduler):
+    """Every experiment (or those named in ``only``) on seeds 1..seeds[name] (its default
+    where not given), in a local pool or on the Dask cluster at ``scheduler``; then the
+    growing experiments' open units, a batch at a time, until none is open (at most
+    ``max_looks[name]`` batches a unit, where given: a quick run's). With ``only``, the
+    other experiments' rows are taken from ``kept`` (a growing experiment's rule reads the
+    headline's) and returned with the fresh ones."""
+    chosen = [e for e in EXPERIMENTS if only is None or e.name in only]
+    rows: Rows = dict(kept or {})
+    for parts in run_plans(_plans(base, seeds, chosen), workers, progress, scheduler):
         rows |= parts
     rules = {
         e.name: SeedRule(
             seeds.get(e.name, e.seeds), min(e.looks, (max_looks or {}).get(e.name, e.looks))
         )
-        for e in EXPERIMENTS
+        for e in chosen
         if e.grow
     }
-    while more := [p for e in EXPERIMENTS if e.grow and (p := e.grow(base, rows, rules[e.name]))]:
+    while more := [p for e in chosen if e.grow and (p := e.grow(base, rows, rules[e.name]))]:
         for parts in run_plans(more, workers, progress, scheduler):
             rows |= parts
     return rows
 
 
-def _plans(base: Params, seeds: dict[str, int]) -> list[Plan]:
-    return [e.plan(base, list(range(1, seeds.get(e.name, e.seeds) + 1))) for e in EXPERIMENTS]
+def _plans(
+    base: Params, seeds: dict[str, int], chosen: Sequence[Experiment] = EXPERIMENTS
+) -> list[Plan]:
+    return [e.plan(base, list(range(1, seeds.get(e.name, e.seeds) + 1))) for e in chosen]
 
 
 QUICK_DIVISOR = 20
