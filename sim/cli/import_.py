@@ -257,7 +257,7 @@ def _held(store: KBStore) -> tuple[list, dict, set[str]]:
     for aid in store.article_ids(KB_ID):
         a = store.article_state(KB_ID, aid)
         rows[aid] = (aid, a.title, a.content, a.published, a.updated_us)
-        if aid in pages and pages[aid][2] != digest(a.title, a.content):
+        if aid in pages and pages[aid].digest != digest(a.title, a.content):
             edited.add(aid)
     return held, rows, edited
 

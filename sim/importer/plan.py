@@ -44,7 +44,7 @@ class Plan:
     log_rows: list[tuple] = field(default_factory=list)
     """The edit log in the shared format (``sim.calibrate.logs``), without git empty."""
     pages: list[ImportedPage] = field(default_factory=list)
-    """Each article's file now: its path, route and front matter (what export writes back)."""
+    """Each article's file now: its path, route and layout (what export writes back)."""
     present: int = 0
     """Articles in the folder now."""
 
@@ -102,7 +102,7 @@ def _finish(plan: Plan, state: dict[str, _State], notes: Notes) -> None:
     for aid, s in state.items():
         p = s.parsed
         plan.rows.append((aid, p.title, p.content, p.published and s.alive, s.us))
-        plan.pages.append((aid, s.path, p.route, p.front, digest(p.title, p.content)))
+        plan.pages.append((aid, s.path, p.route, p.front, p.tail, digest(p.title, p.content)))
         if s.alive and p.hidden == EMPTY:
             notes.add(s.path, f"{EMPTY}: imported, not published")
 
