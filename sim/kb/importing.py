@@ -51,6 +51,7 @@ PAGES_SCHEMA = (
     "PRIMARY KEY (kb_id, article_id))",
     "CREATE TABLE IF NOT EXISTS imported_tails (kb_id TEXT NOT NULL, article_id TEXT NOT NULL, "
     "tail TEXT NOT NULL, PRIMARY KEY (kb_id, article_id))",
+    "CREATE TABLE IF NOT EXISTS imported_edit_logs (sha256 TEXT PRIMARY KEY)",
     "CREATE TABLE IF NOT EXISTS imported_sites (kb_id TEXT PRIMARY KEY, base_url TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS imported_adoptions (kb_id TEXT NOT NULL, sequence INTEGER NOT "
     "NULL, type TEXT NOT NULL, article_id TEXT NOT NULL, history_us INTEGER NOT NULL, "
@@ -76,9 +77,11 @@ class Importing(StoreCore):
         rows: Sequence[ImportedRow],
         pages: Sequence[ImportedPage] = (),
         base_url: str | None = None,
+        edit_log: str | None = None,
     ) -> int:
         """Append the events of `history` the KB lacks and write `rows` and `pages` (and the
-        site's `base_url`, kept from the last import when None); the events appended.
+        site's `base_url`, kept from the last import when None, and the SHA-256 of the
+        `edit_log` the import writes beside the KB: one it may replace); the events appended.
 
         Creates the KB if missing. Raises HistoryDiverged, writing nothing, when the KB's
         events are not ``history[:k]`` (k = how many it holds), unless those past it are an
@@ -110,6 +113,8 @@ class Importing(StoreCore):
                 kept = {(aid, us) for _, _, aid, us in [*adopted, *plan.adoptions]}
                 self._write_rows(db, kb_id, [r for r in rows if (r[0], r[4]) not in kept])
                 self._write_pages(db, kb_id, self._kept_pages(kb_id, pages, final, kept), base_url)
+                if edit_log is not None:
+                    db.execute("INSERT OR IGNORE INTO imported_edit_logs VALUES (?)", (edit_log,))
                 new = [(t, a, us, "human") for t, a, us in plan.new]
                 if new:
                     self._append_events(kb_id, new)
