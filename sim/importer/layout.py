@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from itertools import islice
 
-_BREAK = re.compile(r"\r\n|\r|\n")
-_BREAKS = re.compile(r"(?:\r\n|\r|\n)*")
+_BREAK = re.compile(r"\r\n?|\n")
+_BREAKS = re.compile(r"[\r\n]*")
 LINE_BREAKS = "\r\n"
 """The characters a text's outer line breaks are made of (stripped as layout, not text)."""
 
@@ -24,15 +24,20 @@ def around(raw: str, block: str) -> tuple[str, str, str]:
     """(head, text, tail) of a file's text whose front matter block, read from its LF text
     (``frontmatter.normalised``), is `block` ("" if none): ``head + text + tail == raw``."""
     pos = 1 if raw.startswith("\ufeff") else 0
-    for found in islice(_BREAK.finditer(raw, pos), block.count("\n")):  # the block's own
-        pos = found.end()
-    if block and not block.endswith("\n"):  # a block that closes the text
-        pos = len(raw)
+    if "\r" not in raw:  # most files: the LF text is the file's
+        pos += len(block)
+    else:
+        for found in islice(_BREAK.finditer(raw, pos), block.count("\n")):  # the block's own
+            pos = found.end()
+        if block and not block.endswith("\n"):  # a block that closes the text
+            pos = len(raw)
     lead = _BREAKS.match(raw, pos)
-    first = lead.end() if lead else pos
-    rest = raw[first:]
-    text = rest.rstrip(LINE_BREAKS)
-    return raw[:first], text, rest[len(text) :]
+    first = end = lead.end() if lead else pos
+    if first < len(raw):  # the text's end: before the breaks that end the file (few)
+        end = len(raw)
+        while raw[end - 1] in LINE_BREAKS:
+            end -= 1
+    return raw[:first], raw[first:end], raw[end:]
 
 
 def file_text(head: str, text: str, tail: str) -> str:
