@@ -109,3 +109,26 @@ def test_any_stored_path_or_title_exports_or_refuses_in_lines(
             assert not out.exists()
         written = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
         assert all(p.resolve().is_relative_to(out.resolve()) for p in written)
+
+
+def test_an_edit_that_would_read_as_front_matter_is_noted(imported: Path, tmp_path) -> None:
+    db = tmp_path / "kb.sqlite"
+    shutil.copy(imported, db)
+    store = KBStore(lambda: 0, path=str(db))
+    store.save(KB_ID, "b", "---\nfoo: 1\n---\n# Beta\n\nNew.", actor="agent")
+    store.close()
+    status, _, err = _run("export", str(tmp_path / "out"), "--db", str(db))
+    assert status == 0 and "export: b.md: its new text changes how the file reads" in err
+
+
+def test_a_kb_imported_before_the_files_tails_were_kept_exports_as_then(
+    imported: Path, tmp_path
+) -> None:
+    db = tmp_path / "kb.sqlite"
+    shutil.copy(imported, db)
+    kb = sqlite3.connect(db)
+    kb.execute("DROP TABLE imported_tails")
+    kb.commit()
+    kb.close()
+    assert _run("export", str(tmp_path / "out"), "--db", str(db))[0] == 0
+    assert (tmp_path / "out/a.md").read_text() == "---\ntitle: Alpha\n---\nEdited by the agent.\n"
