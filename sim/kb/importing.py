@@ -7,9 +7,11 @@ stays valid); anything else is refused and nothing is written, but for an agent'
 through ``serve`` that the new commits carry (``export``, then a commit: ``adopting.py``).
 Rows are written where they differ, FTS kept equal to the published set as every other
 write does. Beside them, each article's page (``imported_pages``: its file, its route under
-the site's base URL in ``imported_sites``, its front matter and a digest of the title and
-text imported), so that a citation can carry the page's address (``page_url``) and an
-export can write back what was edited since (``imported_pages``).
+the site's base URL in ``imported_sites``, the file's text before the article's and, in
+``imported_tails``, after it, and a digest of the title and text imported), so that a
+citation can carry the page's address (``page_url``) and an export can write back what was
+edited since, byte for byte (``imported_pages``); and the digest of each edit log the
+import wrote beside the KB (``imported_edit_logs``), the only files it may replace.
 """
 
 from __future__ import annotations
