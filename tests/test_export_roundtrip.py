@@ -149,3 +149,12 @@ def test_the_split_of_edge_files(raw: str, split: tuple[str, str, str]) -> None:
     lf = normalised(raw)
     assert around(raw, lf[: len(lf) - len(frontmatter.split(lf).body)]) == split
     assert file_text(split[0], "New", split[2]).endswith(f"\nNew{split[2]}")
+
+
+def test_a_kept_crlf_text_still_gives_its_headings() -> None:
+    """The KB holds a CRLF file's text as written; the questions an imported day asks of it
+    (its headings) are read as the sites read them."""
+    from sim.importer.markdown import headings
+
+    text = "Setup\r\n=====\r\n\r\n<h2>Steps</h2>\r\n\r\n## Done ##\r\n"
+    assert list(headings(text)) == ["Setup", "Steps", "Done"]

@@ -142,7 +142,7 @@ def headings(content: str) -> Iterator[str]:
     not part of it, as the sites do not show them."""
     fence = ""
     paragraph: list[str] = []
-    for line in content.split("\n"):
+    for line in normalised(content).split("\n"):  # a KB keeps a file's own line ends
         if fence:
             if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
                 fence = ""
