@@ -46,13 +46,20 @@ def _kb(folder: Path) -> Path:
     return db
 
 
-def _stored(db: Path, path: str | bytes, title: str | bytes | None = None) -> None:
-    """Article a's page path (and title) set as a KB file may hold them: bytes as they are,
-    valid UTF-8 or not."""
+def _stored(
+    db: Path, path: str | bytes, title: str | bytes | None = None, front: str | bytes = ""
+) -> None:
+    """Article a's page path (and title, front matter) set as a KB file may hold them: bytes
+    as they are, valid UTF-8 or not."""
     kb = sqlite3.connect(db)
     kb.execute("UPDATE imported_pages SET path = CAST(? AS TEXT) WHERE article_id = 'a'", (path,))
     if title is not None:
         kb.execute("UPDATE articles SET title = CAST(? AS TEXT) WHERE article_id = 'a'", (title,))
+    if front:
+        kb.execute(
+            "UPDATE imported_pages SET front_matter = CAST(? AS TEXT) WHERE article_id = 'a'",
+            (front,),
+        )
     kb.commit()
     kb.close()
 
@@ -93,14 +100,18 @@ STORED = (
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(path=STORED, title=st.none() | st.text(max_size=20) | st.binary(max_size=20))
+@given(
+    path=STORED,
+    title=st.none() | st.text(max_size=20) | st.binary(max_size=20),
+    front=st.text(max_size=20) | st.binary(max_size=20),
+)
 def test_any_stored_path_or_title_exports_or_refuses_in_lines(
-    imported: Path, path: str | bytes, title: str | bytes | None
+    imported: Path, path: str | bytes, title: str | bytes | None, front: str | bytes
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "kb.sqlite"
         shutil.copy(imported, db)
-        _stored(db, path, title)
+        _stored(db, path, title, front)
         out = Path(tmp) / "out"
         status, said, err = _run("export", str(out), "--db", str(db))  # no traceback
         assert status in (0, 1), err
