@@ -35,15 +35,15 @@ article keeps its page's address (`permalink`, `url` or `slug`, else its path). 
 work tree each commit is a version (updated_at = the article's last commit) and the event
 log holds the history in order; the edit log `calibrate` and `advise --edit-log` read is
 written beside the KB (NAME.edits.csv; a file already there is replaced only if an import
-into this KB wrote it). Importing again appends only the new commits'
-events, so clients' cursors stay valid. A file that cannot be taken (malformed front
-matter, not a regular file, ...) gets one line saying what was done; a refused import
-writes nothing, and a new KB file appears only complete. The articles are served as the KB
-`kb-support`; an agent's edits go to the KB file only: `python -m sim export` writes them
-back out as files (each as imported, its text replaced byte for byte, line endings kept),
-and once they are committed as written, importing into the same KB takes
-them back (their saves stand for the commit, which is not appended again). Importing over a
-KB edited otherwise since its last import is refused."""
+into this KB wrote it). Importing again appends only the new commits' events, so clients'
+cursors stay valid. A file that cannot be taken (malformed front matter, not a regular
+file, ...) gets one line saying what was done; a refused import writes nothing, and a new
+KB file appears only complete. The articles are served as the KB `kb-support`, each text
+with the line endings its file has; an agent's edits go to the KB file only: `python -m sim
+export` writes them back out as files (each as imported, only its text replaced), and once
+they are committed as written, importing into the same KB takes them back (their saves
+stand for the commit, which is not appended again). Importing over a KB edited otherwise
+since its last import is refused."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -39,7 +39,10 @@ def not_ours(log: Path, db: Path) -> str:
     except FileNotFoundError:
         return ""
     except OSError as e:
-        return f"--edit-log {terminal(log)}: cannot be read ({terminal(e.strerror)})"
+        return (
+            f"--edit-log {terminal(log)}: cannot be read ({terminal(e.strerror)}), so it may be"
+            " yours; nothing was written: name a new file with --edit-log"
+        )
     if not data or hashlib.sha256(data).hexdigest() in _written(db):
         return ""
     return (
