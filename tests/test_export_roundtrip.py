@@ -158,3 +158,27 @@ def test_a_kept_crlf_text_still_gives_its_headings() -> None:
 
     text = "Setup\r\n=====\r\n\r\n<h2>Steps</h2>\r\n\r\n## Done ##\r\n"
     assert list(headings(text)) == ["Setup", "Steps", "Done"]
+
+
+def test_an_edit_round_trips_through_a_folder_without_git(tmp_path) -> None:
+    """Without git the files are compared with the KB: an exported edit copied back is the
+    KB's, whatever line breaks the agent's text began or ended with."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_bytes(b"---\r\ntitle: Alpha\r\n---\r\n\r\nOld text.\r\n")
+    db = tmp_path / "kb.sqlite"
+    assert _run("import", str(docs), "--db", str(db))[0] == 0
+    _agent_edits(db, {"a": "New text,\r\nfixed.\r\n"})
+    store = KBStore(lambda: 0, path=str(db))
+    edited, events = store.article_state(KB_ID, "a"), store.all_events(KB_ID)
+    store.close()
+    assert _run("export", str(tmp_path / "out"), "--db", str(db))[0] == 0
+    written = (tmp_path / "out/a.md").read_bytes()
+    assert written == b"---\r\ntitle: Alpha\r\n---\r\n\r\nNew text,\r\nfixed.\r\n"
+    (docs / "a.md").write_bytes(written)
+    status, said, err = _run("import", str(docs), "--db", str(db))
+    assert status == 0 and "0 new events" in said, err
+    store = KBStore(lambda: 0, path=str(db))
+    assert store.article_state(KB_ID, "a") == edited and store.all_events(KB_ID) == events
+    store.close()
+    assert _run("export", str(tmp_path / "again"), "--db", str(db))[1].startswith("No ")
