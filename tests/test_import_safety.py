@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sim.calibrate.logs import COLUMNS
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID
 from tests.test_import import T0, _docs, _import
@@ -73,6 +74,39 @@ def test_an_edit_log_that_is_someone_elses_file_is_not_replaced(tmp_path, capsys
     assert notes.read_text() == "name,phone\nAda,123\n" and not db.exists()
     assert _import(capsys, str(repo.root), "--db", str(db))[0] == 0  # its own log: replaced
     assert _import(capsys, str(repo.root), "--db", str(db))[0] == 0
+
+
+def test_a_log_in_the_edit_logs_format_is_replaced_only_if_an_import_wrote_it(
+    tmp_path, capsys
+) -> None:
+    repo = _docs(tmp_path)
+    db = tmp_path / "kb.sqlite"
+    mine = ",".join(COLUMNS) + "\n"  # the edit log's own format
+    mine += "2024-01-01T00:00:00Z,0,me,a,add,1,0\n"
+    log = tmp_path / "kb.edits.csv"  # where the first import's log goes: the user's own
+    log.write_text(mine)
+    status, _, err = _import(capsys, str(repo.root), "--db", str(db))
+    assert status == 2 and f"--edit-log {log}: exists and is not an edit log an import" in err
+    assert "name a new file with --edit-log" in err and len(err.strip().splitlines()) == 1
+    assert log.read_text() == mine and not db.exists()
+    log.unlink()
+    assert _import(capsys, str(repo.root), "--db", str(db))[0] == 0
+    written = log.read_bytes()
+    assert written != mine.encode()
+    assert _import(capsys, str(repo.root), "--db", str(db))[0] == 0  # its own: replaced
+    assert log.read_bytes() == written
+    other = tmp_path / "other.csv"
+    other.write_text(mine)  # another file of the user's, named as the log of this KB
+    status, _, err = _import(capsys, str(repo.root), "--db", str(db), "--edit-log", str(other))
+    assert status == 2 and "is not an edit log an import" in err and other.read_text() == mine
+    second = tmp_path / "second.sqlite"  # another KB's log is not this one's either
+    status, _, err = _import(capsys, str(repo.root), "--db", str(second), "--edit-log", str(log))
+    assert status == 2 and "is not an edit log an import" in err and not second.exists()
+    moved = tmp_path / "moved"  # a KB moved with its log: still its own
+    moved.mkdir()
+    db.rename(moved / "kb.sqlite")
+    log.rename(moved / "kb.edits.csv")
+    assert _import(capsys, str(repo.root), "--db", str(moved / "kb.sqlite"))[0] == 0
 
 
 def _socket(path: Path) -> socket.socket:

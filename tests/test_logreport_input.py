@@ -146,6 +146,21 @@ def test_any_bytes_in_any_line_get_a_report_or_one_line_naming_the_line(
     else:
         assert err == "" and out
     out.encode("utf-8")  # printable to any UTF-8 terminal
+    assert all(c.isprintable() or c == "\n" for c in out + err)  # no byte of the log raw
+
+
+def test_a_logs_escape_bytes_are_shown_escaped(tmp_path: Path) -> None:
+    """A tool name or a file name holding a terminal's escape sequences (a title change, a
+    colour) is printed with them spelt out, and a ``|`` stays in its table cell."""
+    path = tmp_path / "calls\x1b[2J.jsonl"
+    path.write_text(GOOD.replace("search_knowledge_base", "\\u001b]0;pwned\\u0007x|y") + "\n")
+    status, out, err = _run(path)
+    assert status == 0 and err == ""
+    assert "calls\\x1b[2J.jsonl" in out and "| \\x1b]0;pwned\\x07x\\|y | 1 |" in out
+    assert "\x1b" not in out and "\x07" not in out
+    path.write_bytes(b"[" * 10 + b"\n")
+    status, _, err = _run(path)
+    assert status == 2 and "calls\\x1b[2J.jsonl" in err and "\x1b" not in err
 
 
 def _rows(out: str) -> Any:

@@ -6,8 +6,12 @@ from what its last import wrote (``imported_pages``' digest) as a Markdown file 
 in the docs folder, under its front matter as written, into a new folder: the docs team
 reviews it (``diff -r OUT_DIR docs``), copies it into its repository and commits it as
 written, and imports into the same KB file: the agent's saves then stand for that commit
-(``sim/kb/adopting.py``), nothing is appended twice and clients' cursors stay valid. Nothing
-else is written, and an existing file is never overwritten.
+(``sim/kb/adopting.py``), nothing is appended twice and clients' cursors stay valid. Each
+file is the one imported with only the text replaced (``sim/importer/layout.py``): its front
+matter, the line breaks around the text and the text's own line endings byte for byte.
+Nothing else is written, and an existing file is never overwritten; a stored path no file
+can have (a NUL byte) is refused before anything is written. Every path and value printed
+is escaped (``describe.terminal``): a KB file may hold any byte.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from pathlib import Path, PurePosixPath
 
 from sim.corpus import KB_ID
 from sim.importer.frontmatter import Malformed
+from sim.importer.layout import LINE_BREAKS, file_text
 from sim.importer.markdown import parse
 from sim.kb.importing import digest
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
+from sim.server.describe import terminal
 
 HELP = """\
 Write the articles of an imported KB whose title or text changed since its last import (an
@@ -49,40 +55,50 @@ def _say(line: str) -> None:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     db, out = args.db, args.out
+    shown_db, shown_out = terminal(db), terminal(out)
     if not db.is_file() or db.stat().st_size == 0:
         what = "is empty" if db.is_file() else "is not a file"
-        parser.error(f"--db {db}: {what}; name a KB file `python -m sim import` wrote")
+        parser.error(f"--db {shown_db}: {what}; name a KB file `python -m sim import` wrote")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        parser.error(f"OUT_DIR {out}: {_not_a_new_folder(out, db)}, nothing was written")
+        parser.error(f"OUT_DIR {shown_out}: {_not_a_new_folder(out, db)}, nothing was written")
     if not out.parent.is_dir():
-        parser.error(f"OUT_DIR {out}: the folder {out.parent} does not exist; create it first")
+        parser.error(
+            f"OUT_DIR {shown_out}: the folder {terminal(out.parent)} does not exist; create it"
+            " first"
+        )
     try:
         changed = _changed(db)
     except (StoreError, sqlite3.Error, ValueError) as e:
-        _say(f"--db {db}: {e}. Nothing was written.")
+        _say(f"--db {shown_db}: {terminal(e)}. Nothing was written.")
         return 1
     if not changed:
-        print(f"No article of {db} changed since its import: nothing written.")
+        print(f"No article of {shown_db} changed since its import: nothing written.")
         return 0
     written = []
     for path, text, note in changed:
         target = out.joinpath(*PurePosixPath(path).parts)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "x", encoding="utf-8", newline="\n") as f:  # never overwrites
-                f.write(text)
+            with open(target, "x", encoding="utf-8", newline="") as f:  # never overwrites
+                f.write(text)  # its line breaks as they are
         except FileExistsError:
-            _say(f"{path}: another changed article was written at this path: not written")
+            _say(f"{terminal(path)}: another changed article was written at this path: not written")
             continue
         except OSError as e:
-            _say(f"OUT_DIR {out}: cannot write {path} ({e.strerror}); the files above are written")
+            _say(
+                f"OUT_DIR {shown_out}: cannot write {terminal(path)} ({terminal(e.strerror)}); "
+                "the files above are written"
+            )
             return 1
         written.append(path)
         if note:
-            _say(f"{path}: {note}")
-    print(f"Exported {len(written):,} articles of {db} changed since its import into {out}:")
+            _say(f"{terminal(path)}: {note}")
+    print(
+        f"Exported {len(written):,} articles of {shown_db} changed since its import into "
+        f"{shown_out}:"
+    )
     for path in written:
-        print(f"  {path}")
+        print(f"  {terminal(path)}")
     return 0
 
 
@@ -119,31 +135,41 @@ def _changed(db: Path) -> list[tuple[str, str, str]]:
                 "existed: import the folder again into a new file)"
             )
         found = []
-        for aid, (path, front, dig) in pages.items():
+        for aid, page in pages.items():
             article = store.article_state(KB_ID, aid)
-            if digest(article.title, article.content) == dig:
+            if digest(article.title, article.content) == page.digest:
                 continue
-            found.append(_file(_safe(path, aid), front, article.title, article.content))
+            path = _safe(page.path, aid)
+            text = file_text(page.before, article.content, page.after)
+            found.append((path, text, _note(path, text, article.title, article.content)))
     finally:
         store.close()
     return found
 
 
 def _safe(path: str, aid: str) -> str:
-    """The path to write at: the page's own, unless it would leave the folder."""
+    """The path to write at: the page's own, unless it would leave the folder; ValueError
+    naming the article when no file can have it (a NUL byte, which a KB file may hold)."""
     p = PurePosixPath(path)
     if p.is_absolute() or ".." in p.parts or not p.parts:
-        return f"{aid.replace('..', '_').lstrip('/')}.md"
+        path = f"{aid.replace('..', '_').lstrip('/')}.md"
+    if "\0" in path:
+        raise ValueError(
+            f"article {terminal(repr(aid))}: its stored path {terminal(repr(path))} holds a NUL "
+            "byte, which no file name can; the KB file was changed outside import: import the "
+            "docs folder again into a new file"
+        )
     return path
 
 
-def _file(path: str, front: str, title: str, content: str) -> tuple[str, str, str]:
-    text = f"{front}{content}\n"
-    note = ""
+def _note(path: str, text: str, title: str, content: str) -> str:
+    """What a reviewer must fix by hand ("" when the file imports back as the article)."""
     try:
-        said = parse(path, text).title
+        back = parse(path, text)
     except Malformed:
-        said = ""
-    if said != title:
-        note = f"its title is now {title!r}, which the file does not say: set it by hand"
-    return path, text, note
+        back = None
+    if back is None or back.title != title:
+        return f"its title is now {title!r}, which the file does not say: set it by hand"
+    if back.content != content.strip(LINE_BREAKS):
+        return "its new text changes how the file reads (front matter?): check it by hand"
+    return ""

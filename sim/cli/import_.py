@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sim.calibrate.logs import COLUMNS, write_atomic
+from sim.calibrate.logs import write_atomic
+from sim.cli.import_log import log_text, not_ours, sha256
 from sim.corpus import KB_ID  # the KB serve serves
 from sim.importer import git
 from sim.importer.files import Notes, take_back
@@ -33,14 +34,16 @@ name, a Hugo _index.md its folder's), kept across renames git records; with --ba
 article keeps its page's address (`permalink`, `url` or `slug`, else its path). In a git
 work tree each commit is a version (updated_at = the article's last commit) and the event
 log holds the history in order; the edit log `calibrate` and `advise --edit-log` read is
-written beside the KB (NAME.edits.csv). Importing again appends only the new commits'
-events, so clients' cursors stay valid. A file that cannot be taken (malformed front
-matter, not a regular file, ...) gets one line saying what was done; a refused import
-writes nothing, and a new KB file appears only complete. The articles are served as the KB
-`kb-support`; an agent's edits go to the KB file only: `python -m sim export` writes them
-back out as files, and once they are committed as written, importing into the same KB takes
-them back (their saves stand for the commit, which is not appended again). Importing over a
-KB edited otherwise since its last import is refused."""
+written beside the KB (NAME.edits.csv; a file already there is replaced only if an import
+into this KB wrote it). Importing again appends only the new commits' events, so clients'
+cursors stay valid. A file that cannot be taken (malformed front matter, not a regular
+file, ...) gets one line saying what was done; a refused import writes nothing, and a new
+KB file appears only complete. The articles are served as the KB `kb-support`, each text
+with the line endings its file has; an agent's edits go to the KB file only: `python -m sim
+export` writes them back out as files (each as imported, only its text replaced), and once
+they are committed as written, importing into the same KB takes them back (their saves
+stand for the commit, which is not appended again). Importing over a KB edited otherwise
+since its last import is refused."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -119,11 +122,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ValueError as e:  # an empty glob, or a Clash
         parser.error(str(e) if isinstance(e, Clash) else f"--exclude: {e}; give a path glob")
     base_url = _base_url(args.base_url, parser)
-    if not _an_edit_log(log_path):
-        parser.error(
-            f"--edit-log {log_path}: exists and is not an edit log (its first line is not "
-            f"{','.join(COLUMNS)}); name a new file, nothing was written"
-        )
+    refusal = not_ours(log_path, db)
+    if refusal:
+        parser.error(refusal)
     notes = Notes()
     with built_whole(db) as draft:
         try:
@@ -143,8 +144,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 db,
             )
         table = _table_beside(log_path, plan.log_rows) if plan.log_rows else None
+        log = log_text(plan.log_rows) if plan.log_rows else None
         try:
-            appended = store.import_history(KB_ID, plan.history, plan.rows, plan.pages, base_url)
+            appended = store.import_history(
+                KB_ID,
+                plan.history,
+                plan.rows,
+                plan.pages,
+                base_url,
+                None if log is None else sha256(log),
+            )
             head = store.head_sequence(KB_ID)
         except AgentEditsNotTaken as e:
             return _refused(notes, f"--db {db}: {e}. {take_back(db, folder)}", db)
@@ -174,9 +183,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         f"Imported {folder} into {db}: {plan.present:,} articles in the folder, "
         f"{appended:,} new events (the KB's event log now ends at {head:,})."
     )
-    if table is not None:  # a history gave the edit log its rows
+    if table is not None and log is not None:  # a history gave the edit log its rows
         try:
-            write_atomic(log_path.resolve(), _csv([COLUMNS, *plan.log_rows]))
+            write_atomic(log_path.resolve(), log)
         except OSError as e:
             _say(
                 f"--edit-log {log_path}: cannot write it ({e.strerror}); the KB is imported, "
@@ -202,18 +211,6 @@ def _table_beside(path: Path, rows: list) -> Future[tuple[str, list[dict[str, An
     table = pool.submit(yourlog.lines_for, path, rows)
     pool.shutdown(wait=False)  # its one task still runs
     return table
-
-
-def _an_edit_log(path: Path) -> bool:
-    """Whether an import may replace the file: missing, empty, or an edit log (its own)."""
-    try:
-        with open(path, "rb") as f:  # a regular file: check_outputs said so
-            first = f.readline(200)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return not first or first.decode("utf-8", "replace").strip() == ",".join(COLUMNS)
 
 
 class _Refusal(Exception):
@@ -257,7 +254,7 @@ def _held(store: KBStore) -> tuple[list, dict, set[str]]:
     for aid in store.article_ids(KB_ID):
         a = store.article_state(KB_ID, aid)
         rows[aid] = (aid, a.title, a.content, a.published, a.updated_us)
-        if aid in pages and pages[aid][2] != digest(a.title, a.content):
+        if aid in pages and pages[aid].digest != digest(a.title, a.content):
             edited.add(aid)
     return held, rows, edited
 
@@ -267,12 +264,3 @@ def _refused(notes: Notes, why: str, db: Path) -> int:
         _say(line)
     _say(f"{why.rstrip('.')}. Import refused: {db} is as it was.")
     return 1
-
-
-def _csv(rows: list) -> str:
-    import csv
-    import io
-
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
-    return out.getvalue()

@@ -15,13 +15,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, lr: argparse.ArgumentParser) -> int:
     from sim.server.calllog import BadLogLine
+    from sim.server.describe import terminal
     from sim.server.logreport import report
 
     try:
         text = report(args.file, args.json)
     except OSError as e:
-        lr.error(f"{args.file}: cannot read it ({e.strerror})")
+        lr.error(f"{terminal(args.file)}: cannot read it ({e.strerror})")
     except BadLogLine as e:
-        lr.error(f"{args.file}: not a call log of this project: {e}")
+        lr.error(f"{terminal(args.file)}: not a call log of this project: {terminal(e)}")
     print(text)  # a closed output pipe is entry's to say, not a fault of the log
     return 0

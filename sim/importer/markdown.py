@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sim.importer.frontmatter import flag, normalised, split, text
+from sim.importer.layout import around
 
 SUFFIXES = (".md", ".markdown", ".mdx")
 _ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$")
@@ -47,7 +48,10 @@ class Parsed:
     wanted_id: str = ""
     route: str = ""
     front: str = ""
-    """The front matter block as written (kept by an export)."""
+    """The file's text before the article's: its front matter block and the line breaks
+    after it, as written (``layout.py``: what an export writes back around an edit)."""
+    tail: str = ""
+    """The line breaks that end the file, as written."""
 
 
 def is_article(path: str) -> bool:
@@ -82,15 +86,17 @@ def _parts(path: str) -> tuple[str, str]:
 def parse(path: str, raw: str, nav_title: str = "") -> Parsed:
     """The article a file's text is (titled `nav_title` if its site's nav names it so);
     frontmatter.Malformed when its front matter is malformed."""
-    fm = split(normalised(raw))
-    body = fm.body.strip("\n")
+    lf = normalised(raw)
+    fm = split(lf)
+    body = fm.body.strip("\n")  # titles, flags and headings are read as the sites read them
     keys = fm.keys
     folder, stem = _parts(path)
     name = folder.rstrip("/").rpartition("/")[2] if stem == "_index" and folder else stem
     title = nav_title or text(keys, "title") or next(headings(body), "") or name
     hidden = _hidden(keys) or ("" if body.strip() else EMPTY)
     wanted, route = _wanted_id(path, folder, stem, keys), _route(folder, stem, keys)
-    return Parsed(title, body, not hidden, hidden, wanted, route, fm.raw)
+    head, content, tail = around(raw, lf[: len(lf) - len(fm.body)])  # the file's own bytes
+    return Parsed(title, content, not hidden, hidden, wanted, route, head, tail)
 
 
 def _hidden(keys: dict) -> str:
@@ -136,7 +142,7 @@ def headings(content: str) -> Iterator[str]:
     not part of it, as the sites do not show them."""
     fence = ""
     paragraph: list[str] = []
-    for line in content.split("\n"):
+    for line in normalised(content).split("\n"):  # a KB keeps a file's own line ends
         if fence:
             if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
                 fence = ""

@@ -12,13 +12,14 @@ Without git the files' modification times are the versions, compared with what t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.importer import git, gitstream
 from sim.importer.files import MAX_ARTICLE_BYTES, NOT_NAMED, Notes, decoded, named, on_disk, shown
 from sim.importer.frontmatter import Malformed
+from sim.importer.layout import LINE_BREAKS
 from sim.importer.markdown import EMPTY, Parsed, article_id, parse
 from sim.importer.mkdocs import nav_titles
 from sim.importer.select import Taken
@@ -44,7 +45,7 @@ class Plan:
     log_rows: list[tuple] = field(default_factory=list)
     """The edit log in the shared format (``sim.calibrate.logs``), without git empty."""
     pages: list[ImportedPage] = field(default_factory=list)
-    """Each article's file now: its path, route and front matter (what export writes back)."""
+    """Each article's file now: its path, route and layout (what export writes back)."""
     present: int = 0
     """Articles in the folder now."""
 
@@ -102,7 +103,7 @@ def _finish(plan: Plan, state: dict[str, _State], notes: Notes) -> None:
     for aid, s in state.items():
         p = s.parsed
         plan.rows.append((aid, p.title, p.content, p.published and s.alive, s.us))
-        plan.pages.append((aid, s.path, p.route, p.front, digest(p.title, p.content)))
+        plan.pages.append((aid, s.path, p.route, p.front, p.tail, digest(p.title, p.content)))
         if s.alive and p.hidden == EMPTY:
             notes.add(s.path, f"{EMPTY}: imported, not published")
 
@@ -221,6 +222,12 @@ def _head_notes(
             notes.add(path, "uncommitted changes: imported as of its last commit")
 
 
+def _exported(parsed: Parsed, row: ImportedRow) -> bool:
+    """Whether a file is an export of the KB's article: its title and text, but for the outer
+    line breaks of the agent's text, which the file's layout replaces (``layout.py``)."""
+    return (parsed.title, parsed.content) == (row[1], row[2].strip(LINE_BREAKS))
+
+
 class EditedSince(Exception):
     """Files that would overwrite edits made in the KB since its import (the message names
     them)."""
@@ -256,6 +263,8 @@ def from_disk(
         aid = ids.new(path, parsed.wanted_id)
         seen.add(aid)
         old = rows.get(aid)
+        if old is not None and aid in edited and _exported(parsed, old):
+            parsed = replace(parsed, content=old[2])  # the KB's own text, as adopting.py keeps
         prev = None if old is None else _State(Parsed(old[1], old[2], old[3]), old[4], path)
         kind = _event(prev, parsed)
         if kind is not None and aid in edited:

@@ -97,10 +97,11 @@ def align(
 
 
 def _same(row: tuple[str, str, str, bool, int] | None, now: tuple[str, str, bool] | None) -> bool:
-    """Whether a file's article is the KB's (the import strips a body's outer newlines)."""
+    """Whether a file's article is the KB's (the import takes a text's outer line breaks as
+    the file's layout, and export writes the layout's)."""
     if row is None or now is None:
         return False
-    return (row[1], row[2].strip("\n"), row[3]) == (now[0], now[1].strip("\n"), now[2])
+    return (row[1], row[2].strip("\r\n"), row[3]) == (now[0], now[1].strip("\r\n"), now[2])
 
 
 def _diverged(

@@ -7,9 +7,11 @@ stays valid); anything else is refused and nothing is written, but for an agent'
 through ``serve`` that the new commits carry (``export``, then a commit: ``adopting.py``).
 Rows are written where they differ, FTS kept equal to the published set as every other
 write does. Beside them, each article's page (``imported_pages``: its file, its route under
-the site's base URL in ``imported_sites``, its front matter and a digest of the title and
-text imported), so that a citation can carry the page's address (``page_url``) and an
-export can write back what was edited since (``imported_pages``).
+the site's base URL in ``imported_sites``, the file's text before the article's and, in
+``imported_tails``, after it, and a digest of the title and text imported), so that a
+citation can carry the page's address (``page_url``) and an export can write back what was
+edited since, byte for byte (``imported_pages``); and the digest of each edit log the
+import wrote beside the KB (``imported_edit_logs``), the only files it may replace.
 """
 
 from __future__ import annotations
@@ -17,31 +19,48 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from sim.kb.adopting import AgentEditsNotTaken, HistoryDiverged, align
 from sim.kb.core import StoreCore, serialised
 from sim.kb.rows import StoreError
 
-__all__ = ["AgentEditsNotTaken", "HistoryDiverged", "Importing", "digest"]
+__all__ = ["AgentEditsNotTaken", "HistoryDiverged", "Importing", "Page", "digest"]
 
 ImportedEvent = tuple[str, str, int]
 """(type, article_id, updated_us) of one event of the history."""
 ImportedRow = tuple[str, str, str, bool, int]
 """(article_id, title, content, published, updated_us): an article after the history."""
 
-ImportedPage = tuple[str, str, str, str, str]
-"""(article_id, path, route, front matter as written, digest of the title and text)."""
+ImportedPage = tuple[str, str, str, str, str, str]
+"""(article_id, path, route, the file's text before the article's (its front matter and the
+line breaks after it) and after it (the line breaks that end it), as written, and the digest
+of the title and text)."""
+
+
+class Page(NamedTuple):
+    """An imported article's file, as its last import read it: what export writes back."""
+
+    path: str
+    before: str
+    after: str
+    digest: str
+
 
 PAGES_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS imported_pages (kb_id TEXT NOT NULL, article_id TEXT NOT NULL, "
     "path TEXT NOT NULL, route TEXT NOT NULL, front_matter TEXT NOT NULL, digest TEXT NOT NULL, "
     "PRIMARY KEY (kb_id, article_id))",
+    "CREATE TABLE IF NOT EXISTS imported_tails (kb_id TEXT NOT NULL, article_id TEXT NOT NULL, "
+    "tail TEXT NOT NULL, PRIMARY KEY (kb_id, article_id))",
+    "CREATE TABLE IF NOT EXISTS imported_edit_logs (sha256 TEXT PRIMARY KEY)",
     "CREATE TABLE IF NOT EXISTS imported_sites (kb_id TEXT PRIMARY KEY, base_url TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS imported_adoptions (kb_id TEXT NOT NULL, sequence INTEGER NOT "
     "NULL, type TEXT NOT NULL, article_id TEXT NOT NULL, history_us INTEGER NOT NULL, "
     "PRIMARY KEY (kb_id, sequence))",
 )
-"""Made by the first import that writes pages: a KB file without them is still one."""
+"""Made by the first import that writes pages: a KB file without them is still one (one
+without ``imported_tails``, written before it, exports each file ending in one newline)."""
 
 
 def digest(title: str, content: str) -> str:
@@ -60,9 +79,11 @@ class Importing(StoreCore):
         rows: Sequence[ImportedRow],
         pages: Sequence[ImportedPage] = (),
         base_url: str | None = None,
+        edit_log: str | None = None,
     ) -> int:
         """Append the events of `history` the KB lacks and write `rows` and `pages` (and the
-        site's `base_url`, kept from the last import when None); the events appended.
+        site's `base_url`, kept from the last import when None, and the SHA-256 of the
+        `edit_log` the import writes beside the KB: one it may replace); the events appended.
 
         Creates the KB if missing. Raises HistoryDiverged, writing nothing, when the KB's
         events are not ``history[:k]`` (k = how many it holds), unless those past it are an
@@ -94,6 +115,8 @@ class Importing(StoreCore):
                 kept = {(aid, us) for _, _, aid, us in [*adopted, *plan.adoptions]}
                 self._write_rows(db, kb_id, [r for r in rows if (r[0], r[4]) not in kept])
                 self._write_pages(db, kb_id, self._kept_pages(kb_id, pages, final, kept), base_url)
+                if edit_log is not None:
+                    db.execute("INSERT OR IGNORE INTO imported_edit_logs VALUES (?)", (edit_log,))
                 new = [(t, a, us, "human") for t, a, us in plan.new]
                 if new:
                     self._append_events(kb_id, new)
@@ -131,7 +154,11 @@ class Importing(StoreCore):
             db.execute(statement)
         db.executemany(
             "INSERT OR REPLACE INTO imported_pages VALUES (?, ?, ?, ?, ?, ?)",
-            [(kb_id, *page) for page in pages],
+            [(kb_id, aid, path, route, before, dig) for aid, path, route, before, _, dig in pages],
+        )
+        db.executemany(
+            "INSERT OR REPLACE INTO imported_tails VALUES (?, ?, ?)",
+            [(kb_id, page[0], page[4]) for page in pages],
         )
         if base_url is not None:
             db.execute("INSERT OR REPLACE INTO imported_sites VALUES (?, ?)", (kb_id, base_url))
@@ -165,11 +192,11 @@ class Importing(StoreCore):
         """`pages`, the digest of an article whose row the KB keeps (an adopted edit) that of
         the KB's title and text, so export finds nothing to write back for it."""
         out = []
-        for aid, path, route, front, dig in pages:
+        for aid, path, route, before, after, dig in pages:
             if aid in final and (aid, final[aid][4]) in kept:
                 row = self._row(kb_id, aid)
                 dig = dig if row is None else digest(row[1], row[2])
-            out.append((aid, path, route, front, dig))
+            out.append((aid, path, route, before, after, dig))
         return out
 
     def _has_pages(self) -> bool:
@@ -202,16 +229,21 @@ class Importing(StoreCore):
         }
 
     @serialised
-    def imported_pages(self, kb_id: str) -> dict[str, tuple[str, str, str]]:
-        """Article id -> (its file's path, its front matter as written, the digest of the
-        title and text its last import wrote), for every article an import wrote."""
+    def imported_pages(self, kb_id: str) -> dict[str, Page]:
+        """Article id -> its file as its last import read it, for every article an import
+        wrote."""
         if not self._has_pages():
             return {}
+        tails = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'imported_tails'"
+        ).fetchone()
+        tail = "coalesce(t.tail, char(10))" if tails else "char(10)"
+        join = "LEFT JOIN imported_tails t USING (kb_id, article_id) " if tails else ""
         return {
-            aid: (path, front, dig)
-            for aid, path, front, dig in self._db.execute(
-                "SELECT article_id, path, front_matter, digest FROM imported_pages "
-                "WHERE kb_id = ? ORDER BY article_id",
+            row[0]: Page(*row[1:])
+            for row in self._db.execute(
+                f"SELECT article_id, path, front_matter, {tail}, digest FROM imported_pages "
+                f"{join}WHERE kb_id = ? ORDER BY article_id",
                 (kb_id,),
             )
         }

@@ -22,6 +22,17 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def terminal(text: object) -> str:
+    """A path or value as a command prints it: each character that is not printable (a
+    control character, an escape byte, a format character such as a bidi override, a lone
+    surrogate) as its escape (``\\x1b``), so a stored byte cannot recolour, retitle or move
+    the user's terminal, or hide what follows it."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def is_unicode_text(text: str) -> bool:
     """False for strings holding a lone surrogate (a JSON "\\ud800" without its pair)."""
     if text.isascii():

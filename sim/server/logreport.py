@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.server.calllog import ToolCall, read_jsonl
+from sim.server.describe import terminal
 
 
 def _percentile(values: list[int], q: float) -> float:
@@ -48,13 +49,19 @@ def summarise(calls: list[ToolCall]) -> list[dict[str, Any]]:
     return rows
 
 
+def _cell(text: str) -> str:
+    return terminal(text).replace("|", "\\|")
+
+
 def render(rows: list[dict[str, Any]], path: Path) -> str:
+    """The table for a terminal: the log's path and tool names escaped (``terminal``), as a
+    log is a file anyone can write, and a tool name's ``|`` kept inside its cell."""
     if not rows:
-        return f"{path}: no tool calls logged."
+        return f"{terminal(path)}: no tool calls logged."
     total = rows[-1]
     head = (
-        f"{total['calls']:,} tool calls in {path}, {total['chars']:,} characters sent to the "
-        "client (text plus structured content); dispatch time is this machine's."
+        f"{total['calls']:,} tool calls in {terminal(path)}, {total['chars']:,} characters sent "
+        "to the client (text plus structured content); dispatch time is this machine's."
     )
     lines = [
         head,
@@ -63,7 +70,7 @@ def render(rows: list[dict[str, Any]], path: Path) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {r['tool']} | {r['calls']:,} | {r['chars']:,} | {r['chars_per_call']:,.0f} | "
+        f"| {_cell(r['tool'])} | {r['calls']:,} | {r['chars']:,} | {r['chars_per_call']:,.0f} | "
         f"{r['empty']:,} | {r['refused']:,} | {r['dispatch_ms_p50']:.2f} ms | "
         f"{r['dispatch_ms_p95']:.2f} ms |"
         for r in rows
