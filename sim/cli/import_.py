@@ -10,7 +10,6 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from sim.calibrate.logs import COLUMNS, write_atomic
 from sim.corpus import KB_ID  # the KB serve serves
@@ -18,6 +17,7 @@ from sim.importer import git
 from sim.importer.files import Notes, take_back
 from sim.importer.paths import Clash, built_whole, check_outputs, default_edit_log
 from sim.importer.plan import EditedSince, Plan, from_disk, from_git
+from sim.importer.routes import url_problem
 from sim.importer.select import Taken
 from sim.kb.importing import AgentEditsNotTaken, HistoryDiverged, digest
 from sim.kb.rows import StoreError
@@ -82,18 +82,16 @@ def _say(line: str) -> None:
 def _base_url(value: str | None, parser: argparse.ArgumentParser) -> str | None:
     if value is None:
         return None
-    parts = urlsplit(value)
-    if parts.username is not None or parts.password is not None:
+    if "@" in value.partition("://")[2].partition("/")[0]:
         parser.error(
             "--base-url: an address with a user name or password (not shown), which every"
             " agent's search and read would carry; give the site's public root"
         )
-    if not value.isprintable():
-        parser.error(f"--base-url: {value!r} holds a control character; give the site's root")
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+    why = url_problem(value) or ("it has a ?query or #fragment" if set("?#") & set(value) else "")
+    if why:
         parser.error(
-            f"--base-url: an http:// or https:// address without ?query or #fragment, got "
-            f"{value!r}; give the site's root, e.g. https://docs.example.com/"
+            f"--base-url: {value!r} is not a site's root: {why}; give an http:// or https:// "
+            "address without ?query or #fragment, e.g. https://docs.example.com/"
         )
     return value.rstrip("/")
 

@@ -20,8 +20,8 @@ from sim.importer import git, gitstream
 from sim.importer.files import MAX_ARTICLE_BYTES, NOT_NAMED, Notes, decoded, named, on_disk, shown
 from sim.importer.frontmatter import Malformed
 from sim.importer.markdown import EMPTY, Parsed, article_id, parse
-from sim.importer.mkdocs import nav_titles
 from sim.importer.select import Taken
+from sim.importer.sites import Site, detect
 from sim.kb.importing import ImportedEvent, ImportedPage, ImportedRow, digest
 
 _LOG_CHANGE = {"A": "add", "C": "add", "M": "modify", "T": "modify", "R": "rename", "D": "delete"}
@@ -87,12 +87,12 @@ def _event(prev: _State | None, now: Parsed) -> str | None:
     return None
 
 
-def _parsed(path: str, text: str | None, titles: dict[str, str]) -> tuple[Parsed | None, str]:
+def _parsed(path: str, text: str | None, site: Site) -> tuple[Parsed | None, str]:
     """(the article, "") or (None, why the file is skipped)."""
     if text is None:
         return None, ""
     try:
-        return parse(path, text, titles.get(path, "")), ""
+        return parse(path, text, site), ""
     except Malformed as e:
         return None, f"{e}: skipped (a draft flag may be in it); fix it and import again"
 
@@ -105,6 +105,8 @@ def _finish(plan: Plan, state: dict[str, _State], notes: Notes) -> None:
         plan.pages.append((aid, s.path, p.route, p.front, digest(p.title, p.content)))
         if s.alive and p.hidden == EMPTY:
             notes.add(s.path, f"{EMPTY}: imported, not published")
+        if s.alive and p.unaddressed:
+            notes.add(s.path, f"{p.unaddressed}: imported without a page address")
 
 
 def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
@@ -116,7 +118,7 @@ def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
     head = git.head_files(root)
     texts: dict[str, str | None] = {sha: decoded(b)[0] for sha, b in data.items()}
     ids = _Ids(notes)
-    titles = nav_titles(root, notes)
+    site = detect(root, notes)
     state: dict[str, _State] = {}
     unread: dict[str, str] = {}  # path -> why its latest version is not imported
     plan = Plan()
@@ -131,7 +133,7 @@ def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
                 continue
             was, now = select(c.old_path), select(c.path)
             reading = now and c.status != "D"
-            parsed, why = _parsed(c.path, texts.get(c.sha), titles) if reading else (None, "")
+            parsed, why = _parsed(c.path, texts.get(c.sha), site) if reading else (None, "")
             if why:
                 unread[c.path] = why
             else:
@@ -238,7 +240,7 @@ def from_disk(
     """Without git: the files against the KB's rows (`rows`) and events (`held`);
     EditedSince when a file differs from an article `edited` in the KB since its import."""
     files = on_disk(root, notes, select)
-    titles = nav_titles(root, notes)
+    site = detect(root, notes)
     ids = _Ids(notes)
     plan = Plan(history=list(held))
     new: list[ImportedEvent] = []
@@ -246,7 +248,7 @@ def from_disk(
     undone: list[str] = []
     state: dict[str, _State] = {}
     for path, (text, mtime_us) in files.items():
-        parsed, why = _parsed(path, text, titles)
+        parsed, why = _parsed(path, text, site)
         if parsed is None:
             aid = article_id(path)
             kept = "; the KB keeps its last version" if aid in rows else ""

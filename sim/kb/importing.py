@@ -186,17 +186,18 @@ class Importing(StoreCore):
     @serialised
     def page_urls(self, kb_id: str, article_ids: Sequence[str]) -> dict[str, str]:
         """Article id -> its page's public address, for those of `article_ids` that have one
-        (none unless the KB was imported with ``--base-url``): what search and read give
-        beside each citation so a person can open it."""
+        (none unless the KB was imported with ``--base-url``; a route with a scheme is the
+        page's own address, never put under the base URL): what search and read give beside
+        each citation so a person can open it."""
         if not article_ids or not self._has_pages():
             return {}
         marks = ", ".join("?" * len(article_ids))
         return {
-            aid: base.rstrip("/") + route
+            aid: route if "://" in route or route.startswith("//") else base.rstrip("/") + route
             for aid, base, route in self._db.execute(
                 "SELECT p.article_id, s.base_url, p.route FROM imported_pages p "
                 "JOIN imported_sites s USING (kb_id) "
-                f"WHERE p.kb_id = ? AND p.article_id IN ({marks})",
+                f"WHERE p.kb_id = ? AND p.route != '' AND p.article_id IN ({marks})",
                 (kb_id, *article_ids),
             )
         }
