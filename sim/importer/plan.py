@@ -69,7 +69,13 @@ class _Ids:
             n += 1
             wanted = f"{base}~{n}"
         if wanted != base:
-            self._notes.add(path, f"id {base!r} is another article's: imported as {wanted!r}")
+            holder = next((p for p, a in self.live.items() if a == base), "")
+            whose = f"{holder}'s" if holder else "a deleted article's"
+            self._notes.add(
+                path,
+                f"id {base!r} is already {whose} (an id is its article's first path and is "
+                f"never reused): imported as {wanted!r}",
+            )
         self.taken.add(wanted)
         self.live[path] = wanted
         return wanted

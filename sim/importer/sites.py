@@ -2,8 +2,9 @@
 it that decide a page's address (``routes.py``).
 
 A config file is looked for in DOCS_DIR and in its parent (DOCS_DIR being the site's
-content folder): ``docusaurus.config.*`` (Docusaurus: its docs under ``docs/``, its blog
-under ``blog/``, at ``routeBasePath``), ``mkdocs.yml`` (``mkdocs.py``), ``hugo.*`` or a
+content folder): ``docusaurus.config.*`` (there or in a ``website/`` folder beside; it is
+Docusaurus' when its docs, ``docs/`` beside it or a ``path:`` it names, are DOCS_DIR or in
+it; its blog under ``blog/``; its pages at ``routeBasePath``), ``mkdocs.yml`` (``mkdocs.py``), ``hugo.*`` or a
 ``config.*`` beside ``content/`` (Hugo: its pages under ``content/``), ``_config.yml``
 (Jekyll). Docusaurus' config is JavaScript and is not run: ``routeBasePath`` is read when
 it is written once as a plain string; else one line says the addresses are taken relative
@@ -18,42 +19,52 @@ from pathlib import Path
 
 from sim.importer import mkdocs
 from sim.importer.files import Notes
-from sim.importer.routes import Site
+from sim.importer.routes import PLAIN, Site
 
 _DOCUSAURUS = tuple(f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "mts", "cjs"))
 _HUGO = tuple(f"{name}.{ext}" for name in ("hugo", "config") for ext in ("toml", "yaml", "json"))
 _ROUTE_BASE = re.compile(r"""routeBasePath\s*:\s*(['"`])([^'"`]*)\1""")
+_PATH = re.compile(r"""\bpath\s*:\s*(['"`])([^'"`]+)\1""")
 
 
 def detect(root: Path, notes: Notes) -> Site:
     """The site DOCS_DIR `root` is (a plain Site when no config file says)."""
-    for where, inside in ((root, True), (root.parent, False)):
+    for where in (root, root / "website", root.parent, root.parent / "website"):
         for name in _DOCUSAURUS:
-            if (where / name).is_file():
-                return _docusaurus(where / name, inside, notes)
-        if mkdocs.found(root) and inside:
-            break
-        if any((where / name).is_file() for name in _HUGO) and (where / "content").is_dir():
-            if inside or root.name == "content":
-                return Site("hugo", "content/" if inside else "")
-        if inside and (root / "_config.yml").is_file():
-            return Site("jekyll", jekyll_permalink=_jekyll_permalink(root / "_config.yml"))
+            site = _docusaurus(where / name, root, notes) if (where / name).is_file() else None
+            if site is not None:
+                return site
     found = mkdocs.read(root, notes)
-    if found is None:
-        return Site()
-    return Site(
-        "mkdocs", found.prefix, blog_dir=found.blog_dir, directory_urls=found.directory_urls,
-        post_url=found.post_url, titles=found.titles,
-    )  # fmt: skip
+    if found is not None:
+        return Site(
+            "mkdocs", found.prefix, blog_dir=found.blog_dir, directory_urls=found.directory_urls,
+            post_url=found.post_url, titles=found.titles,
+        )  # fmt: skip
+    for where in (root, root.parent):
+        content = where / "content"
+        if any((where / name).is_file() for name in _HUGO) and content.is_dir():
+            if where == root or content.resolve() == root.resolve():
+                return Site("hugo", "content/" if where == root else "")
+    if (root / "_config.yml").is_file():
+        return Site("jekyll", jekyll_permalink=_jekyll_permalink(root / "_config.yml"))
+    return PLAIN
 
 
-def _docusaurus(config: Path, inside: bool, notes: Notes) -> Site:
+def _docusaurus(config: Path, root: Path, notes: Notes) -> Site | None:
+    """The Docusaurus site whose docs folder (``docs`` beside the config, or a ``path:`` the
+    config names) is `root` or inside it; None when its docs are elsewhere."""
     try:
         source = config.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        notes.add(str(config), f"cannot be read ({e.strerror}): routeBasePath taken as /docs")
-        source = ""
-    bases = {m.group(2) for m in _ROUTE_BASE.finditer(source)}
+    except OSError:
+        return None
+    here, top = config.parent, root.resolve()
+    folders = [(here / p).resolve() for p in ["docs", *(m[1] for m in _PATH.findall(source))]]
+    docs = next((f for f in folders if f.is_relative_to(top) and f.is_dir()), None)
+    if docs is None:
+        return None
+    blog = (here / "blog").resolve()
+    bases = {m[1] for m in _ROUTE_BASE.findall(source)}
+    base = "/" + (next(iter(bases)) if bases else "docs").strip("/")
     if len(bases) > 1:
         notes.add(
             str(config),
@@ -61,9 +72,17 @@ def _docusaurus(config: Path, inside: bool, notes: Notes) -> Site:
             "are taken relative to --base-url, which should be the docs' own root",
         )
         base = ""
-    else:
-        base = "/" + (bases.pop() if bases else "docs").strip("/")
-    return Site("docusaurus", "docs/" if inside else "", base, "blog/" if inside else None)
+    return Site(
+        "docusaurus",
+        _inside(docs, top) or "",
+        base,
+        _inside(blog, top) if blog.is_relative_to(top) and blog != top else None,
+    )
+
+
+def _inside(folder: Path, top: Path) -> str | None:
+    """`folder` relative to `top` with a trailing / ("" when it is `top`)."""
+    return "" if folder == top else f"{folder.relative_to(top).as_posix()}/"
 
 
 def _jekyll_permalink(config: Path) -> str:
