@@ -265,7 +265,9 @@ def test_real_docusaurus_sites(tmp_path, capsys) -> None:
         "typescript-quick-start",
     }
     ts = _copy(tmp_path, "typescript-eslint")
-    urls, _ = _urls(tmp_path / "b", capsys, ts / "docs", "--base-url", "https://typescript-eslint.io")
+    urls, _ = _urls(
+        tmp_path / "b", capsys, ts / "docs", "--base-url", "https://typescript-eslint.io"
+    )
     assert urls == {
         "users/index": "https://typescript-eslint.io/users/",
         "contributing": "https://typescript-eslint.io/contributing",

@@ -3,8 +3,8 @@
 Front matter is read by ``frontmatter.py`` (YAML or Hugo's TOML). The title is the MkDocs
 nav's for the page (``mkdocs.py``), else front matter's ``title``, else the first heading
 (ATX ``# Title``, setext ``Title`` over ``===``/``---``, or an HTML ``<h1>Title</h1>``
-line) outside fenced code, else the
-file's name (a Hugo ``_index.md``: its folder's); a page's address is ``routes.py``'s. A partial (``is_partial``: a name or folder
+line) outside fenced code, else the file's name (a Hugo ``_index.md``: its folder's); a
+page's address is ``routes.py``'s. A partial (``is_partial``: a name or folder
 starting with ``_``) is not an article. An article is not published when front
 matter says ``draft: true`` (every generator), ``published: false`` (Jekyll), ``unlisted:
 true`` (Docusaurus: out of the site's search, so out of the agent's) or ``status: draft``,

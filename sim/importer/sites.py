@@ -4,12 +4,13 @@ it that decide a page's address (``routes.py``).
 A config file is looked for in DOCS_DIR and in its parent (DOCS_DIR being the site's
 content folder): ``docusaurus.config.*`` (there or in a ``website/`` folder beside; it is
 Docusaurus' when its docs, ``docs/`` beside it or a ``path:`` it names, are DOCS_DIR or in
-it; its blog under ``blog/``; its pages at ``routeBasePath``), ``mkdocs.yml`` (``mkdocs.py``), ``hugo.*`` or a
-``config.*`` beside ``content/`` (Hugo: its pages under ``content/``), ``_config.yml``
-(Jekyll). Docusaurus' config is JavaScript and is not run: ``routeBasePath`` is read when
-it is written once as a plain string; else one line says the addresses are taken relative
-to ``--base-url``, which should then be the docs' own root. Without a config the keys of
-every generator are read.
+it; its blog under ``blog/``; its pages at ``routeBasePath``), ``mkdocs.yml``
+(``mkdocs.py``), ``hugo.*`` or a ``config.*`` beside ``content/`` (Hugo: its pages under
+``content/``), ``_config.yml`` (Jekyll). Docusaurus' config is JavaScript and is not run:
+``routeBasePath`` is read when it is written as a plain string, one value (``/docs`` when
+none); several get one line saying the addresses are taken relative to ``--base-url``,
+which should then be the docs' own root. Without a config the keys of every generator are
+read.
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ def detect(root: Path, notes: Notes) -> Site:
         )  # fmt: skip
     for where in (root, root.parent):
         content = where / "content"
-        if any((where / name).is_file() for name in _HUGO) and content.is_dir():
-            if where == root or content.resolve() == root.resolve():
-                return Site("hugo", "content/" if where == root else "")
+        configured = any((where / name).is_file() for name in _HUGO) and content.is_dir()
+        if configured and (where == root or content.resolve() == root.resolve()):
+            return Site("hugo", "content/" if where == root else "")
     if (root / "_config.yml").is_file():
         return Site("jekyll", jekyll_permalink=_jekyll_permalink(root / "_config.yml"))
     return PLAIN
