@@ -10,8 +10,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from sim.importer.routes import _docs, encoded, slugified, url_problem
+from sim.importer.routes import Site, _docs, encoded, route, slugified, url_problem
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID
 from sim.server import reads
@@ -219,7 +221,9 @@ def test_an_absolute_url_is_the_pages_own_address(tmp_path, capsys) -> None:
     assert any(line.startswith("import: d.md: its url") and "port" in line for line in lines)
 
 
-@pytest.mark.parametrize("slug", ["with space", "what?", "a#b", "100%", "naïve", "50%25"])
+@pytest.mark.parametrize(
+    "slug", ["with space", "what?", "a#b", "100%", "naïve", "50%25", "//evil.example/x", "a://b"]
+)
 def test_a_hostile_slug_gives_a_valid_address(tmp_path, capsys, slug: str) -> None:
     """Before: a space, `?` or `#` went into the address as it was."""
     site = _write(tmp_path / "docs", {"page.md": f"---\nslug: '{slug}'\n---\n# P\n\nHi.\n"})
@@ -228,6 +232,33 @@ def test_a_hostile_slug_gives_a_valid_address(tmp_path, capsys, slug: str) -> No
     assert url is not None and url.startswith("https://kb.example/")
     assert url_problem(url) == "" and not set(" ?#") & set(url), url
     assert encoded("/50%25") == "/50%25"  # an escape already there is kept
+
+
+_KINDS = [
+    Site(),
+    Site("docusaurus", "docs/", "/docs", "blog/"),
+    Site("mkdocs", blog_dir="blog/"),
+    Site("hugo"),
+    Site("jekyll"),
+]
+_PATHS = ["a.md", "docs/g/g.md", "blog/posts/x.md", "blog/2024-01-02-y/index.md",
+          "_posts/2024-01-02-x.md", "docs/01-a/02-b.md"]  # fmt: skip
+_VALUES = st.text(max_size=12) | st.integers() | st.none() | st.dates().map(str)
+
+
+@given(
+    st.sampled_from(_KINDS),
+    st.sampled_from(_PATHS),
+    st.dictionaries(st.sampled_from(["slug", "url", "permalink", "id", "date"]), _VALUES),
+    st.text(max_size=12),
+)
+def test_any_front_matter_gives_a_valid_address_or_a_reason(site, path, keys, title) -> None:
+    address, why = route(site, path, keys, title)
+    assert bool(address) != bool(why)
+    if address.startswith("/"):
+        assert not address.startswith("//") and not set("?# ") & set(address)
+        address = "https://kb.example" + address
+    assert not address or url_problem(address) == "", (address, keys)
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import quote, urlsplit
 
 from sim.importer.frontmatter import text
 
@@ -86,8 +86,15 @@ def encoded(route: str) -> str:
 
 
 def route(site: Site, path: str, keys: dict[str, Any], title: str) -> tuple[str, str]:
-    """(the page's address: a path under the base URL or an absolute URL, "") or ("", why
-    the page has no address)."""
+    """(the page's address: a path under the base URL, one ``/`` first, or an absolute URL,
+    "") or ("", why the page has no address)."""
+    address, why = _route(site, path, keys, title)
+    if address.startswith("//"):  # a slug "//x" is a path, never another host
+        address = "/" + address.lstrip("/")
+    return address, why
+
+
+def _route(site: Site, path: str, keys: dict[str, Any], title: str) -> tuple[str, str]:
     for key in ("permalink", "url") if site.kind in ("", "hugo", "jekyll") else ():
         own = text(keys, key)
         if key == "permalink" and _PLACEHOLDER.search(own):
@@ -138,8 +145,20 @@ def _docs(rel: str, keys: dict[str, Any], numbered: bool) -> str:
     own_id = text(keys, "id")
     if not slug and (stem.lower() in index or (not numbered and own_id.lower() in index)):
         return folder
-    base = slug or own_id or strip(stem)
-    return urlsplit(urljoin("http://h" + quote(folder, safe=_SAFE), encoded(base))).path
+    return _resolved(slug or own_id or strip(stem), folder)
+
+
+def _resolved(slug: str, folder: str) -> str:
+    """`slug` resolved in `folder` (``/dir/``) as Docusaurus' resolvePathname does: ``.`` and
+    ``..`` taken, a trailing ``/`` kept (a path, so ``a://b`` is no other host)."""
+    out = [p for p in folder.split("/") if p]
+    parts = slug.split("/")
+    for part in parts:
+        if part == "..":
+            out = out[:-1]
+        elif part not in (".", ""):
+            out.append(part)
+    return "/" + "/".join(out) + ("/" if out and parts[-1] in ("", ".", "..") else "")
 
 
 def _docusaurus_post(blog: str, rel: str, keys: dict[str, Any]) -> str:

@@ -186,14 +186,14 @@ class Importing(StoreCore):
     @serialised
     def page_urls(self, kb_id: str, article_ids: Sequence[str]) -> dict[str, str]:
         """Article id -> its page's public address, for those of `article_ids` that have one
-        (none unless the KB was imported with ``--base-url``; a route with a scheme is the
-        page's own address, never put under the base URL): what search and read give beside
-        each citation so a person can open it."""
+        (none unless the KB was imported with ``--base-url``; a route that is not a path,
+        an absolute URL, is the page's own address, never put under the base URL): what
+        search and read give beside each citation so a person can open it."""
         if not article_ids or not self._has_pages():
             return {}
         marks = ", ".join("?" * len(article_ids))
         return {
-            aid: route if "://" in route or route.startswith("//") else base.rstrip("/") + route
+            aid: base.rstrip("/") + route if route.startswith("/") else route
             for aid, base, route in self._db.execute(
                 "SELECT p.article_id, s.base_url, p.route FROM imported_pages p "
                 "JOIN imported_sites s USING (kb_id) "
