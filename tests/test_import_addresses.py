@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sim.cli import main
 from sim.importer.routes import Site, _docs, encoded, route, slugified, url_problem
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID
@@ -336,3 +337,42 @@ def test_a_renamed_file_keeps_its_id_and_cites_its_current_page(tmp_path, capsys
     ]
     again = reads.read(store, KB_ID, "docs/conventions~2").structured
     assert again["title"] == "Conventions" and again["url"] == f"{base}/conventions/"
+    by_path = reads.read(store, KB_ID, "docs/philosophy")  # the file's path now, as an id
+    assert by_path.structured["article_id"] == "docs/conventions"
+    assert "(asked as docs/philosophy, its file's path now)" in by_path.text
+    assert reads.read(store, KB_ID, "docs/nothing").structured["error"]["code"] == (
+        "article_not_found"
+    )
+
+
+def test_without_git_a_renamed_file_keeps_its_id(tmp_path, capsys) -> None:
+    """Without git, a file moved with its text unchanged is its article renamed (as git's
+    rename), so the id a citation holds still reads it, at its new address; before, the old
+    id was unpublished and the file imported under a new one."""
+    docs = _write(tmp_path / "docs", {
+        "conventions.md": "# Philosophy\n\nOur design principles.\n",
+        "other.md": "# Other\n\nText.\n",
+    })  # fmt: skip
+    flags = ("--base-url", "https://kb.example")
+    first, _ = _urls(tmp_path / "a", capsys, docs, *flags)
+    assert first == {
+        "conventions": "https://kb.example/conventions",
+        "other": "https://kb.example/other",
+    }
+    (docs / "conventions.md").rename(docs / "philosophy.md")
+    db = tmp_path / "a" / "kb.sqlite"
+    status, _, err = _import(capsys, str(docs), "--db", str(db), *flags)
+    assert status == 0, err
+    store = KBStore(lambda: 0, path=str(db))
+    assert sorted(store.article_ids(KB_ID)) == ["conventions", "other"]
+    read = reads.read(store, KB_ID, "conventions").structured
+    assert read["title"] == "Philosophy" and read["url"] == "https://kb.example/philosophy"
+
+
+def test_import_help_states_the_id_rule(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["import", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "the path in the folder the file was first imported at" in text
+    assert "never changed nor reused" in text and "~2" in text
+    assert "a read of the file's path now, as an id, reads it too" in text

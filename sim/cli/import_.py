@@ -28,16 +28,18 @@ Import a folder of Markdown (.md, .markdown, .mdx) articles into a KB file that 
 serves and `advise --db` studies. Front matter is YAML (---) or Hugo's TOML (+++). Title:
 an mkdocs.yml nav's, else its `title`, else the first heading outside code fences. Not
 published: `draft: true`, `published: false`, `unlisted: true`, `status: draft`, or no text.
-Article id: the path the file was first committed at, in the folder, without its suffix
-(a Docusaurus `id` for the name, a Hugo _index.md its folder's). An id is never changed nor
-reused, so every id a citation holds reads its article: a file git records as renamed keeps
-its first id, and a new file at a path whose id is taken gets it with ~2 (~3, ...) appended,
-in a line naming the holder. With --base-url, search and read give beside each id the page's
-current address as the site's generator serves it (Docusaurus' slug, id, number prefixes,
-category indexes and routeBasePath; MkDocs' use_directory_urls and blog plugin; Hugo's
-url, slug and _index.md; Jekyll's permalink: the generator found by its config file in
-DOCS_DIR or its parent, else these keys all read); an absolute url or permalink in front
-matter is the page's address as written, a valid http(s) URL or none. In a git
+Article id: the path in the folder the file was first imported at (in git: committed at),
+without its suffix (a Docusaurus `id` for the name, a Hugo _index.md its folder's). An id
+is never changed nor reused, so every id a citation holds reads its article: a file git
+records as renamed (or, without git, moved with its text unchanged) keeps its first id; a
+read of the file's path now, as an id, reads it too; and a new file at a path whose id is
+taken gets it with ~2 (~3, ...) appended, in a line naming the holder. With --base-url,
+search and read give beside each id the page's current address as the site's generator
+serves it (Docusaurus' slug, id, number prefixes, category indexes and routeBasePath;
+MkDocs' use_directory_urls and blog plugin; Hugo's url, slug and _index.md; Jekyll's
+permalink: the generator found by its config file in DOCS_DIR or its parent, else these
+keys all read); an absolute url or permalink in front matter is the page's address as
+written, a valid http(s) URL or none. In a git
 work tree each commit is a version (updated_at = the article's last commit) and the event
 log holds the history in order; the edit log `calibrate` and `advise --edit-log` read is
 written beside the KB (NAME.edits.csv). Importing again appends only the new commits'

@@ -7,7 +7,9 @@ text ``saved``; a deletion ``unpublishes`` it (the KB never drops an article) an
 added again at its path publishes it again. A pure rename is no event: the article keeps
 its id (the path it was added at) and its text. The same pass writes the edit log's rows
 (one per change, a commit being one publish; authors get pseudonyms u001, u002, ...).
-Without git the files' modification times are the versions, compared with what the KB holds.
+Without git the files' modification times are the versions, compared with what the KB holds;
+a file whose title and text are exactly an article's that no file names any more is that
+article renamed, and keeps its id, as git's rename does.
 """
 
 from __future__ import annotations
@@ -253,15 +255,18 @@ def from_disk(
     seen = set()
     undone: list[str] = []
     state: dict[str, _State] = {}
-    for path, (text, mtime_us) in files.items():
-        parsed, why = _parsed(path, text, site)
+    read = {path: _parsed(path, text, site) for path, (text, _) in files.items()}
+    moved = _moved(read, rows)
+    ids.taken |= set(moved.values())
+    for path, (_, mtime_us) in files.items():
+        parsed, why = read[path]
         if parsed is None:
             aid = article_id(path)
             kept = "; the KB keeps its last version" if aid in rows else ""
             notes.add(path, why + kept)
             seen.add(aid)
             continue
-        aid = ids.new(path, parsed.wanted_id)
+        aid = moved.get(path) or ids.new(path, parsed.wanted_id)
         seen.add(aid)
         old = rows.get(aid)
         prev = None if old is None else _State(Parsed(old[1], old[2], old[3]), old[4], path)
@@ -285,3 +290,24 @@ def from_disk(
             plan.rows.append((aid, title, content, False, us))
     plan.history += sorted(new, key=lambda e: (e[2], e[1]))
     return plan
+
+
+def _moved(
+    read: dict[str, tuple[Parsed | None, str]], rows: dict[str, ImportedRow]
+) -> dict[str, str]:
+    """Without git, path -> the KB article its file is, renamed: the file's own id is new, and
+    its title and text are exactly those of an article no file's id names any more (git's
+    rename, its content unchanged), so that article keeps its id and citations."""
+    wanted = {p.wanted_id if p else article_id(path) for path, (p, _) in read.items()}
+    gone = {
+        digest(r[1], r[2]): aid
+        for aid, r in rows.items()
+        if aid not in wanted and aid.rpartition("~")[0] not in wanted
+    }
+    moved: dict[str, str] = {}
+    for path, (p, _) in read.items():
+        if p is not None and p.wanted_id not in rows:
+            aid = gone.pop(digest(p.title, p.content), None)
+            if aid is not None:
+                moved[path] = aid
+    return moved

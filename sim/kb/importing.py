@@ -43,6 +43,9 @@ PAGES_SCHEMA = (
 )
 """Made by the first import that writes pages: a KB file without them is still one."""
 
+_SUFFIXES = (".md", ".mdx", ".markdown")
+"""The suffixes of an article's file (``sim.importer.markdown.SUFFIXES``)."""
+
 
 def digest(title: str, content: str) -> str:
     """What an article's title and text are, short: equal digests, equal articles."""
@@ -201,6 +204,20 @@ class Importing(StoreCore):
                 (kb_id, *article_ids),
             )
         }
+
+    @serialised
+    def article_at(self, kb_id: str, path_id: str) -> str | None:
+        """The imported article whose file is now at `path_id` with a Markdown suffix, when
+        that is not its id (a renamed file's current path, asked as an id), else None."""
+        if not self._has_pages():
+            return None
+        paths = [path_id + suffix for suffix in _SUFFIXES]
+        row = self._db.execute(
+            "SELECT article_id FROM imported_pages WHERE kb_id = ? AND path IN (?, ?, ?) "
+            "AND article_id != ? ORDER BY article_id LIMIT 1",
+            (kb_id, *paths, path_id),
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     @serialised
     def imported_pages(self, kb_id: str) -> dict[str, tuple[str, str, str]]:
