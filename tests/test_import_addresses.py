@@ -154,6 +154,36 @@ def test_mkdocs_without_directory_urls_and_a_post_without_a_date(tmp_path, capsy
     )
 
 
+@pytest.mark.parametrize(
+    ("config", "url"),
+    [
+        ("plugins:\n  blog: {}\n", "https://m.example/blog/2024/02/03/hi/"),  # a mapping
+        ("plugins:\n  - blog:\n      post_url_format: '{file}'\n", "https://m.example/blog/a/"),
+        ("plugins:\n  - blog:\n      post_url_format: '{nope}/{0}'\n", None),
+        ("plugins:\n  - blog: [1]\n  - 7\n  - {}\n", "https://m.example/blog/2024/02/03/hi/"),
+        ("plugins: 5\n", "https://m.example/blog/posts/a/"),
+    ],
+)
+def test_a_mkdocs_blog_config_of_any_shape(tmp_path, capsys, config: str, url) -> None:
+    site = _write(tmp_path / "site", {
+        "mkdocs.yml": "site_name: x\n" + config,
+        "docs/blog/posts/a.md": "---\ndate: 2024-02-03\n---\n# Hi\n\nText.\n",
+    })  # fmt: skip
+    urls, err = _urls(tmp_path, capsys, site, "--base-url", "https://m.example")
+    assert urls == {"docs/blog/posts/a": url}
+    assert (url is None) == ("post_url_format '{nope}/{0}' cannot be filled" in err)
+
+
+def test_a_docusaurus_config_naming_odd_paths(tmp_path, capsys) -> None:
+    site = _write(tmp_path / "site", {
+        "docusaurus.config.js": "module.exports = {docs: {path: 'x\0y', routeBasePath: '/'}, "
+                                "blog: {path: '" + "n" * 5000 + "'}};\n",
+        "docs/a/a.md": "# A\n\nText.\n",
+    })  # fmt: skip
+    urls, _ = _urls(tmp_path, capsys, site, "--base-url", "https://d.example")
+    assert urls == {"docs/a/a": "https://d.example/a/"}
+
+
 def test_slugify_is_the_blog_plugins() -> None:
     assert slugified("Chinese search support – 中文搜索\u200b支持") == (
         "chinese-search-support--中文搜索支持"

@@ -85,7 +85,9 @@ def read(root: Path, notes: Notes) -> MkDocs | None:
 
 def _blog(plugins: Any) -> tuple[str | None, str]:
     """The blog plugin's (blog_dir with a trailing /, post_url_format), (None, ...) without."""
-    entries = plugins if isinstance(plugins, list) else [plugins] if plugins else []
+    if isinstance(plugins, dict):  # MkDocs takes a mapping of plugins as well as a list
+        plugins = [{name: options} for name, options in plugins.items()]
+    entries = plugins if isinstance(plugins, list) else []
     for entry in entries:
         if not entry or not isinstance(entry, (str, dict)):
             continue

@@ -186,9 +186,12 @@ def _mkdocs(site: Site, rel: str, keys: dict[str, Any], title: str) -> tuple[str
         slug = text(keys, "slug") or slugified(title)
         cats = keys.get("categories")
         first = slugified(str(cats[0])) if isinstance(cats, list) and cats else ""
-        path = site.post_url.format(
-            date=created.strftime("%Y/%m/%d"), slug=slug, file=stem, categories=first
-        )
+        try:
+            path = site.post_url.format(
+                date=created.strftime("%Y/%m/%d"), slug=slug, file=stem, categories=first
+            )
+        except (KeyError, IndexError, ValueError, AttributeError):
+            return "", f"the blog plugin's post_url_format {site.post_url!r} cannot be filled"
         path = "/".join(p for p in path.split("/") if p)
         return encoded(f"/{site.blog_dir}{path}" + ("/" if site.directory_urls else ".html")), ""
     folder = "".join(f"{d}/" for d in dirs)

@@ -59,8 +59,9 @@ def _docusaurus(config: Path, root: Path, notes: Notes) -> Site | None:
     except OSError:
         return None
     here, top = config.parent, root.resolve()
-    folders = [(here / p).resolve() for p in ["docs", *(m[1] for m in _PATH.findall(source))]]
-    docs = next((f for f in folders if f.is_relative_to(top) and f.is_dir()), None)
+    named = ["docs", *(m[1] for m in _PATH.findall(source) if "\0" not in m[1])]
+    found = (_resolved(here / name) for name in named)
+    docs = next((f for f in found if f.is_relative_to(top) and _is_dir(f)), None)
     if docs is None:
         return None
     blog = (here / "blog").resolve()
@@ -79,6 +80,20 @@ def _docusaurus(config: Path, root: Path, notes: Notes) -> Site | None:
         base,
         _inside(blog, top) if blog.is_relative_to(top) and blog != top else None,
     )
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop of links, a name too long
+        return path
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def _inside(folder: Path, top: Path) -> str | None:
