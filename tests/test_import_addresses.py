@@ -76,6 +76,23 @@ def test_docusaurus_category_indexes_prefixes_and_route_base(tmp_path, capsys) -
     }
 
 
+@pytest.mark.parametrize(
+    ("setting", "index", "page"),
+    [("true", "/guides/", "/guides/setup/"), ("false", "/guides", "/guides/setup")],
+)
+def test_docusaurus_trailing_slash(tmp_path, capsys, setting: str, index: str, page: str) -> None:
+    site = _write(tmp_path / "site", {
+        "docusaurus.config.ts": f"export default {{trailingSlash: {setting}, url: 'x'}};\n",
+        "docs/guides/index.md": "# Guides\n\nText.\n",
+        "docs/guides/setup.md": "# Setup\n\nText.\n",
+    })  # fmt: skip
+    urls, _ = _urls(tmp_path, capsys, site, "--base-url", "https://d.example")
+    assert urls == {
+        "docs/guides/index": f"https://d.example/docs{index}",
+        "docs/guides/setup": f"https://d.example/docs{page}",
+    }
+
+
 def test_a_category_index_without_a_config_is_its_folder(tmp_path, capsys) -> None:
     site = _write(tmp_path / "docs", {"guides/android/android.md": "# Android\n\nSet up.\n"})
     urls, _ = _urls(tmp_path, capsys, site, "--base-url", "https://kb.example")
@@ -229,6 +246,14 @@ def test_hugo_and_jekyll_by_their_config(tmp_path, capsys) -> None:
         "_posts/2024-05-06-release": "https://j.example/news/2024/05/06/release/",
     }
     assert "tags.md: its permalink '/:title/' has placeholders" in err
+    (hugo / "hugo.toml").write_text("[permalinks]\nposts = '/:year/:slug/'\n")
+    (jekyll / "_config.yml").write_text("permalink: /:categories/:title/\n")
+    for site, said in ((hugo, "Hugo's permalinks not applied"),
+                       (jekyll, "permalink '/:categories/:title/' not applied")):  # fmt: skip
+        _, err = _urls(tmp_path / f"{site.name}-again", capsys, site)
+        assert any(line.endswith(": " + said + ": pages take " + ("Hugo's" if site is hugo
+                   else "Jekyll's") + " default addresses, which may not be the site's")
+                   for line in err.splitlines()), err  # fmt: skip
 
 
 def test_an_absolute_url_is_the_pages_own_address(tmp_path, capsys) -> None:

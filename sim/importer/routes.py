@@ -49,6 +49,8 @@ class Site:
     """The blog's folder relative to the content folder, with a trailing / (MkDocs: under
     docs_dir; Docusaurus: beside docs/), None without one."""
     directory_urls: bool = True
+    trailing_slash: bool | None = None
+    """Docusaurus' trailingSlash (None: each route as its rule makes it)."""
     post_url: str = "{date}/{slug}"
     jekyll_permalink: str = "date"
     titles: dict[str, str] = field(default_factory=dict)
@@ -105,10 +107,12 @@ def _route(site: Site, path: str, keys: dict[str, Any], title: str) -> tuple[str
         if own.startswith("/") or (own and site.kind == "hugo"):
             return encoded("/" + own.lstrip("/")), ""
     if site.kind == "docusaurus" and site.blog_dir and path.startswith(site.blog_dir):
-        return encoded(_docusaurus_post(site.blog_dir, path.removeprefix(site.blog_dir), keys)), ""
+        post = _docusaurus_post(site.blog_dir, path.removeprefix(site.blog_dir), keys)
+        return encoded(_slashed(post, site.trailing_slash)), ""
     rel = path.removeprefix(site.prefix) if path.startswith(site.prefix) else None
     if site.kind == "docusaurus" and rel is not None:
-        return encoded(site.route_base.rstrip("/") + _docs(rel, keys, numbered=True)), ""
+        doc = site.route_base.rstrip("/") + _docs(rel, keys, numbered=True)
+        return encoded(_slashed(doc, site.trailing_slash)), ""
     if site.kind == "mkdocs" and rel is not None:
         return _mkdocs(site, rel, keys, title)
     if site.kind == "hugo" and rel is not None:
@@ -116,6 +120,14 @@ def _route(site: Site, path: str, keys: dict[str, Any], title: str) -> tuple[str
     if site.kind == "jekyll":
         return encoded(_jekyll(site, path, keys)), ""
     return encoded(_docs(path, keys, numbered=False)), ""
+
+
+def _slashed(route: str, trailing: bool | None) -> str:
+    """Docusaurus' applyTrailingSlash: every route ending in ``/`` (true) or none but the
+    root (false)."""
+    if trailing is None or route == "/":
+        return route
+    return route.rstrip("/") + "/" if trailing else route.rstrip("/") or "/"
 
 
 def _split(rel: str) -> tuple[list[str], str]:

@@ -25,6 +25,7 @@ from sim.importer.routes import PLAIN, Site
 _DOCUSAURUS = tuple(f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "mts", "cjs"))
 _HUGO = tuple(f"{name}.{ext}" for name in ("hugo", "config") for ext in ("toml", "yaml", "json"))
 _ROUTE_BASE = re.compile(r"""routeBasePath\s*:\s*(['"`])([^'"`]*)\1""")
+_TRAILING = re.compile(r"\btrailingSlash\s*:\s*(true|false)\b")
 _PATH = re.compile(r"""\bpath\s*:\s*(['"`])([^'"`]+)\1""")
 
 
@@ -45,19 +46,22 @@ def detect(root: Path, notes: Notes) -> Site:
         content = where / "content"
         configured = any((where / name).is_file() for name in _HUGO) and content.is_dir()
         if configured and (where == root or content.resolve() == root.resolve()):
+            for config in (where / name for name in _HUGO if (where / name).is_file()):
+                if "permalinks" in _text(config):
+                    notes.add(str(config), _UNREAD.format("Hugo's permalinks", "Hugo's"))
             return Site("hugo", "content/" if where == root else "")
     if (root / "_config.yml").is_file():
-        return Site("jekyll", jekyll_permalink=_jekyll_permalink(root / "_config.yml"))
+        style = _jekyll_permalink(root / "_config.yml")
+        if style not in ("date", "pretty", "none"):
+            notes.add(str(root / "_config.yml"), _UNREAD.format(f"permalink {style!r}", "Jekyll's"))
+        return Site("jekyll", jekyll_permalink=style)
     return PLAIN
 
 
 def _docusaurus(config: Path, root: Path, notes: Notes) -> Site | None:
     """The Docusaurus site whose docs folder (``docs`` beside the config, or a ``path:`` the
     config names) is `root` or inside it; None when its docs are elsewhere."""
-    try:
-        source = config.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
+    source = _text(config)
     here, top = config.parent, root.resolve()
     named = ["docs", *(m[1] for m in _PATH.findall(source) if "\0" not in m[1])]
     found = (_resolved(here / name) for name in named)
@@ -74,12 +78,21 @@ def _docusaurus(config: Path, root: Path, notes: Notes) -> Site | None:
             "are taken relative to --base-url, which should be the docs' own root",
         )
         base = ""
+    slash = _TRAILING.search(source)
     return Site(
         "docusaurus",
         _inside(docs, top) or "",
         base,
         _inside(blog, top) if blog.is_relative_to(top) and blog != top else None,
+        trailing_slash=None if slash is None else slash[1] == "true",
     )
+
+
+def _text(config: Path) -> str:
+    try:
+        return config.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _resolved(path: Path) -> Path:
@@ -101,8 +114,11 @@ def _inside(folder: Path, top: Path) -> str | None:
     return "" if folder == top else f"{folder.relative_to(top).as_posix()}/"
 
 
+_UNREAD = "{} not applied: pages take {} default addresses, which may not be the site's"
+
+
 def _jekyll_permalink(config: Path) -> str:
-    """The site's permalink style (date, pretty, none); "date" when unread or custom."""
+    """The site's permalink style (date, pretty, none, or a pattern); "date" when unread."""
     import yaml
 
     try:
@@ -110,4 +126,4 @@ def _jekyll_permalink(config: Path) -> str:
     except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
         return "date"
     style = data.get("permalink") if isinstance(data, dict) else None
-    return style if style in ("date", "pretty", "none") else "date"
+    return style if isinstance(style, str) and style else "date"
