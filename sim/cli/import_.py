@@ -10,7 +10,6 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from sim.calibrate.logs import write_atomic
 from sim.cli.import_log import log_text, not_ours, sha256
@@ -19,6 +18,7 @@ from sim.importer import git
 from sim.importer.files import Notes, take_back
 from sim.importer.paths import Clash, built_whole, check_outputs, default_edit_log
 from sim.importer.plan import EditedSince, Plan, from_disk, from_git
+from sim.importer.routes import url_problem
 from sim.importer.select import Taken
 from sim.kb.importing import AgentEditsNotTaken, HistoryDiverged, digest
 from sim.kb.rows import StoreError
@@ -29,9 +29,18 @@ Import a folder of Markdown (.md, .markdown, .mdx) articles into a KB file that 
 serves and `advise --db` studies. Front matter is YAML (---) or Hugo's TOML (+++). Title:
 an mkdocs.yml nav's, else its `title`, else the first heading outside code fences. Not
 published: `draft: true`, `published: false`, `unlisted: true`, `status: draft`, or no text.
-Article id: the file's path in the folder without its suffix (a Docusaurus `id` for the
-name, a Hugo _index.md its folder's), kept across renames git records; with --base-url each
-article keeps its page's address (`permalink`, `url` or `slug`, else its path). In a git
+Article id: the path in the folder the file was first imported at (in git: committed at),
+without its suffix (a Docusaurus `id` for the name, a Hugo _index.md its folder's). An id
+is never changed nor reused, so every id a citation holds reads its article: a file git
+records as renamed (or, without git, moved with its text unchanged) keeps its first id; a
+read of the file's path now, as an id, reads it too; and a new file at a path whose id is
+taken gets it with ~2 (~3, ...) appended, in a line naming the holder. With --base-url,
+search and read give beside each id the page's current address as the site's generator
+serves it (Docusaurus' slug, id, number prefixes, category indexes and routeBasePath;
+MkDocs' use_directory_urls and blog plugin; Hugo's url, slug and _index.md; Jekyll's
+permalink: the generator found by its config file in DOCS_DIR or its parent, else these
+keys all read); an absolute url or permalink in front matter is the page's address as
+written, a valid http(s) URL or none. In a git
 work tree each commit is a version (updated_at = the article's last commit) and the event
 log holds the history in order; the edit log `calibrate` and `advise --edit-log` read is
 written beside the KB (NAME.edits.csv; a file already there is replaced only if an import
@@ -85,18 +94,16 @@ def _say(line: str) -> None:
 def _base_url(value: str | None, parser: argparse.ArgumentParser) -> str | None:
     if value is None:
         return None
-    parts = urlsplit(value)
-    if parts.username is not None or parts.password is not None:
+    if "@" in value.partition("://")[2].partition("/")[0]:
         parser.error(
             "--base-url: an address with a user name or password (not shown), which every"
             " agent's search and read would carry; give the site's public root"
         )
-    if not value.isprintable():
-        parser.error(f"--base-url: {value!r} holds a control character; give the site's root")
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+    why = url_problem(value) or ("it has a ?query or #fragment" if set("?#") & set(value) else "")
+    if why:
         parser.error(
-            f"--base-url: an http:// or https:// address without ?query or #fragment, got "
-            f"{value!r}; give the site's root, e.g. https://docs.example.com/"
+            f"--base-url: {value!r} is not a site's root: {why}; give an http:// or https:// "
+            "address without ?query or #fragment, e.g. https://docs.example.com/"
         )
     return value.rstrip("/")
 

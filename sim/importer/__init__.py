@@ -2,8 +2,9 @@
 `python -m sim export OUT_DIR --db kb.sqlite`: the articles edited since, back as files.
 
 Each ``.md``/``.markdown``/``.mdx`` file becomes one article: ``frontmatter.py`` reads its
-YAML or TOML front matter, ``markdown.py`` its title, visibility, id and page address,
-``mkdocs.py`` the titles a site's nav gives, and ``select.py`` says which paths are
+YAML or TOML front matter, ``markdown.py`` its title, visibility and id, ``routes.py`` its
+page's address by the rule of the generator ``sites.py`` finds (``mkdocs.py`` reads MkDocs'
+config and nav titles), and ``select.py`` says which paths are
 articles (``--exclude``). In a git work tree the history comes from git (``git.py``):
 every commit that changes an article is a version at its commit time, in the event log in
 commit order, and the edit log ``calibrate`` reads is written in the same pass. Without git

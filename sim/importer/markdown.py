@@ -3,16 +3,13 @@
 Front matter is read by ``frontmatter.py`` (YAML or Hugo's TOML). The title is the MkDocs
 nav's for the page (``mkdocs.py``), else front matter's ``title``, else the first heading
 (ATX ``# Title``, setext ``Title`` over ``===``/``---``, or an HTML ``<h1>Title</h1>``
-line) outside fenced code, else the
-file's name (a Hugo ``_index.md``: its folder's). A partial (``is_partial``: a name or folder
+line) outside fenced code, else the file's name (a Hugo ``_index.md``: its folder's); a
+page's address is ``routes.py``'s. A partial (``is_partial``: a name or folder
 starting with ``_``) is not an article. An article is not published when front
 matter says ``draft: true`` (every generator), ``published: false`` (Jekyll), ``unlisted:
 true`` (Docusaurus: out of the site's search, so out of the agent's) or ``status: draft``,
 or when it has no text. Its id is its path without the suffix, a Docusaurus ``id`` in
-place of the file's name, a Hugo ``_index.md`` its folder's path. Its route (the address
-under the site's base URL) is Jekyll's ``permalink`` or Hugo's ``url``, else a ``slug``
-(absolute, or in the file's folder), else the id's path, an ``index``, ``README`` or
-``_index`` file standing for its folder.
+place of the file's name, a Hugo ``_index.md`` its folder's path.
 """
 
 from __future__ import annotations
@@ -24,6 +21,7 @@ from dataclasses import dataclass
 
 from sim.importer.frontmatter import flag, normalised, split, text
 from sim.importer.layout import around
+from sim.importer.routes import PLAIN, Site, route
 
 SUFFIXES = (".md", ".markdown", ".mdx")
 _ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$")
@@ -34,7 +32,6 @@ _HEADING_ID = re.compile(r"[ \t]*\{#[^}]*\}$")
 _DOCSIFY_ATTRS = re.compile(r"(?:[ \t]+:(?:id=\S*|docsify-ignore(?:-all)?))+[ \t]*$")
 _HTML_HEADING = re.compile(r" {0,3}<h([1-6])(?:[ \t][^>]*)?>(.*?)</h\1>[ \t]*$", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]*>")
-_INDEX = ("index", "readme", "_index")
 EMPTY = "empty (no text after its front matter)"
 
 
@@ -52,6 +49,8 @@ class Parsed:
     after it, as written (``layout.py``: what an export writes back around an edit)."""
     tail: str = ""
     """The line breaks that end the file, as written."""
+    unaddressed: str = ""
+    """Why the page has no address ("" when it has one)."""
 
 
 def is_article(path: str) -> bool:
@@ -83,20 +82,21 @@ def _parts(path: str) -> tuple[str, str]:
     return (f"{folder}/" if folder else ""), (stem if dot and stem else name)
 
 
-def parse(path: str, raw: str, nav_title: str = "") -> Parsed:
-    """The article a file's text is (titled `nav_title` if its site's nav names it so);
-    frontmatter.Malformed when its front matter is malformed."""
+def parse(path: str, raw: str, site: Site = PLAIN) -> Parsed:
+    """The article a file's text is in the `site` (whose nav may title it); frontmatter.
+    Malformed when its front matter is malformed."""
     lf = normalised(raw)
     fm = split(lf)
     body = fm.body.strip("\n")  # titles, flags and headings are read as the sites read them
     keys = fm.keys
     folder, stem = _parts(path)
     name = folder.rstrip("/").rpartition("/")[2] if stem == "_index" and folder else stem
-    title = nav_title or text(keys, "title") or next(headings(body), "") or name
+    title = site.titles.get(path) or text(keys, "title") or next(headings(body), "") or name
     hidden = _hidden(keys) or ("" if body.strip() else EMPTY)
-    wanted, route = _wanted_id(path, folder, stem, keys), _route(folder, stem, keys)
+    address, why = route(site, path, keys, title)
+    wanted = _wanted_id(path, folder, stem, keys)
     head, content, tail = around(raw, lf[: len(lf) - len(fm.body)])  # the file's own bytes
-    return Parsed(title, content, not hidden, hidden, wanted, route, head, tail)
+    return Parsed(title, content, not hidden, hidden, wanted, address, head, tail, why)
 
 
 def _hidden(keys: dict) -> str:
@@ -118,20 +118,6 @@ def _wanted_id(path: str, folder: str, stem: str, keys: dict) -> str:
     if stem == "_index" and folder:
         return folder.rstrip("/")
     return article_id(path)
-
-
-def _route(folder: str, stem: str, keys: dict) -> str:
-    for key in ("permalink", "url"):
-        own = text(keys, key)
-        if own.startswith("/") or "://" in own:
-            return own
-    slug = text(keys, "slug")
-    if slug:
-        return slug if slug.startswith("/") else f"/{folder}{slug}"
-    name = text(keys, "id") or stem
-    if "/" not in name and name.lower() in _INDEX:
-        return f"/{folder}"
-    return f"/{folder}{name}"
 
 
 def headings(content: str) -> Iterator[str]:

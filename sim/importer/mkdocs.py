@@ -1,21 +1,35 @@
-"""MkDocs' nav: the titles a site's ``mkdocs.yml`` gives its pages.
+"""MkDocs' config: the titles a site's ``mkdocs.yml`` nav gives its pages, and what decides
+their addresses (``use_directory_urls``, the blog plugin's folder and post URL format).
 
 MkDocs titles a page by its nav entry (``- Install: install.md``) before its front matter
 or first heading. The config is looked for in DOCS_DIR (the site's root: pages under its
 ``docs_dir``) and in DOCS_DIR's parent (DOCS_DIR being the ``docs_dir``). Its tags for
-Python objects (``!!python/name:...``, ``!ENV``) are read as nothing: only ``nav`` and
-``docs_dir`` are used, by a safe loader. A config that cannot be read gets one line.
+Python objects (``!!python/name:...``, ``!ENV``) are read as nothing, by a safe loader. A
+config that cannot be read gets one line.
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sim.importer.files import Notes
 
 CONFIG = "mkdocs.yml"
+
+
+@dataclass(frozen=True)
+class MkDocs:
+    prefix: str
+    """The docs_dir inside DOCS_DIR ("docs/"), "" when DOCS_DIR is the docs_dir."""
+    titles: dict[str, str] = field(default_factory=dict)
+    """Article path (relative to DOCS_DIR) -> its nav title."""
+    directory_urls: bool = True
+    blog_dir: str | None = None
+    """The blog plugin's folder under docs_dir ("blog/"), None without the plugin."""
+    post_url: str = "{date}/{slug}"
 
 
 @functools.cache
@@ -31,32 +45,59 @@ def _lenient() -> type:
     return Lenient
 
 
-def nav_titles(root: Path, notes: Notes) -> dict[str, str]:
-    """Article path (relative to root) -> its nav title; empty without an mkdocs.yml."""
-    found = [
+def found(root: Path) -> bool:
+    return any(_configs(root))
+
+
+def _configs(root: Path) -> list[tuple[Path, bool]]:
+    return [
         (config, inside)
         for config, inside in ((root / CONFIG, True), (root.parent / CONFIG, False))
         if config.is_file() and not config.is_symlink()
     ]
-    if not found:
-        return {}
-    config, inside = found[0]
+
+
+def read(root: Path, notes: Notes) -> MkDocs | None:
+    """The site's config; None without an mkdocs.yml (or one of another folder)."""
+    configs = _configs(root)
+    if not configs:
+        return None
+    config, inside = configs[0]
     import yaml
 
     try:
         data = yaml.load(config.read_text(encoding="utf-8"), Loader=_lenient())
     except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError) as e:
         notes.add(str(config), f"cannot be read ({type(e).__name__}): its nav titles unused")
-        return {}
+        return None
     if not isinstance(data, dict):
-        return {}
+        return None
     docs_dir = str(data.get("docs_dir") or "docs").strip("/")
     if not inside and (config.parent / docs_dir).resolve() != root.resolve():
-        return {}  # a config of another folder
+        return None  # a config of another folder
     prefix = f"{docs_dir}/" if inside else ""
     titles: dict[str, str] = {}
     _walk(data.get("nav"), prefix, titles)
-    return titles
+    blog, post_url = _blog(data.get("plugins"))
+    directory_urls = data.get("use_directory_urls") is not False
+    return MkDocs(prefix, titles, directory_urls, blog, post_url)
+
+
+def _blog(plugins: Any) -> tuple[str | None, str]:
+    """The blog plugin's (blog_dir with a trailing /, post_url_format), (None, ...) without."""
+    if isinstance(plugins, dict):  # MkDocs takes a mapping of plugins as well as a list
+        plugins = [{name: options} for name, options in plugins.items()]
+    entries = plugins if isinstance(plugins, list) else []
+    for entry in entries:
+        if not entry or not isinstance(entry, (str, dict)):
+            continue
+        name, options = (entry, {}) if isinstance(entry, str) else next(iter(entry.items()))
+        if name in ("blog", "material/blog"):
+            options = options if isinstance(options, dict) else {}
+            blog = str(options.get("blog_dir") or "blog").strip("/")
+            fmt = str(options.get("post_url_format") or "{date}/{slug}")
+            return ("" if blog == "." else f"{blog}/"), fmt
+    return None, "{date}/{slug}"
 
 
 def _walk(nav: Any, prefix: str, titles: dict[str, str]) -> None:

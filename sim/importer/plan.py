@@ -7,7 +7,9 @@ text ``saved``; a deletion ``unpublishes`` it (the KB never drops an article) an
 added again at its path publishes it again. A pure rename is no event: the article keeps
 its id (the path it was added at) and its text. The same pass writes the edit log's rows
 (one per change, a commit being one publish; authors get pseudonyms u001, u002, ...).
-Without git the files' modification times are the versions, compared with what the KB holds.
+Without git the files' modification times are the versions, compared with what the KB holds;
+a file whose title and text are exactly an article's that no file names any more is that
+article renamed, and keeps its id, as git's rename does.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from sim.importer.files import MAX_ARTICLE_BYTES, NOT_NAMED, Notes, decoded, nam
 from sim.importer.frontmatter import Malformed
 from sim.importer.layout import LINE_BREAKS
 from sim.importer.markdown import EMPTY, Parsed, article_id, parse
-from sim.importer.mkdocs import nav_titles
 from sim.importer.select import Taken
+from sim.importer.sites import Site, detect
 from sim.kb.importing import ImportedEvent, ImportedPage, ImportedRow, digest
 
 _LOG_CHANGE = {"A": "add", "C": "add", "M": "modify", "T": "modify", "R": "rename", "D": "delete"}
@@ -70,7 +72,13 @@ class _Ids:
             n += 1
             wanted = f"{base}~{n}"
         if wanted != base:
-            self._notes.add(path, f"id {base!r} is another article's: imported as {wanted!r}")
+            holder = next((p for p, a in self.live.items() if a == base), "")
+            whose = f"{holder}'s" if holder else "a deleted article's"
+            self._notes.add(
+                path,
+                f"id {base!r} is already {whose} (an id is its article's first path and is "
+                f"never reused): imported as {wanted!r}",
+            )
         self.taken.add(wanted)
         self.live[path] = wanted
         return wanted
@@ -88,12 +96,12 @@ def _event(prev: _State | None, now: Parsed) -> str | None:
     return None
 
 
-def _parsed(path: str, text: str | None, titles: dict[str, str]) -> tuple[Parsed | None, str]:
+def _parsed(path: str, text: str | None, site: Site) -> tuple[Parsed | None, str]:
     """(the article, "") or (None, why the file is skipped)."""
     if text is None:
         return None, ""
     try:
-        return parse(path, text, titles.get(path, "")), ""
+        return parse(path, text, site), ""
     except Malformed as e:
         return None, f"{e}: skipped (a draft flag may be in it); fix it and import again"
 
@@ -106,6 +114,8 @@ def _finish(plan: Plan, state: dict[str, _State], notes: Notes) -> None:
         plan.pages.append((aid, s.path, p.route, p.front, p.tail, digest(p.title, p.content)))
         if s.alive and p.hidden == EMPTY:
             notes.add(s.path, f"{EMPTY}: imported, not published")
+        if s.alive and p.unaddressed:
+            notes.add(s.path, f"{p.unaddressed}: imported without a page address")
 
 
 def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
@@ -117,7 +127,7 @@ def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
     head = git.head_files(root)
     texts: dict[str, str | None] = {sha: decoded(b)[0] for sha, b in data.items()}
     ids = _Ids(notes)
-    titles = nav_titles(root, notes)
+    site = detect(root, notes)
     state: dict[str, _State] = {}
     unread: dict[str, str] = {}  # path -> why its latest version is not imported
     plan = Plan()
@@ -132,7 +142,7 @@ def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
                 continue
             was, now = select(c.old_path), select(c.path)
             reading = now and c.status != "D"
-            parsed, why = _parsed(c.path, texts.get(c.sha), titles) if reading else (None, "")
+            parsed, why = _parsed(c.path, texts.get(c.sha), site) if reading else (None, "")
             if why:
                 unread[c.path] = why
             else:
@@ -245,22 +255,25 @@ def from_disk(
     """Without git: the files against the KB's rows (`rows`) and events (`held`);
     EditedSince when a file differs from an article `edited` in the KB since its import."""
     files = on_disk(root, notes, select)
-    titles = nav_titles(root, notes)
+    site = detect(root, notes)
     ids = _Ids(notes)
     plan = Plan(history=list(held))
     new: list[ImportedEvent] = []
     seen = set()
     undone: list[str] = []
     state: dict[str, _State] = {}
-    for path, (text, mtime_us) in files.items():
-        parsed, why = _parsed(path, text, titles)
+    read = {path: _parsed(path, text, site) for path, (text, _) in files.items()}
+    moved = _moved(read, rows)
+    ids.taken |= set(moved.values())
+    for path, (_, mtime_us) in files.items():
+        parsed, why = read[path]
         if parsed is None:
             aid = article_id(path)
             kept = "; the KB keeps its last version" if aid in rows else ""
             notes.add(path, why + kept)
             seen.add(aid)
             continue
-        aid = ids.new(path, parsed.wanted_id)
+        aid = moved.get(path) or ids.new(path, parsed.wanted_id)
         seen.add(aid)
         old = rows.get(aid)
         if old is not None and aid in edited and _exported(parsed, old):
@@ -286,3 +299,24 @@ def from_disk(
             plan.rows.append((aid, title, content, False, us))
     plan.history += sorted(new, key=lambda e: (e[2], e[1]))
     return plan
+
+
+def _moved(
+    read: dict[str, tuple[Parsed | None, str]], rows: dict[str, ImportedRow]
+) -> dict[str, str]:
+    """Without git, path -> the KB article its file is, renamed: the file's own id is new, and
+    its title and text are exactly those of an article no file's id names any more (git's
+    rename, its content unchanged), so that article keeps its id and citations."""
+    wanted = {p.wanted_id if p else article_id(path) for path, (p, _) in read.items()}
+    gone = {
+        digest(r[1], r[2]): aid
+        for aid, r in rows.items()
+        if aid not in wanted and aid.rpartition("~")[0] not in wanted
+    }
+    moved: dict[str, str] = {}
+    for path, (p, _) in read.items():
+        if p is not None and p.wanted_id not in rows:
+            aid = gone.pop(digest(p.title, p.content), None)
+            if aid is not None:
+                moved[path] = aid
+    return moved

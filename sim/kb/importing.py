@@ -62,6 +62,9 @@ PAGES_SCHEMA = (
 """Made by the first import that writes pages: a KB file without them is still one (one
 without ``imported_tails``, written before it, exports each file ending in one newline)."""
 
+_SUFFIXES = (".md", ".mdx", ".markdown")
+"""The suffixes of an article's file (``sim.importer.markdown.SUFFIXES``)."""
+
 
 def digest(title: str, content: str) -> str:
     """What an article's title and text are, short: equal digests, equal articles."""
@@ -213,20 +216,35 @@ class Importing(StoreCore):
     @serialised
     def page_urls(self, kb_id: str, article_ids: Sequence[str]) -> dict[str, str]:
         """Article id -> its page's public address, for those of `article_ids` that have one
-        (none unless the KB was imported with ``--base-url``): what search and read give
-        beside each citation so a person can open it."""
+        (none unless the KB was imported with ``--base-url``; a route that is not a path,
+        an absolute URL, is the page's own address, never put under the base URL): what
+        search and read give beside each citation so a person can open it."""
         if not article_ids or not self._has_pages():
             return {}
         marks = ", ".join("?" * len(article_ids))
         return {
-            aid: base.rstrip("/") + route
+            aid: base.rstrip("/") + route if route.startswith("/") else route
             for aid, base, route in self._db.execute(
                 "SELECT p.article_id, s.base_url, p.route FROM imported_pages p "
                 "JOIN imported_sites s USING (kb_id) "
-                f"WHERE p.kb_id = ? AND p.article_id IN ({marks})",
+                f"WHERE p.kb_id = ? AND p.route != '' AND p.article_id IN ({marks})",
                 (kb_id, *article_ids),
             )
         }
+
+    @serialised
+    def article_at(self, kb_id: str, path_id: str) -> str | None:
+        """The imported article whose file is now at `path_id` with a Markdown suffix, when
+        that is not its id (a renamed file's current path, asked as an id), else None."""
+        if not self._has_pages():
+            return None
+        paths = [path_id + suffix for suffix in _SUFFIXES]
+        row = self._db.execute(
+            "SELECT article_id FROM imported_pages WHERE kb_id = ? AND path IN (?, ?, ?) "
+            "AND article_id != ? ORDER BY article_id LIMIT 1",
+            (kb_id, *paths, path_id),
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     @serialised
     def imported_pages(self, kb_id: str) -> dict[str, Page]:

@@ -88,13 +88,19 @@ def search(store: KBStore, knowledge_base_id: str, query: str, limit: int) -> Re
 
 def read(store: KBStore, knowledge_base_id: str, article_id: str) -> Reply:
     article, head = store.published_article_at_head(knowledge_base_id, article_id)
+    asked = ""
+    moved = None if article is not None else store.article_at(knowledge_base_id, article_id)
+    if moved is not None:  # an imported file's current path, asked as an id: its article
+        article, head = store.published_article_at_head(knowledge_base_id, moved)
+        if article is not None:
+            asked, article_id = f" (asked as {article_id}, its file's path now)", moved
     if article is None:
         return not_found(knowledge_base_id, article_id)
     version = format_version(article.updated_us)
     url = store.page_urls(knowledge_base_id, [article_id]).get(article_id)
     page = "" if url is None else f"Page (for a person to open): {url}\n"
     text = (
-        f"Published article {article_id} of {knowledge_base_id}, version {version}. Cite it "
+        f"Published article {article_id}{asked} of {knowledge_base_id}, version {version}. Cite it "
         f"as {{knowledge_base_id, article_id, updated_at}}; to edit it, send that updated_at "
         f"as expected_version; to hear of changes, poll events with after_sequence={head}.\n"
         f"Title: {article.title}\n{page}\n{article.content}"
