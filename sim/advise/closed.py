@@ -1,7 +1,7 @@
 """Who decides `advise --db`: the simulated days, or the closed forms where they cannot.
 
 On a quiet KB (a save a week) a simulated day rarely changes a cited article, so the days
-the time budget affords give no periodic option an interval, and a recommendation that
+the cap on days affords give no periodic option an interval, and a recommendation that
 must meet its target with margin would fall to push by default. The closed forms of
 ``sim.theory`` (Poisson saves at the same volume over a uniform day, sizes measured by
 real calls on the KB) need no days: they decide then, the output says so, and every
