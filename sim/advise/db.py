@@ -229,6 +229,7 @@ def db_advice(
     )
     checks = closed.check_rows(table, cf.table)
     by_sim = closed.simulation_decides(table, target)
+    cf = cf if by_sim else closed.checked_choice(cf, table)
     lines = [
         f"Advice for the KB {params.corpus_db}: {params.n_articles:,} published articles. By "
         "simulated days (run to the precision asked for, or to the cap on days) "
