@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
@@ -96,3 +97,16 @@ def test_a_closed_form_pick_at_its_own_edge_is_not_said_to_meet_the_target() -> 
         "The 9 simulated days at that option: a change unnoticed 20.0 (95 % CI 15.0 to 25.0)"
         in line
     )
+
+
+def test_every_simulated_figure_beside_the_closed_form_pick_has_its_interval(capsys) -> None:
+    """results/advise.txt (rebuilt from the committed rows by the regression test): the
+    simulated unnoticed time and cost each with its 95 % interval, and no column of
+    simulated calls or characters without one; without --simulate, the pick's margin."""
+    text = (Path(__file__).resolve().parents[1] / "results" / "advise.txt").read_text()
+    line = text.splitlines()[1]
+    assert "on average (95 % CI 13.7–15.0) and costs 92 a day (95 % CI 85–99)." in line
+    assert "sim calls" not in text and "14.3 (13.7–15.0)" in text
+    assert main(["advise"]) == 0
+    out = capsys.readouterr().out
+    assert "Its margin: 0.9 min (3%) under the target by the closed form, which has no" in out

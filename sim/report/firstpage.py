@@ -77,6 +77,7 @@ def _pick(
         **c,
         "words": METHOD_WORDS.get(c["method"], c["method"]),
         "seeds": advice["seeds"],
+        "calls_ci": _exposure_at(ex, c["method"], 60 * c["interval_min"])["calls"],
         "margin": _margin(ex, c, target_min),
     }
 
