@@ -66,8 +66,8 @@ def one_simulation_per_arguments() -> Iterator[None]:
     """advise_db.db_advice (the days and the advice built on them) run once per distinct
     arguments in this module (and in test_advise_calllog and test_agent_habits, which import
     it), a copy handed to each call: the text and the JSON of one set of arguments are of one
-    computation. The precision's start time is no part of them: it only bounds the days run,
-    and each of these tests' runs ends by its days, its precision or its --max-days first.
+    computation. The precision's start time is no part of them: it only starts the safety
+    stop (--max-seconds, none here), and the days run are counted in days alone.
 
     The edit shape fitted to a log (``fit_shape``, some 0.2 CPU-s a run, where every run on
     one KB reads the same log) is likewise fitted once per distinct log rows and arguments:
