@@ -217,7 +217,8 @@ def test_advise_db_decides_by_the_closed_forms_when_the_days_cannot(kb, capsys) 
     out = json.loads(capsys.readouterr().out)
     assert out["decided_by"] == "closed forms"
     c = out["closed_forms"]["choice"]
-    assert c["method"] in ("poll", "reread") and c["mean_unnoticed_min"] <= 30
+    assert c["method"] in ("poll", "reread") and c["mean_unnoticed_min"] <= 30 * 0.9
+    assert out["closed_forms"]["margin_share"] == 0.1
     assert "Decided by the closed forms (Poisson saves at the same volume" in text
     assert "no periodic option has a simulated interval" in text  # two days: no check
     picked = [x for x in text.splitlines() if x.endswith("<- pick")]

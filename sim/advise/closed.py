@@ -206,6 +206,8 @@ def as_json(cf: ClosedForms, checks: pd.DataFrame, costs: Costs) -> dict[str, An
 
     return {
         "saves_per_day": cf.params.n_saves,
+        "margin_share": CLOSED_FORM_MARGIN,
+        "passed_over": list(cf.passed_over),
         "choice": None if cf.choice is None else plain(cf.choice.to_dict()),
         "rows": [
             plain(r)
