@@ -249,10 +249,14 @@ def simulated(
     seeds: int,
     workers: int | None = None,
     frames: StudyFrames | ExposureRows | None = None,
+    costs: Costs | None = None,
 ) -> pd.DataFrame:
     """The same rows from N seeded days: the exposure runs of the report (given, or run), with
-    the 95 % interval's upper end of the minutes a change goes unnoticed (over seeds)."""
-    from sim.stats import ratio_interval
+    the 95 % intervals (over seeds) of the minutes a change goes unnoticed and of the calls
+    and characters a day, so that no simulated figure is printed without its interval."""
+    from sim.stats import mean_interval, ratio_interval
+
+    costs = Costs() if costs is None else costs
     from sim.study.experiments import run_study
     from sim.study.exposure import ExposureRows, exposure_rows, exposure_table
 
@@ -262,17 +266,20 @@ def simulated(
     data = taken if isinstance(taken, ExposureRows) else exposure_rows(params, taken)
     t = exposure_table(params, data)
     t = t[t["method"].isin(METHODS)]
-    hi = {
-        (method, interval_s / 60): ratio_interval(
-            g["unnoticed_s"].to_numpy() / 60, g["changed"].to_numpy()
-        ).hi
-        for (method, interval_s), g in data.rows.groupby(["method", "interval_s"])
-    }
-    t = t.assign(
-        sim_unnoticed_hi_min=[
-            hi.get(k, np.nan) for k in zip(t["method"], t["interval_min"], strict=True)
-        ]
-    )
+    spans = {}
+    for (method, interval_s), g in data.rows.groupby(["method", "interval_s"]):
+        u = ratio_interval(g["unnoticed_s"].to_numpy() / 60, g["changed"].to_numpy())
+        cost = mean_interval(
+            (
+                (g["calls"] + g["notifications"]) * costs.per_call
+                + g["result_chars"] / 1000 * costs.per_1k_chars
+            ).to_numpy()
+        )
+        spans[method, interval_s / 60] = (u.lo, u.hi, cost.lo, cost.hi)
+    keys = list(zip(t["method"], t["interval_min"], strict=True))
+    none = (np.nan,) * len(SIM_SPANS)
+    for i, name in enumerate(SIM_SPANS):
+        t = t.assign(**{name: [spans.get(k, none)[i] for k in keys]})
     return t.rename(
         columns={
             "calls_per_day": "sim_calls",
@@ -288,9 +295,13 @@ def simulated(
             "sim_notifications",
             "sim_chars",
             "sim_mean_unnoticed_min",
-            "sim_unnoticed_hi_min",
+            *SIM_SPANS,
         ]
     ]
+
+
+SIM_SPANS = ("sim_unnoticed_lo_min", "sim_unnoticed_hi_min", "sim_cost_lo", "sim_cost_hi")
+"""The simulated figures' 95 % interval ends (over seeds): minutes unnoticed, cost a day."""
 
 
 def advise(
@@ -317,11 +328,12 @@ def advise(
     meets = table[computed & (table["mean_unnoticed_min"] <= max_unnoticed_min)]
     best = meets.loc[meets.groupby("method")["cost"].idxmin()].sort_values("cost")
     if simulate:
-        sim = simulated(params, simulate, workers, frames)
+        sim = simulated(params, simulate, workers, frames, costs)
         table = table.merge(sim, on=["method", "interval_min"], how="left")
         table["sim_cost"] = (
             table["sim_calls"] + table["sim_notifications"]
         ) * costs.per_call + table["sim_chars"] / 1000 * costs.per_1k_chars
+
         best = validated(table, best, max_unnoticed_min)
     choice = best.iloc[0] if len(best) else None
     return {

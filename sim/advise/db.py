@@ -229,9 +229,10 @@ def db_advice(
     )
     checks = closed.check_rows(table, cf.table)
     by_sim = closed.simulation_decides(table, target)
+    cf = cf if by_sim else closed.checked_choice(cf, table)
     lines = [
         f"Advice for the KB {params.corpus_db}: {params.n_articles:,} published articles. By "
-        "simulated days (run to the precision asked for, or as far as the time budget goes) "
+        "simulated days (run to the precision asked for, or to the cap on days) "
         "where their pick meets the target with margin, else by the closed forms; the line "
         "'Decided by' says which.",
         *text.assumptions(process, costs, target, want, f"{name}, {saves_said}", agent),

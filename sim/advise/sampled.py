@@ -4,8 +4,12 @@ A sparse edit log puts one or two saves in a simulated day, and a day in which n
 article changes measures no unnoticed time at all; a fixed count of days then decides
 nothing. So days are run in batches (one per worker), the same seeds for every process
 compared, until the chosen option's mean unnoticed time is known to a stated 95 %
-half-width and at least a stated number of cited articles changed, or a cap on days or
-seconds is reached; every figure is printed with its interval and the days it rests on.
+half-width and at least a stated number of cited articles changed, or a cap on days is
+reached; every figure is printed with its interval and the days it rests on. Every budget
+counts days, never seconds, and the batches are the same whatever the worker count, so the
+same inputs give the same days, figures and pick on any machine under any load; a time
+limit (``Precision.max_seconds``) only stops a run, which then decides nothing
+(``TimeLimit``).
 
 Intervals are over seeds (a day is the unit), with Student's t for the few days a sparse
 log affords: a mean unnoticed time is a ratio (unnoticed seconds over changed citations,
@@ -67,6 +71,9 @@ MIN_DAYS_CHANGED = 5
 """Days with a changed cited article an unnoticed-time interval needs."""
 MIN_COST_DAYS = 4
 """Days run in full at least: the costs a day rest on them."""
+MIN_BATCH = 2
+"""Days in the first batch; a batch then doubles the days done (never a worker count or a
+time: the batches, and with them where the days stop, are the same on any machine)."""
 SWEPT_METHODS = tuple(m for m in ADVISED if m in methods.BY_NAME and methods.BY_NAME[m].swept)
 """The interval sweep's methods a figure here reads: the advised ones it runs."""
 
@@ -78,13 +85,33 @@ class Precision:
     min_changed: int = 30
     """Changed cited articles (citations whose article changed while held) wanted at least."""
     max_days: int = 60
-    max_seconds: float = 25.0
-    """No new batch of days is started that would end later than this many seconds after
-    `started` (the advice's start: reading and fitting the log count too)."""
+    max_seconds: float | None = None
+    """A safety stop, not a budget: past this many seconds after `started` (the advice's
+    start: reading and fitting the log count too) no further batch is started and the run
+    raises ``TimeLimit``, so a slow machine gets no advice rather than other advice."""
     started: float = field(default_factory=time.monotonic)
     cost_share: float = 0.05
     """95 % half-width wanted on the chosen option's cost a day, as a share of its mean (or
     half a call's cost, if more); days are run in full until then, MIN_COST_DAYS at least."""
+
+
+class TimeLimit(Exception):
+    """The time limit (``Precision.max_seconds``) ran out before the days were done: nothing
+    is decided, since a pick from fewer days would depend on the machine's speed."""
+
+    def __init__(self, want: Precision, days: int) -> None:
+        super().__init__(
+            f"--max-seconds {want.max_seconds:g}: the time limit ran out after "
+            f"{count(days, 'simulated day')}, before the days asked for were done; nothing "
+            "was decided (a pick from fewer days would depend on this machine's speed). Give "
+            "a larger --max-seconds, or none, or fewer days with --max-days."
+        )
+
+
+def stop_if_late(want: Precision, days: int) -> None:
+    """Raise ``TimeLimit`` when the safety stop has passed and more days are due."""
+    if want.max_seconds is not None and time.monotonic() - want.started > want.max_seconds:
+        raise TimeLimit(want, days)
 
 
 @dataclass
@@ -254,8 +281,9 @@ def run(
 ) -> tuple[dict[str, Sample], str]:
     """Days in batches on seeds 1, 2, ... for every process until precise (or `fixed_days`
     exactly); the samples and why it stopped. Every process's days of a batch run in one
-    pool; a batch doubles the days done so far while the time left allows. The CAS day is
-    `cas_experiment`: the 13-delay curve, or 'cas' at the process's own edit delays."""
+    pool; a batch doubles the days done so far (MIN_BATCH first), whatever the workers. The
+    CAS day is `cas_experiment`: the 13-delay curve, or 'cas' at the process's own edit
+    delays. Raises ``TimeLimit`` where the safety stop passes before the days are done."""
     from sim.study.experiments import Request, frames_of, run_all
     from sim.study.exposure import exposure_rows
     from sim.study.metrics import edit_rows, staleness_by_seed
@@ -272,15 +300,10 @@ def run(
         )
         for n, s in samples.items()
     }
-    start, done, per_day = want.started, 0, 0.0
+    done = 0
     cap = fixed_days or want.max_days
     while True:
-        size = max(workers, done)
-        if per_day > 0:
-            left = want.max_seconds - (time.monotonic() - start)
-            size = min(size, max(workers, int(left / per_day) // workers * workers))
-        seeds = tuple(range(done + 1, min(done + size, cap) + 1))
-        t0 = time.monotonic()
+        seeds = tuple(range(done + 1, min(done + max(MIN_BATCH, done), cap) + 1))
         requests = [Request((p,), seeds, ("staleness",)) for p in exposed.values()]
         if with_cas:
             requests += [Request((s.params,), seeds, (cas_experiment,)) for s in samples.values()]
@@ -298,8 +321,7 @@ def run(
                 if not edits.edits.empty:  # none when no question found a published article
                     s.cas.append(edit_rows(edits))
         done = seeds[-1]
-        per_day = (time.monotonic() - t0) / len(seeds)
-        spent = time.monotonic() - start
+        spent = time.monotonic() - want.started
         tables = {n: options(s, costs) for n, s in samples.items()}
         changed = ", ".join(
             f"{n} {int(t['changed'].max()) if len(t) else 0}" for n, t in tables.items()
@@ -313,8 +335,7 @@ def run(
             return samples, why
         if not fixed_days and all(precise(t, target_min, want) for t in tables.values()):
             return samples, "the precision asked for was reached"
-        if not fixed_days and spent + per_day * workers > want.max_seconds:
-            return samples, f"the time cap ({want.max_seconds:g} s) was reached first"
+        stop_if_late(want, done)
 
 
 def progress(line: str) -> None:

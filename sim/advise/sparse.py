@@ -60,6 +60,11 @@ first batch): a re-read of every held article at every check of every interval i
 of a full day's work, and on a sparse log it costs some hundred times the poll."""
 
 
+LIGHT_BATCH = 4
+"""Days in a batch after the cost days at least (a count of days, not of workers: the
+batches, and with them where the days stop, are the same on any machine)."""
+
+
 def _pool(workers: int) -> ProcessPoolExecutor | None:
     if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
         return None
@@ -78,8 +83,10 @@ def run_sparse(
 ) -> tuple[dict[str, sampled.Sample], str]:
     """Seeds 1, 2, ... for every process, in batches, until every process's unnoticed times
     and its chosen option's cost are precise (or `fixed_days` seeds exactly, all in full);
-    the samples and why it stopped. Results do not depend on the worker count: a day is a
-    pure function of its task, and the rows are taken in the tasks' order."""
+    the samples and why it stopped. Results do not depend on the worker count or the
+    machine's speed: a day is a pure function of its task, the rows are taken in the tasks'
+    order, and the batches are counted in days (LIGHT_BATCH). Raises ``sampled.TimeLimit``
+    where the safety stop passes before the days are done."""
     runs = {
         n: _Runs(
             replace(
@@ -94,26 +101,13 @@ def run_sparse(
     samples = {n: sampled.Sample(p, cost_days=0) for n, p in processes.items()}
     cap = fixed_days or want.max_days
     pool = _pool(workers)
-    # wall seconds a process-day adds to a batch on the pool, in full and after the cost
-    # days (a quiet day costs only its schedule's draw); the second is the first until
-    # measured
-    per_task: dict[bool, float] = {}
     try:
         while True:
-            plan = {n: r.next(cap, workers, want, fixed_days) for n, r in runs.items()}
+            plan = {n: r.next(cap, fixed_days) for n, r in runs.items()}
             plan = {n: p for n, p in plan.items() if p[1]}
             if not plan:
                 why = "the days asked for were run" if fixed_days else "the cap on days was reached"
                 return samples, why
-            left = want.max_seconds - (time.monotonic() - want.started)
-            est = {n: per_task.get(f, per_task.get(True, 0.0)) for n, (f, _) in plan.items()}
-            total = sum(len(seeds) * est[n] for n, (_, seeds) in plan.items())
-            if total > left and not fixed_days:
-                shrink = left / total
-                plan = {
-                    n: (f, seeds[: max(1, int(len(seeds) * shrink))])
-                    for n, (f, seeds) in plan.items()
-                }
             # by seed, a seed's processes in one chunk: a worker opens the seed's KB once
             named = sorted(
                 (
@@ -125,14 +119,10 @@ def run_sparse(
             )
             tasks = [t for _, _, t in named]
             names = [n for _, n, _ in named]
-            t0 = time.monotonic()
             chunk = len(plan)
             rows = list(
                 pool.map(day_rows, tasks, chunksize=chunk) if pool else map(day_rows, tasks)
             )
-            wall = time.monotonic() - t0
-            kinds = {t[3] for t in tasks}
-            per_task[kinds.pop() if len(kinds) == 1 else True] = wall / len(tasks)
             for task, r, n in zip(tasks, rows, names, strict=True):
                 runs[n].add(task[1], task[3], r)
             for n, r in runs.items():
@@ -146,12 +136,7 @@ def run_sparse(
                 continue
             if all(r.unnoticed_known and r.cost_known for r in runs.values()):
                 return samples, "the precision asked for was reached"
-            upcoming = [r.next(cap, workers, want, fixed_days) for r in runs.values()]
-            smallest = sum(  # a seed of each process still short of its precision
-                per_task.get(full, per_task[True]) for full, seeds in upcoming if seeds
-            )
-            if spent + smallest > want.max_seconds:
-                return samples, f"the time cap ({want.max_seconds:g} s) was reached first"
+            sampled.stop_if_late(want, max(s.days for s in samples.values()))
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -174,9 +159,7 @@ class _Runs:
         """Days the unnoticed times' precision needs beyond those run, by the square-root
         law (0: not known yet; the batch then doubles the days)."""
 
-    def next(
-        self, cap: int, workers: int, want: sampled.Precision, fixed: int
-    ) -> tuple[bool, list[int]]:
+    def next(self, cap: int, fixed: int) -> tuple[bool, list[int]]:
         """The next batch: (in full?, seeds). Full days extend the prefix the costs rest
         on (a seed run light before is run again in full: the same day, with every check);
         light days extend the sample of unnoticed times."""
@@ -193,7 +176,7 @@ class _Runs:
             return False, []
         # the square-root law's days, at least a quarter more (its estimate is a floor on a
         # heavy-tailed log) and at most double
-        size = max(2 * workers, min(self.done, max(self.more, self.done // 4)))
+        size = max(LIGHT_BATCH, min(self.done, max(self.more, self.done // 4)))
         return False, list(range(self.done + 1, min(self.done + size, cap) + 1))
 
     def add(self, seed: int, full: bool, rows: pd.DataFrame | None) -> None:

@@ -66,7 +66,7 @@ def option_line(label: str, table: pd.DataFrame, target_min: float) -> str:
         )
         return (
             f"{head}: push, as no periodic option has an interval yet (too few days with a "
-            f"change){guess}; run more days (--max-seconds, --max-days)."
+            f"change){guess}; run more days (--max-days)."
         )
     unnoticed = (
         "0 min (noticed as it happens)"
@@ -140,14 +140,14 @@ def needed_lines(
                 out.append(
                     f"The {name} process: its choice's interval is wider than the "
                     f"±{want.half_width_min:g} min asked for; about {days + more} days would "
-                    f"narrow it so (the square-root law; --max-days, --max-seconds)."
+                    f"narrow it so (the square-root law; --max-days)."
                 )
             continue
         if total == 0:
             out.append(
                 f"The {name} process: no cited article changed in {count(days, 'day')}; many "
                 "more days "
-                "are needed (--max-days, --max-seconds), or advise on more saves a day."
+                "are needed (--max-days), or advise on more saves a day."
             )
             continue
         need = max(
@@ -160,7 +160,7 @@ def needed_lines(
             f"{want.min_changed} changed cited articles on {MIN_DAYS_CHANGED} days with a "
             f"change, roughly {need} days at this rate (an estimate from "
             f"{count(with_change, 'day')} with a change: a quiet KB may need more; "
-            f"--max-days {need}, with --max-seconds to match)."
+            f"--max-days {need})."
         )
     return out
 
@@ -257,7 +257,8 @@ def assumptions(
         f"  target: a change to a cited article unnoticed {target:g} min or less on average "
         f"(--max-unnoticed-min); days run until the pick's interval is ±{want.half_width_min:g} "
         f"min and {want.min_changed:,} cited articles changed, at most {want.max_days:,} days "
-        f"and {want.max_seconds:g} s (--half-width, --min-changed, --max-days, --max-seconds)",
+        "(--half-width, --min-changed, --max-days); counted in days, not seconds, so the pick "
+        "is the same on any machine",
     ]
 
 

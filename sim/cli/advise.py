@@ -53,14 +53,17 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="changed cited articles wanted at least (default 30)",
     )
     prec.add_argument(
-        "--max-days", type=bounded(int, 2, 10_000), default=60, help="cap on days (default 60)"
+        "--max-days",
+        type=bounded(int, 2, 10_000),
+        default=60,
+        help="cap on days (default 60): the only budget, so the pick is the same on any machine",
     )
     prec.add_argument(
         "--max-seconds",
         type=bounded(float, 1, 1e6),
-        default=25.0,
-        help="start no batch of days that would end later than this many seconds after the "
-        "start (default 25)",
+        default=None,
+        help="a safety stop, not a budget: past it no more days are run and advise exits with "
+        "status 3 deciding nothing, never another pick (default: none)",
     )
     prec.add_argument(
         "--workers",

@@ -8,10 +8,26 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+TIME_LIMIT_STATUS = 3
+"""advise's exit status where --max-seconds stopped the days: nothing was decided."""
+
 
 def simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """advise --edit-log / --edit-shape / --db: simulated advice from a real edit process
-    (and with --db on a real KB), run to the precision asked for."""
+    (and with --db on a real KB), run to the precision asked for; a run stopped by
+    --max-seconds prints why on one line and exits TIME_LIMIT_STATUS, with no advice."""
+    import sys
+
+    from sim.advise.sampled import TimeLimit
+
+    try:
+        return _simulated(adv, args)
+    except TimeLimit as e:
+        print(f"{adv.prog}: {e}", file=sys.stderr)
+        return TIME_LIMIT_STATUS
+
+
+def _simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     import json
     import time
 

@@ -15,9 +15,13 @@ from sim.freshness.rates import citation_rates, p_changed, save_rates_per_s
 from sim.params import Params
 from sim.popularity import zipf_weights
 
+POLL_PAGE_EVENTS = 100
+"""Events a poll call returns at most (the server's default limit, ``DEFAULT_POLL_LIMIT``):
+the interval's E events take ⌈E / 100⌉ calls. math.inf: one call a check, whatever E."""
+
 
 @exactmath.rounded
-def expected_check_calls(params: Params) -> list[dict[str, float]]:
+def expected_check_calls(params: Params, page: float = POLL_PAGE_EVENTS) -> list[dict[str, float]]:
     """Expected tool calls of the re-read and poll methods at each check.
 
     By check k, n questions have been answered (n grows uniformly over the day). A
@@ -26,7 +30,7 @@ def expected_check_calls(params: Params) -> list[dict[str, float]]:
     search, the same article each time the target is asked about; taking that map as a
     random function, j is nobody's cited neighbour with probability exp(−ρₙ), ρₙ the mean
     of 1 − (1 − qᵢ)ⁿ over articles. Re-reading reads every distinct cited article;
-    polling pages the interval's events (one page per 100) and reads the cited articles
+    polling pages the interval's events (a call per `page` of them) and reads the cited articles
     that changed in the interval, changes being independent of citations. Characters follow
     from these counts and the sizes of a read result, an event and a page's envelope.
     """
@@ -34,7 +38,7 @@ def expected_check_calls(params: Params) -> list[dict[str, float]]:
     lam = save_rates_per_s(params)
     dt = params.check_interval_s
     events = params.n_saves * dt / params.day_s
-    pages = max(1.0, float(np.ceil(events / 100)))
+    pages = max(1.0, float(np.ceil(events / page)))
     uncited, changed = 1.0 - q, p_changed(lam, dt)  # the same at every check
     rows = []
     for k in range(1, params.n_checks + 1):

@@ -356,6 +356,7 @@ BASE: dict[str, tuple[str, str]] = {
     "saves_per_check": (COUNT, "human saves per hourly check (saves a day over checks a day)"),
     "citations_held": (COUNT, "distinct cited articles re-read per check (closed form)"),
     "saves_per_check_at_break_even": (COUNT, "saves per check where poll's calls reach re-read's"),
+    "poll_page_events": (COUNT, "events a poll call takes at most (0: one call a check)"),
     "draw": (TEXT, "how the read's article is drawn: by the log's edit popularity, or uniformly"),
     "measured": (SHARE, "reads stale at that age, measured from the log's own rows"),
     "poisson_own_rates": (SHARE, "the same, for Poisson saves at the log's own article rates"),
@@ -427,6 +428,7 @@ FILES: dict[str, str] = {
     "map_cas.csv": "CAS rejection by delay: a human's save, the agent's own edits (closed form)",
     "map_break_even.csv": "poll's calls over re-read's by saves per check and questions",
     "map_break_even_points.csv": "saves per check where polling stops being cheaper",
+    "map_break_even_settings.csv": "the same by events a poll call takes and spread of saves",
 }
 """What each file holds (the per-seed rows in seeds/ share a table's name)."""
 SEED_FILES = {

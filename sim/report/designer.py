@@ -167,7 +167,7 @@ def _margin(ex: pd.DataFrame, choice: Any, target_min: float) -> dict[str, Any] 
                 "mean": i.mean,
                 "lo": i.lo,
                 "hi": i.hi,
-                "calls": calls.mean,
+                "calls": calls,
             }
             break
     return margin

@@ -54,6 +54,17 @@ def _range(values: pd.Series) -> dict[str, float]:
     return {"lo": values.min(), "hi": values.max()}
 
 
+def _break_even_settings(settings: pd.DataFrame) -> list[dict[str, Any]]:
+    """The break-even's range over questions a day where a poll call takes every event, or
+    saves spread evenly (the first page's own: Zipf saves, 100 events a poll call)."""
+    out = []
+    for (spread, page), g in settings.groupby(["save_popularity", "poll_page_events"], sort=False):
+        if (spread, page) in (("zipf", 0), ("even", 100), ("even", 0)):
+            at = g["saves_per_check_at_break_even"]
+            out.append({"even": spread == "even", "page": int(page), **_range(at)})
+    return out
+
+
 def _pick(
     advice: dict[str, Any] | None, ex: pd.DataFrame, target_min: float
 ) -> dict[str, Any] | None:
@@ -66,6 +77,7 @@ def _pick(
         **c,
         "words": METHOD_WORDS.get(c["method"], c["method"]),
         "seeds": advice["seeds"],
+        "calls_ci": _exposure_at(ex, c["method"], 60 * c["interval_min"])["calls"],
         "margin": _margin(ex, c, target_min),
     }
 
@@ -160,6 +172,7 @@ def page(
             for _, r in points.iterrows()
             if pd.notna(r["saves_per_check_at_break_even"])
         ],
+        held_settings=_break_even_settings(t["map_break_even_settings"]),
         per_hour=_range(per_hour),
         poll_real=poll_real,
         pick=_pick(advice, ex, target_min),

@@ -38,6 +38,49 @@ def stale_table(stale: pd.DataFrame, rate: float, log_rates: dict[str, float]) -
     return md(pd.DataFrame(rows))
 
 
+def break_even_settings_table(settings: pd.DataFrame) -> str:
+    """Saves per check at the break-even: questions a day × events a poll call and spread."""
+    cells = settings.assign(
+        setting=[
+            ("one call a check" if p == 0 else f"{p:,.0f} events a call")
+            + (", even saves" if sp == "even" else ", Zipf saves")
+            for sp, p in zip(settings["save_popularity"], settings["poll_page_events"], strict=True)
+        ],
+        at=[
+            f"{x:,.0f}" if math.isfinite(x) else "past the map"
+            for x in settings["saves_per_check_at_break_even"]
+        ],
+    )
+    wide = cells.pivot_table(
+        index=["n_questions", "citations_held"],
+        columns="setting",
+        values="at",
+        aggfunc="first",
+        sort=False,
+    )
+    wide = wide[list(dict.fromkeys(cells["setting"]))].reset_index()
+    wide.insert(
+        0,
+        "questions a day (articles held)",
+        [
+            f"{q:g} ({h:.0f})"
+            for q, h in zip(wide["n_questions"], wide["citations_held"], strict=True)
+        ],
+    )
+    return md(wide.drop(columns=["n_questions", "citations_held"]))
+
+
+def _even_lower(settings: pd.DataFrame) -> str:
+    """At how many of the settings' points even saves give a lower break-even than Zipf's."""
+    at = settings.pivot_table(
+        index=["poll_page_events", "n_questions"],
+        columns="save_popularity",
+        values="saves_per_check_at_break_even",
+    )
+    lower = int((at["even"] < at["zipf"]).sum())
+    return f"{lower} of the {len(at)} points" if lower < len(at) else f"all {len(at)} points"
+
+
 def agreement_table(a: pd.DataFrame) -> str:
     def delay(d: float) -> str:
         return "day's end" if math.isnan(d) else age_label(d)
@@ -169,6 +212,8 @@ def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
         breaks=_breaks(t["map_break_even_points"]),
         poll_over=((poll["closed_form"] - poll["simulated"]) / poll["simulated"]).max(),
         per_hour=_span(traits["saves_per_hour"]),
+        settings_table=break_even_settings_table(t["map_break_even_settings"]),
+        even_lower=_even_lower(t["map_break_even_settings"]),
         seeds=int(a["seeds"].max()),
         z_tolerance=Z_TOLERANCE,
         ratio_tolerance=RATIO_TOLERANCE,

@@ -221,10 +221,11 @@ def _writeup(params: Params) -> Params:
 
 
 @exactmath.rounded
-def check_calls_ratio(params: Params) -> dict[str, float]:
-    """The hourly checker's re-read and poll calls per check (``theory.expected_check_calls``)
-    averaged over the day's checks, and poll's calls over re-read's."""
-    rows = theory.expected_check_calls(params)
+def check_calls_ratio(params: Params, page: float = 100) -> dict[str, float]:
+    """The hourly checker's re-read and poll calls per check (``theory.expected_check_calls``,
+    a poll call taking `page` events) averaged over the day's checks, and poll's calls over
+    re-read's."""
+    rows = theory.expected_check_calls(params, page)
     reread = float(np.mean([r["reread_calls"] for r in rows]))
     poll = float(np.mean([r["poll_calls"] for r in rows]))
     return {"reread_calls_per_check": reread, "poll_calls_per_check": poll, "ratio": poll / reread}

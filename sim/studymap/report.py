@@ -52,4 +52,5 @@ TABLES: tuple[tuple[str, Make], ...] = (
     ("map_cas", lambda base, rows, t: tables.cas_map(_cas_intensities(base, t))),
     ("map_break_even", lambda base, rows, t: tables.break_even_map(base)),
     ("map_break_even_points", lambda base, rows, t: tables.break_even_points(t["map_break_even"])),
+    ("map_break_even_settings", lambda base, rows, t: tables.break_even_settings(base)),
 )

@@ -217,15 +217,21 @@ def cas_map(intensities: list[float]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def break_even_map(base: Params) -> pd.DataFrame:
+BREAK_EVEN_PAGES = (10.0, 100.0, 1000.0, math.inf)
+"""Events a poll call takes in the break-even's settings: the server's 100 (the map's), a
+tenth and ten times it, and one call a check whatever the events (inf)."""
+
+
+def break_even_map(base: Params, page: float = 100.0) -> pd.DataFrame:
     """Poll's calls over re-read's per hourly check by saves per check and questions a day
-    (citations held), closed form; the saves per check where the ratio reaches 1."""
+    (citations held), closed form, a poll call taking `page` events and the saves spread
+    over articles as `base.save_popularity` says; the saves per check where it reaches 1."""
     saves = np.unique(np.round(np.geomspace(1, 160_000, 49)).astype(int))
     checks = base.day_s / base.check_interval_s
     rows = []
     for q in QUESTIONS:
         for n in saves:
-            c = forms.check_calls_ratio(replace(base, n_saves=int(n), n_questions=q))
+            c = forms.check_calls_ratio(replace(base, n_saves=int(n), n_questions=q), page)
             rows.append(
                 {
                     "n_questions": q,
@@ -260,6 +266,24 @@ def break_even_points(table: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def break_even_settings(base: Params) -> pd.DataFrame:
+    """The break-even (saves per check where poll's calls reach re-read's) by the events a
+    poll call takes (0: one call a check, whatever the events) and how the saves spread
+    over articles (as the questions' Zipf popularity, or evenly), per questions a day."""
+    parts = []
+    for popularity in ("zipf", "even"):
+        for page in BREAK_EVEN_PAGES:
+            at = replace(base, save_popularity=popularity)
+            points = break_even_points(break_even_map(at, page))
+            parts.append(
+                points.assign(
+                    save_popularity=popularity, poll_page_events=0 if math.isinf(page) else page
+                )
+            )
+    cols = ["save_popularity", "poll_page_events", "n_questions", "citations_held"]
+    return pd.concat(parts, ignore_index=True)[[*cols, "saves_per_check_at_break_even"]]
 
 
 def logs_table(panel: dict[str, EditLog]) -> pd.DataFrame:
