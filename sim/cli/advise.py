@@ -5,10 +5,9 @@ edit log, a fitted shape or an imported KB (sim/cli/advise_simulated.py)."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from sim.cli.advise_simulated import simulated
-from sim.cli.common import bounded
+from sim.cli.common import a_path, bounded
 
 
 def _delays(text: str) -> tuple[float, ...]:
@@ -103,19 +102,19 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     real = adv.add_mutually_exclusive_group()
     real.add_argument(
         "--edit-log",
-        type=Path,
+        type=a_path,
         metavar="LOG.csv",
         help="advise from the edit process fitted to this log (by simulation)",
     )
     real.add_argument(
         "--edit-shape",
-        type=Path,
+        type=a_path,
         metavar="shape.json",
         help="advise from this fitted edit shape (python -m sim calibrate writes one)",
     )
     adv.add_argument(
         "--db",
-        type=Path,
+        type=a_path,
         default=None,
         metavar="kb.sqlite",
         help="advise for this imported KB (python -m sim import writes one): the day runs on "
@@ -123,7 +122,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     adv.add_argument(
         "--queries",
-        type=Path,
+        type=a_path,
         default=None,
         metavar="FILE",
         help="with --db: a query log, one query a line (default: the articles' titles)",
@@ -203,7 +202,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     habits.add_argument(
         "--call-log",
-        type=Path,
+        type=a_path,
         default=None,
         metavar="calls.jsonl",
         help="estimate the agent's habits and questions a day from this call log (python -m "

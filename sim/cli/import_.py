@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sim.calibrate.logs import COLUMNS, write_atomic
+from sim.cli.common import a_path
 from sim.corpus import KB_ID  # the KB serve serves
 from sim.importer import git
 from sim.importer.files import Notes, take_back
@@ -48,11 +49,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "import", help="a folder of Markdown articles (and its git history) into a KB file",
         description=HELP,
     )  # fmt: skip
-    imp.add_argument("folder", type=Path, metavar="DOCS_DIR", help="the folder of articles")
-    imp.add_argument("--db", type=Path, required=True, help="KB file to create or update")
+    imp.add_argument("folder", type=a_path, metavar="DOCS_DIR", help="the folder of articles")
+    imp.add_argument("--db", type=a_path, required=True, help="KB file to create or update")
     imp.add_argument(
         "--edit-log",
-        type=Path,
+        type=a_path,
         default=None,
         metavar="LOG.csv",
         help="where to write the edit log (default: beside --db, NAME.edits.csv)",

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
-from sim.cli.common import bounded, needs
+from sim.cli.common import a_path, bounded, needs
 from sim.importer.paths import same_file
 
 MAX_SERVED_ARTICLES = 100_000
@@ -35,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     srv.add_argument(
         "--db",
-        type=Path,
+        type=a_path,
         default=None,
         help="a KB file to serve, as `import` wrote it (default: the synthetic help centre, "
         "in memory)",
@@ -59,7 +59,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     srv.add_argument(
         "--call-log",
-        type=Path,
+        type=a_path,
         default=None,
         help="append one JSON line per tool call to this file",
     )
@@ -190,7 +190,7 @@ def _http_arguments(srv: argparse.ArgumentParser) -> None:
     )
     http.add_argument(
         "--tokens",
-        type=Path,
+        type=a_path,
         default=None,
         help='a JSON file of the bearer tokens and their grants: {"tokens": [{"label": …, '
         '"token": …, "read": [KB ids], "edit": [KB ids]}]}; the call log names the label, never'
