@@ -55,7 +55,7 @@ def a_path(text: str) -> Path:
     except OSError as e:
         if e.errno in (errno.ENAMETOOLONG, errno.ELOOP):
             raise argparse.ArgumentTypeError(
-                f"{e.strerror.lower()}: {text[:60]!r}{'…' if len(text) > 60 else ''}"
+                f"{(e.strerror or os.strerror(e.errno)).lower()}: {text[:60]!r}{'…' if len(text) > 60 else ''}"
                 f" ({len(text):,} characters); name a shorter path"
             ) from None
     return Path(text)
