@@ -54,9 +54,10 @@ def a_path(text: str) -> Path:
         os.lstat(text)
     except OSError as e:
         if e.errno in (errno.ENAMETOOLONG, errno.ELOOP):
+            why = os.strerror(e.errno).lower()
+            shown = f"{text[:60]!r}{'…' if len(text) > 60 else ''}"
             raise argparse.ArgumentTypeError(
-                f"{(e.strerror or os.strerror(e.errno)).lower()}: {text[:60]!r}{'…' if len(text) > 60 else ''}"
-                f" ({len(text):,} characters); name a shorter path"
+                f"{why}: {shown} ({len(text):,} characters); name a shorter path"
             ) from None
     return Path(text)
 
