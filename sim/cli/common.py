@@ -57,7 +57,8 @@ def a_path(text: str) -> Path:
             why = os.strerror(e.errno).lower()
             shown = f"{text[:60]!r}{'…' if len(text) > 60 else ''}"
             raise argparse.ArgumentTypeError(
-                f"{why}: {shown} ({len(text):,} characters); name a shorter path"
+                f"{why}: {shown} ({len(text):,} characters); name "
+                + ("a shorter path" if e.errno == errno.ENAMETOOLONG else "another path")
             ) from None
     return Path(text)
 
