@@ -10,7 +10,6 @@ has a save inside the day, and then with only the checks whose unnoticed times a
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from sim.advise import Costs, sampled
 from sim.model.day import Day
 from sim.model.schedule import draw_schedule
 from sim.params import Params
+from sim.pools import ending_with_caller, local_pool
 from sim.server.reads import count
 
 EXPOSURE_RECORDS = ("citations", "calls", "detections", "cadence")
@@ -63,8 +63,7 @@ of a full day's work, and on a sparse log it costs some hundred times the poll."
 def _pool(workers: int) -> ProcessPoolExecutor | None:
     if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
         return None
-    fork = multiprocessing.get_context("fork")
-    return ProcessPoolExecutor(workers, mp_context=fork, initializer=gc.freeze)
+    return local_pool(workers, fork=True)  # workers that end with this process
 
 
 def run_sparse(
@@ -98,7 +97,7 @@ def run_sparse(
     # days (a quiet day costs only its schedule's draw); the second is the first until
     # measured
     per_task: dict[bool, float] = {}
-    try:
+    with ending_with_caller(pool):  # its workers killed if this is left by an exception
         while True:
             plan = {n: r.next(cap, workers, want, fixed_days) for n, r in runs.items()}
             plan = {n: p for n, p in plan.items() if p[1]}
@@ -152,9 +151,6 @@ def run_sparse(
             )
             if spent + smallest > want.max_seconds:
                 return samples, f"the time cap ({want.max_seconds:g} s) was reached first"
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
 
 
 class _Runs:
