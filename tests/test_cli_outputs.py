@@ -58,6 +58,11 @@ CASES = [
     (["import", "folder", "--db", "kb.sqlite", "--base-url", "https://me:secretpass@x.org/"],
      "--base-url: an address with a user name or password (not shown)"),
     (["notebook", "--path", str(NOTEBOOK), "--db", "precious.txt"], "is not a KB file"),
+    # a mistyped KB file is created by no command (serve's: tests/test_stdio.py)
+    (["advise", "--db", "typo.sqlite"], "--db typo.sqlite: no such file"),
+    (["export", "out", "--db", "typo.sqlite"], "--db typo.sqlite: is not a file"),
+    (["notebook", "--path", str(NOTEBOOK), "--db", "typo.sqlite"], "typo.sqlite is not a file"),
+    (["notebook", "--path", str(NOTEBOOK), "--db", "empty.sqlite"], "is not a KB file"),
 ]  # fmt: skip
 
 

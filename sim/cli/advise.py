@@ -9,6 +9,12 @@ import argparse
 from sim.cli.advise_simulated import simulated
 from sim.cli.common import a_path, bounded
 
+MAX_SAVES_PER_DAY = 100_000
+"""--saves-per-day at most: the result sizes are measured on a simulated day of that many
+saves, about 15 CPU-s at 100,000 and linear in them (10 million, the maximum
+before, ran some 25 minutes). It is 250 saves an article a day on the write-up's 400
+articles, past the map's 100 (REPORT.md § 7)."""
+
 
 def _delays(text: str) -> tuple[float, ...]:
     """--edit-delays: seconds, comma-separated, each from 0 to a week, at most 100."""
@@ -38,9 +44,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     adv.add_argument(
         "--saves-per-day",
-        type=bounded(int, 0, 10_000_000),
+        type=bounded(int, 0, MAX_SAVES_PER_DAY),
         default=None,
-        help="human saves in the day (default 300; with an edit log, the log's own volume)",
+        help=f"human saves in the day, 0 to {MAX_SAVES_PER_DAY:,} (default 300; with an edit "
+        "log, the log's own volume)",
     )
     adv.add_argument(
         "--questions-per-day",
