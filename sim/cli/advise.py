@@ -9,11 +9,13 @@ import argparse
 from sim.cli.advise_simulated import simulated
 from sim.cli.common import a_path, bounded
 
-MAX_SAVES_PER_DAY = 100_000
-"""--saves-per-day at most: the result sizes are measured on a simulated day of that many
-saves, about 15 CPU-s at 100,000 and linear in them (10 million, the maximum
-before, ran some 25 minutes). It is 250 saves an article a day on the write-up's 400
-articles, past the map's 100 (REPORT.md § 7)."""
+MAX_SAVES_PER_DAY = 50_000
+"""--saves-per-day at most: every save is simulated, on the day the result sizes are
+measured on (0.15 CPU-s a thousand saves) and, with --edit-log, --edit-shape or --db, on
+each of the first batch's four days (0.8 CPU-s a thousand saves in all): at 50,000 some
+45 CPU-s, under a minute on two cores; 10 million, the maximum before, ran some 25 minutes.
+It is 125 saves an article a day on the write-up's 400 articles, past the map's 100
+(REPORT.md § 7)."""
 
 
 def _delays(text: str) -> tuple[float, ...]:
