@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import gc
 import multiprocessing
 import os
@@ -60,9 +59,9 @@ def _killed_with_parent() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None)  # the interpreter's own symbols, the C library's among them
         return int(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
-    except (OSError, AttributeError):  # no libc found, or one without prctl
+    except (OSError, AttributeError):  # a C library without prctl
         return False
 
 
