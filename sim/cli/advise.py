@@ -12,10 +12,10 @@ from sim.cli.common import a_path, bounded
 MAX_SAVES_PER_DAY = 50_000
 """--saves-per-day at most: every save is simulated, on the day the result sizes are
 measured on (0.15 CPU-s a thousand saves) and, with --edit-log, --edit-shape or --db, on
-each of the first batch's four days (0.8 CPU-s a thousand saves in all): at 50,000 some
-45 CPU-s, under a minute on two cores; 10 million, the maximum before, ran some 25 minutes.
-It is 125 saves an article a day on the write-up's 400 articles, past the map's 100
-(REPORT.md § 7)."""
+each of the first batch's four days (0.8 CPU-s a thousand saves in all): 52 CPU-s at
+50,000 with --edit-log (measured), under a minute on two cores; 10 million, the maximum
+before, ran some 25 minutes. It is 125 saves an article a day on the write-up's 400
+articles, past the map's 100 (REPORT.md § 7)."""
 
 
 def _delays(text: str) -> tuple[float, ...]:
