@@ -170,9 +170,10 @@ def _synthetic_flags(srv: argparse.ArgumentParser, args: argparse.Namespace) -> 
             said.remove("--seed")  # it seeds the background editor
         if said:
             flags = " and ".join(said)
+            editor = " or the background editor's saves" if "--seed" in said else ""
             srv.error(
                 f"{flags}: only for the synthetic help centre (without --db, or with --create "
-                f"and a new file); --db {args.db} is served as it is: leave out {flags}"
+                f"and a new file){editor}; --db {args.db} is served as it is: leave out {flags}"
             )
     args.seed = 1 if args.seed is None else args.seed
     args.articles = 400 if args.articles is None else args.articles
