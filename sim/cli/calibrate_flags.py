@@ -4,10 +4,9 @@ line does not import it (scipy, pandas): only `calibrate` itself runs ``cli``.""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from sim.calibrate.sessions import DEFAULT_SESSION_GAP_S
-from sim.cli.common import bounded
+from sim.cli.common import a_path, bounded
 
 FORMAT = """\
 The edit log is a CSV with a header and one row per article changed by a publish
@@ -46,21 +45,21 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         epilog=FORMAT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    cal.add_argument("log", nargs="?", type=Path, help="an edit log CSV in the shared format")
-    cal.add_argument("--git", type=Path, metavar="REPO", help="extract the log from this repo")
+    cal.add_argument("log", nargs="?", type=a_path, help="an edit log CSV in the shared format")
+    cal.add_argument("--git", type=a_path, metavar="REPO", help="extract the log from this repo")
     cal.add_argument("--path", metavar="DIR/", help="with --git: the folder of markdown articles")
     cal.add_argument(
         "--out",
-        type=Path,
+        type=a_path,
         help="shape file to write (default: LOG-NAME.shape.json in the current folder)",
     )
     cal.add_argument(
         "--force", action="store_true", help="replace an existing --out (or --map-figure) file"
     )
-    cal.add_argument("--log-out", type=Path, help="with --git: also write the extracted CSV")
+    cal.add_argument("--log-out", type=a_path, help="with --git: also write the extracted CSV")
     cal.add_argument(
         "--map-figure",
-        type=Path,
+        type=a_path,
         metavar="PNG",
         help="also draw the log on the map's stale-share figure (REPORT.md § 7), into PNG",
     )

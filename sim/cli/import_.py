@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.calibrate.logs import write_atomic
+from sim.cli.common import a_path
 from sim.cli.import_log import log_text, not_ours, sha256
 from sim.corpus import KB_ID  # the KB serve serves
 from sim.importer import git
@@ -60,11 +61,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "import", help="a folder of Markdown articles (and its git history) into a KB file",
         description=HELP,
     )  # fmt: skip
-    imp.add_argument("folder", type=Path, metavar="DOCS_DIR", help="the folder of articles")
-    imp.add_argument("--db", type=Path, required=True, help="KB file to create or update")
+    imp.add_argument("folder", type=a_path, metavar="DOCS_DIR", help="the folder of articles")
+    imp.add_argument("--db", type=a_path, required=True, help="KB file to create or update")
     imp.add_argument(
         "--edit-log",
-        type=Path,
+        type=a_path,
         default=None,
         metavar="LOG.csv",
         help="where to write the edit log (default: beside --db, NAME.edits.csv)",
