@@ -10,6 +10,9 @@ from sim.cli.advise_simulated import simulated
 from sim.cli.common import a_path, bounded
 from sim.cli.paramflags import param_flag, param_flags
 
+MAX_SIMULATE = 20
+"""--simulate at most (days run beside the closed forms)."""
+
 
 def _delays(text: str) -> tuple[float, ...]:
     """--edit-delays: seconds, comma-separated, each from 0 to a week, at most 100."""
@@ -112,7 +115,9 @@ def _cost_flags(adv: argparse.ArgumentParser) -> None:
     )
     adv.add_argument(
         "--simulate",
-        type=bounded(int, 0, 10_000),
+        # at most what runs in about a minute on two cores: a default day is 5.6 CPU-s
+        # (--simulate 10 took 57 CPU-s); 10,000, the top before, was some 8 hours
+        type=bounded(int, 0, MAX_SIMULATE),
         default=0,
         metavar="N",
         help="also run N seeded days and print the simulated figures beside (with "
