@@ -8,6 +8,7 @@ import csv
 import gzip
 import os
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -110,18 +111,13 @@ def _log_rows(n_big: int, n_small: int) -> list[tuple]:
     rows: list[tuple] = []
     day = 86_400
     events = [(i * day, "changelog") for i in range(n_big)]
-    events += [(i * 30 * day + 3600 * (k + 1), f"page{k}") for i in range(n_small) for k in range(5)]
+    events += [(i * 30 * day + 3600 * k, f"page{k}") for i in range(n_small) for k in range(1, 6)]
+    seen: set[str] = set()
     for p, (t, article) in enumerate(sorted(events)):
-        when = f"{_iso(1_600_000_000 + t)}"
-        change = "add" if not any(a == article for _, _, _, a, *_ in rows) else "modify"
-        rows.append((when, p, "u001", article, change, 1, 1))
+        when = datetime.fromtimestamp(1_600_000_000 + t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        rows.append((when, p, "u001", article, "modify" if article in seen else "add", 1, 1))
+        seen.add(article)
     return rows
-
-
-def _iso(epoch: int) -> str:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def test_a_dominating_file_is_named_with_its_share_and_the_answer_without_it() -> None:
