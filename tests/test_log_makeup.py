@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import json
 import os
 import subprocess
 from datetime import UTC, datetime
@@ -141,6 +142,10 @@ def test_calibrate_and_import_name_a_dominating_file(tmp_path: Path, capsys) -> 
     assert code == 0, err
     assert "One file holds 87 % of the log's saves: changelog" in out
     assert "Without it, stale within 1 d popularity" in out
+    code, out, err = _run([*argv, "--json", "--force"], capsys)
+    assert code == 0, err
+    named = json.loads(out)["dominant_file"]
+    assert (named["article"], named["rows"], named["of_rows"]) == ("changelog", 400, 460)
     repo = tmp_path / "site"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")

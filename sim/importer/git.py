@@ -24,7 +24,8 @@ WALKS = {
 }
 """``git log``'s walk by ``all_commits``: the first-parent line, each merge one commit with
 its diff against the first parent; or every commit, oldest first by date, merges left out
-(their changes are their branches' commits, each counted where it was made)."""
+(their changes are their branches' commits, each counted where it was made; so a merge's
+own conflict resolution is no version of its own, the next commit to the file carries it)."""
 COUNTED = {
     False: "first-parent commits of HEAD (a merged branch counts as one publish, its merge)",
     True: "every commit reachable from HEAD, a merged branch's each one publish (merges none)",
