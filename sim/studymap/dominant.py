@@ -5,6 +5,8 @@ saves (release notes, a changelog) sets the edit-weighted stale share nearly alo
 
 from __future__ import annotations
 
+import functools
+import textwrap
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -67,10 +69,10 @@ def render(d: Dominant, with_it: list[dict[str, Any]]) -> str:
     """Two or three lines: the file, its share, and the stale shares without it beside the
     log's own (``with_it``: ``measured_rows`` of the whole log)."""
     label = f"{d.path} (article {d.article})" if d.path else d.article
-    lines = [
-        f"  One file holds {100 * d.share:.0f} % of the log's saves: {label}, {d.rows:,} of"
-        f" {d.total:,} rows; the answer above is mostly its."
-    ]
+    head = (
+        f"One file holds {100 * d.share:.0f} % of the log's saves: {label}, {d.rows:,} of"
+        f" {d.total:,} rows; a read drawn by edit popularity is mostly of it."
+    )
     whole = {(r["age_s"], r["draw"]): r["measured"] for r in with_it}
     parts = []
     for r in d.without:
@@ -79,8 +81,10 @@ def render(d: Dominant, with_it: list[dict[str, Any]]) -> str:
                 f"{r['age_s'] / DAY_S:g} d {r['draw']} {100 * r['measured']:.3g} %"
                 f" (with it {100 * whole[r['age_s'], r['draw']]:.3g} %)"
             )
-    if parts:
-        lines.append("  Without it, stale within " + "; ".join(parts) + ".")
-    else:
-        lines.append("  Without it, the rest of the log spans too little to measure.")
-    return "\n".join(lines)
+    rest = (
+        "Without it, stale within " + "; ".join(parts) + "."
+        if parts
+        else "Without it, the rest of the log spans too little to measure."
+    )
+    wrap = functools.partial(textwrap.wrap, width=96, initial_indent="  ", subsequent_indent="  ")
+    return "\n".join([*wrap(head), *wrap(rest)])
