@@ -26,7 +26,12 @@ The edit log is a CSV with a header and one row per article changed by a publish
 Bundled log (the English Obsidian Help articles, 2020-2026; two more help centres
 next to it): sim/calibrate/logs/help-centre-edits.csv. From a git repository of
 markdown articles, --git REPO --path DIR/ extracts the log itself (--log-out
-keeps it). The shape file it writes is what --edit-shape (advise) and
+keeps it). Which commits count: the first-parent history of HEAD, a merged branch
+one publish (its merge, with its diff against the first parent), as the site
+published it; --all-commits counts every commit reachable from HEAD instead, each
+of a merged branch's commits one publish and the merges none. A file holding more
+than 20 % of the log's saves (release notes, a changelog) is named, with its share
+and the stale shares without it. The shape file it writes is what --edit-shape (advise) and
 edit_shape= (sweep, with save_process=calibrated) read.
 
 An initial import (a publish adding at least 20 % of the log's articles, and 10
@@ -57,6 +62,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--force", action="store_true", help="replace an existing --out (or --map-figure) file"
     )
     cal.add_argument("--log-out", type=a_path, help="with --git: also write the extracted CSV")
+    cal.add_argument(
+        "--all-commits",
+        action="store_true",
+        help="with --git: count every commit reachable from HEAD, not the first-parent ones",
+    )
     cal.add_argument(
         "--map-figure",
         type=a_path,
