@@ -106,3 +106,29 @@ def test_the_command_refuses_a_bad_log_in_one_line_and_writes_nothing(
     err = capsys.readouterr().err.strip().splitlines()
     assert stop.value.code == 2 and len(err) == 1 and "LOG.csv:" in err[0], err
     assert not out.exists()
+
+
+def test_advise_db_on_a_two_year_docs_history_ends_with_its_backtest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A generated docs site whose git history spans about two years: `advise --db` ends
+    with the backtest of the advice made before its last year, in its text and its JSON,
+    the same bytes with one worker or two."""
+    import json
+
+    from sim.__main__ import main
+    from sim.bench.docsrepo import build
+
+    db = tmp_path / "kb.sqlite"
+    repo = build(tmp_path / "docs", 20, commits=300, mean_gap_s=2 * DAY)
+    assert main(["import", str(repo), "--db", str(db)]) == 0
+    capsys.readouterr()
+    args = ["advise", "--db", str(db), "--questions-per-day", "10", "--simulate", "1"]
+    assert main([*args, "--workers", "1"]) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[-1].startswith("Backtest: advised from the history up to a year")
+    assert main([*args, "--workers", "2"]) == 0
+    assert capsys.readouterr().out == text
+    assert main([*args, "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["backtest"]
+    assert row["windows"] >= 50 and row["met"] in (True, False)

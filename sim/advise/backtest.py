@@ -6,8 +6,8 @@ the shape fitted to the history before the cut, in its busiest weekday window, t
 margin), the decider that needs no simulated days. The replay takes that window in every
 week of the held-out year and computes, exactly, what the pick does against the real saves
 in it: a citation of article i is read at a uniform time of the window (i by the questions'
-Zipf popularity, the articles ranked by their body edits before the cut, as the advice's
-'same' relation ranks them); its first change after the read is the article's next real
+Zipf popularity over the log's articles, ranked by their body edits before the cut, as the
+advice's 'same' relation ranks them); its first change after the read is the article's next real
 save (a body edit, title change or unpublish; a new article's add changes nothing cited),
 and a check every T from the window's start notices it at the next check, T·⌈s/T⌉ (after
 the last check: at the window's end). Over reads, article by article, a save s_j is the
@@ -37,6 +37,11 @@ MIN_TRAIN_S = 90 * 86400.0
 """History the advice needs before the held-out year (a quarter: the fit needs its weeks)."""
 PAGE_EVENTS = 100
 """Events a poll call returns (the server's page)."""
+
+
+class NoBacktest(ValueError):
+    """The history allows no backtest (too short to hold a year out, or to fit before it);
+    the message says why, as a clause."""
 
 
 @dataclass(frozen=True)
@@ -102,11 +107,11 @@ class Backtest:
 
 def split(log: EditLog) -> tuple[EditLog, EditLog, float]:
     """The history before the held-out last year, the year, and the cut (Unix seconds);
-    a ValueError where the log is too short for both."""
+    NoBacktest where the log is too short for both."""
     first, last = float(log.epoch_s[0]), float(log.epoch_s[-1])
     cut = last - YEAR_S
     if cut - first < MIN_TRAIN_S:
-        raise ValueError(
+        raise NoBacktest(
             f"the log spans {(last - first) / 86400:.0f} days; a backtest needs a year to hold "
             f"out and {MIN_TRAIN_S / 86400:.0f} days before it"
         )
@@ -131,12 +136,16 @@ def backtest(
     from sim.model.calibrated import day_window
 
     train, _, cut = split(log)
-    shape = fit_shape(train)
-    params = replace(params, n_articles=log.n_articles)
+    try:
+        shape = fit_shape(train)
+    except ValueError as e:
+        raise NoBacktest(f"the history before the held-out year cannot be fitted ({e})") from e
+    if not params.corpus_db:  # the synthetic corpus: as many articles as the log's
+        params = replace(params, n_articles=log.n_articles)
     process = replace(params, n_saves=log_volume(params, shape), arrivals="poisson")
     cf = closed.closed_forms(process, costs, target_min, sizes)
     if cf.choice is None:
-        raise ValueError(f"the closed forms meet no target of {target_min:g} min")
+        raise NoBacktest(f"the closed forms meet no target of {target_min:g} min")
     pick = cf.choice
     start = day_window(replace(params, save_process="calibrated", edit_shape=shape))
     interval_s = 0.0 if pick["method"] == "push" else float(pick["interval_min"]) * 60
@@ -248,7 +257,7 @@ def table(
     for site, log in logs.items():
         try:
             rows.append(backtest(log, params, costs, target_min, sizes, site).row())
-        except ValueError as e:
+        except NoBacktest as e:
             rows.append({"site": site, "why_not": str(e)})
     judged = [r["met"] for r in rows if r.get("met") is not None]
     share = (

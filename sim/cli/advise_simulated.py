@@ -168,6 +168,6 @@ def _with_backtest(
 
     try:
         b = backtest.backtest(read_log(log), params, costs, target)
-    except ValueError as e:
+    except backtest.NoBacktest as e:
         return f"{text}\nBacktest: not possible here: {e}.", out | {"backtest": None}
     return f"{text}\n{b.line()}", out | {"backtest": b.row()}
