@@ -43,15 +43,13 @@ def test_a_save_is_the_first_change_for_the_reads_before_it_and_waits_for_the_ne
     w = DAY  # Friday 00:00 UTC
     log = _log([(w + 600, 0, "modify"), (w + 3000, 0, "rename"), (w + D, 1, "add")])
     got = bt.replay(log, 0.0, 4 * DAY, Params(), 1800.0)
-    assert got["days"] == 1 and got["changed"] == 1
-    u = got["unnoticed"]
-    assert isinstance(u, bt.stats.Interval)
-    assert u.mean == pytest.approx(12.0, abs=1e-12)
+    assert got.days == 1 and got.changed == 1
+    assert got.unnoticed.mean == pytest.approx(12.0, abs=1e-12)
     q = 1 / (1 + 2**-0.9)  # the more edited of two articles, Zipf 0.9
     rate = Params().n_questions * 2 * ((q + 0.5) / 2) / D  # 2 citations, the second random
     held = (1 - math.exp(-rate * 600)) + (1 - math.exp(-rate * 3000))  # two intervals
-    assert got["reads"] == pytest.approx(held)
-    assert got["poll_calls"] == pytest.approx(16 + held)  # a page at each of 16 checks
+    assert got.reads == pytest.approx(held)
+    assert got.poll_calls == pytest.approx(16 + held)  # a page at each of 16 checks
 
 
 def test_a_change_at_a_check_is_noticed_at_once_and_one_after_the_last_waits_to_the_end() -> None:

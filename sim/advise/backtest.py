@@ -153,26 +153,38 @@ def backtest(
     calls = (
         float(pick["calls"])
         if pick["method"] == "reread"
-        else replayed["poll_calls"]
+        else replayed.poll_calls
         if pick["method"] == "poll"
-        else float(pick["calls"]) - 2 * float(pick["notifications"]) + 2 * replayed["reads"]
+        else float(pick["calls"]) - 2 * float(pick["notifications"]) + 2 * replayed.reads
     )
     return Backtest(
         site or log.source,
         what(pick),
         target_min,
         float(pick["mean_unnoticed_min"]),
-        replayed["unnoticed"],
+        replayed.unnoticed,
         float(pick["calls"]),
         calls,
-        replayed["days"],
-        replayed["changed"],
+        replayed.days,
+        replayed.changed,
     )
 
 
-def replay(
-    log: EditLog, cut: float, start_s: float, params: Params, interval_s: float
-) -> dict[str, object]:
+@dataclass(frozen=True)
+class Replay:
+    """A pick's figures on the held-out year's real saves."""
+
+    unnoticed: stats.Interval
+    """Minutes a change to a cited article went unnoticed, over the weekly windows."""
+    days: int
+    changed: int
+    poll_calls: float
+    """A poll's calls a window: its pages and its reads of changed cited articles."""
+    reads: float
+    """Re-reads of changed cited articles a window (push's notifications)."""
+
+
+def replay(log: EditLog, cut: float, start_s: float, params: Params, interval_s: float) -> Replay:
     """The pick's figures on the real saves after ``cut``, window by weekly window
     (``start_s`` from Monday 00:00 UTC, ``params.day_s`` long); ``interval_s`` 0 is push."""
     d = params.day_s
@@ -207,14 +219,13 @@ def replay(
         den.append(y)
         reads.append(r)
         calls.append(_pages(s, interval_s, d) + r if interval_s else 0.0)
-    unnoticed = stats.ratio_interval(np.array(num), np.array(den))
-    return {
-        "unnoticed": unnoticed,
-        "days": len(starts),
-        "changed": changed,
-        "poll_calls": float(np.mean(calls)) if calls else math.nan,
-        "reads": float(np.mean(reads)) if reads else math.nan,
-    }
+    return Replay(
+        stats.ratio_interval(np.array(num), np.array(den)),
+        len(starts),
+        changed,
+        float(np.mean(calls)) if calls else math.nan,
+        float(np.mean(reads)) if reads else math.nan,
+    )
 
 
 def _wait(t: np.ndarray, interval_s: float, d: float) -> np.ndarray:
@@ -259,7 +270,7 @@ def table(
             rows.append(backtest(log, params, costs, target_min, sizes, site).row())
         except NoBacktest as e:
             rows.append({"site": site, "why_not": str(e)})
-    judged = [r["met"] for r in rows if r.get("met") is not None]
+    judged = [r["met"] is True for r in rows if r.get("met") is not None]
     share = (
         f"the advice met its target on the held-out year at {sum(judged)} of {len(judged)} "
         f"sites with a change to replay ({len(rows)} sites)"
