@@ -1,14 +1,14 @@
 """`python -m sim backtest`: advice made from each edit log up to a year before its end,
 held to its last year (sim/advise/backtest.py), a row a site: the table of how often the
-advice held. A separate command, not part of reproduce: a fit and the closed forms a log
-take seconds each, a minute and more for the atlas's 30 sites."""
+advice held. `make reproduce` makes results/advise_backtest.csv the same way for the atlas's
+sites (its rows: results/seeds/advise_backtest.csv); this command does it for any logs."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from sim.cli.common import bounded, output_file
+from sim.cli.common import a_path, bounded, output_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -18,10 +18,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     bt.add_argument(
         "logs",
-        type=Path,
+        type=a_path,
         nargs="*",
         metavar="LOG.csv",
-        help="edit logs in the shared format (default: the three bundled help centres)",
+        help="edit logs in the shared format, plain or gzip (default: the atlas's sites)",
     )
     bt.add_argument(
         "--max-unnoticed-min",
@@ -32,8 +32,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     bt.add_argument(
         "--out",
-        type=Path,
-        default=Path("results/advise_backtest.csv"),
+        type=a_path,
+        default=Path("advise_backtest.csv"),
         help="the table, a row a site (default: %(default)s)",
     )
     bt.add_argument("--force", action="store_true", help="replace --out if it exists")
@@ -44,14 +44,20 @@ def run(args: argparse.Namespace, bt: argparse.ArgumentParser) -> int:
     output_file(bt, "--out", args.out, args.force)
     import pandas as pd
 
+    from sim import atlas
     from sim.advise import Costs
     from sim.advise.backtest import table
-    from sim.calibrate.logs import PANEL, read_log, write_atomic
+    from sim.calibrate.logs import read_log, write_atomic
     from sim.params import Params
 
-    paths = {p.stem: p for p in args.logs} if args.logs else PANEL
-    if len(paths) != len(args.logs or PANEL):
-        bt.error("LOG.csv: two logs share a file name (a site is named by its file's); rename one")
+    if args.logs:
+        paths = {p.name.split(".")[0]: p for p in args.logs}
+        if len(paths) != len(args.logs):
+            bt.error(
+                "LOG.csv: two logs share a file name (a site is named by its file's); rename one"
+            )
+    else:
+        paths = {s.site: s.path for s in atlas.sites()}
     try:
         logs = {site: read_log(p) for site, p in paths.items()}
     except (OSError, ValueError) as e:

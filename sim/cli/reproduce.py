@@ -85,6 +85,7 @@ def _only(names: list[str], out: Path) -> tuple[str, ...]:
     missing = [
         f"{p}.csv"
         for e in EXPERIMENTS
+        if e.name not in names  # a new experiment's rows are made by its first --only
         for p in e.parts
         if not (out / SEEDS_DIR / f"{p}.csv").is_file()
     ]

@@ -212,7 +212,7 @@ def rerun_rows(
     """The named experiments run again and their parts of the rows ``folder`` rewritten;
     every other part is left as it is (and read, as a growing experiment's rule needs the
     headline's rows). Returns the rewritten parts."""
-    kept = seedrows.read(folder)
+    kept = seedrows.read(folder, skip=names)
     rows = seedrows.run(
         base or Params(), seeds, workers, progress, scheduler, only=names, kept=kept
     )

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from sim import atlas
+from sim.advise import Costs, backtest
 from sim.advise.choice import advised_choice
 from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
@@ -192,6 +194,23 @@ def _calibration(base: Params, seeds: list[int]) -> Plan:
     return Plan((), finish)
 
 
+def _backtest(base: Params, seeds: list[int]) -> Plan:
+    """The advice made from each atlas site's history up to a year before its end, replayed
+    on its last year (``sim.advise.backtest``): no days and no seeds, so its part is pooled
+    (computed in `make reproduce`, read by every rebuild: 25 CPU-s for the 44 sites)."""
+
+    def finish(runs: list[PointRuns]) -> Rows:
+        logs = {s.site: atlas.log(s.site) for s in atlas.sites()}
+        rows, _share = backtest.table(logs, base, Costs(), BACKTEST_TARGET_MIN)
+        return {"advise_backtest": pd.DataFrame(rows)}
+
+    return Plan((), finish)
+
+
+BACKTEST_TARGET_MIN = 30.0
+"""The backtest's target: minutes a change to a cited article goes unnoticed on average (the
+first page's advice example's)."""
+
 CALIBRATION_PARTS = (
     "calibration_fit",
     "calibration_gof",
@@ -254,6 +273,7 @@ EXPERIMENTS = (
     Experiment(
         "calibration", CALIBRATION_RUNS, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS
     ),
+    Experiment("backtest", 1, _backtest, ("advise_backtest",), pooled=("advise_backtest",)),
 )
 BY_NAME = {e.name: e for e in EXPERIMENTS}
 
@@ -333,5 +353,9 @@ def seed_counts(rows: Rows) -> dict[str, int]:
     }
 
 
-def read(folder: Path) -> Rows:
-    return {p: read_csv(folder / f"{p}.csv") for e in EXPERIMENTS for p in e.parts}
+def read(folder: Path, skip: Sequence[str] = ()) -> Rows:
+    """Every experiment's rows in ``folder``, but those of the experiments named in ``skip``
+    (about to be made again: a new experiment has none yet)."""
+    return {
+        p: read_csv(folder / f"{p}.csv") for e in EXPERIMENTS if e.name not in skip for p in e.parts
+    }

@@ -126,6 +126,7 @@ TABLES: tuple[Table, ...] = (
         for part in seedrows.CALIBRATION_PARTS
         if part != "calibration_shape"
     ),
+    Table("advise_backtest", _committed("advise_backtest")),
 )
 """Every committed table, in the order they are built (a table may read those before it)."""
 
