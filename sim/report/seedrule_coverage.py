@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from sim.report import sensitivity
-from sim.stats import Z95, mean_interval, normal_interval
+from sim.stats import Z95, mean_interval
 from sim.study import readings, realshape, realshape_seeds
 from sim.study.seedrule import SeedRule
 
@@ -69,7 +68,20 @@ PANEL_CASES = (
 """(log, arm, figure, zero move): the headline arm (99 seeds) and a feature arm (33)."""
 
 
-def _reading_population(rows: Rows, case: ReadingCase) -> dict[str, np.ndarray | float]:
+@dataclass(frozen=True)
+class Population:
+    """What a reading's replications resample, and the truth they estimate."""
+
+    headline: np.ndarray
+    default: np.ndarray
+    """The default reading on the reading's seeds, paired with ``diff``."""
+    diff: np.ndarray
+    truth: float
+    """The reading's value at full strength: the headline's mean plus the shift."""
+    shift: float
+
+
+def _reading_population(rows: Rows, case: ReadingCase) -> Population:
     """The populations a reading's replications resample, and their truth."""
     head = pd.concat(
         [rows["staleness_headline"].set_index("seed"), rows["cas_headline"].set_index("seed")],
@@ -88,13 +100,13 @@ def _reading_population(rows: Rows, case: ReadingCase) -> dict[str, np.ndarray |
     if case.at_threshold:  # the five-seed range's edge on the band's low side
         sd = headline.std(ddof=1) * np.std(default + diff, ddof=1) / default.std(ddof=1)
         move = band[0] - Z95 * sd / math.sqrt(5) - headline.mean() - diff.mean()
-    return {
-        "headline": headline + move,
-        "default": default + move,
-        "diff": diff,
-        "truth": float(headline.mean() + move + diff.mean()),
-        "shift": float(diff.mean()),
-    }
+    return Population(
+        headline + move,
+        default + move,
+        diff,
+        float(headline.mean() + move + diff.mean()),
+        float(diff.mean()),
+    )
 
 
 def _judged(
@@ -111,11 +123,11 @@ def simulate_reading(rows: Rows, case: ReadingCase, stop: str, reps: int, seed: 
     pop = _reading_population(rows, case)
     band = next(f.bounds for f in readings.FIGURES if f.key == case.figure)
     rule = SeedRule(readings.SEEDS, readings.LOOKS)
-    cap = min(rule.cap, len(pop["headline"]))  # paired_cap: the headline's seeds
+    cap = min(rule.cap, len(pop.headline))  # paired_cap: the headline's seeds
     rng = np.random.default_rng(seed)
-    pick = rng.integers(0, len(pop["diff"]), size=(reps, cap))
-    default, diff = pop["default"][pick], pop["diff"][pick]
-    headline = rng.choice(pop["headline"], size=(reps, len(pop["headline"])))
+    pick = rng.integers(0, len(pop.diff), size=(reps, cap))
+    default, diff = pop.default[pick], pop.diff[pick]
+    headline = rng.choice(pop.headline, size=(reps, len(pop.headline)))
     done = np.full(reps, cap if stop == STOPS[2] else rule.first)
     running = np.full(reps, stop != STOPS[2])
     while running.any() and (batch := [s for s in rule.next_batch(int(done.max())) if s <= cap]):
@@ -126,10 +138,9 @@ def simulate_reading(rows: Rows, case: ReadingCase, stop: str, reps: int, seed: 
     ]
     out = pd.DataFrame(judged)
     measured = {
-        "interval misses the truth": ~out["ci_lo"].le(pop["truth"])
-        | ~out["ci_hi"].ge(pop["truth"]),
-        "shift interval misses the shift": ~out["shift_ci_lo"].le(pop["shift"])
-        | ~out["shift_ci_hi"].ge(pop["shift"]),
+        "interval misses the truth": ~out["ci_lo"].le(pop.truth) | ~out["ci_hi"].ge(pop.truth),
+        "shift interval misses the shift": ~out["shift_ci_lo"].le(pop.shift)
+        | ~out["shift_ci_hi"].ge(pop.shift),
     }
     if case.null:
         measured["a zero shift called a move (p < 0.05)"] = out["shift_p"] < NOMINAL
@@ -149,19 +160,16 @@ def _still_open(
     running: np.ndarray,
 ) -> np.ndarray:
     """Which running replications the stop keeps open: the rule's own ``unsettled`` on the
-    table rows the report would make of them."""
+    rows the report makes of them (``full_strength``: their verdicts and shifts), or
+    for the replaced rule, that or an undecided verdict."""
     at = np.flatnonzero(running)
-    if stop == STOPS[0]:  # the shift's interval alone: no verdict needed
-        shifts = [normal_interval(diff[r, : done[r]]) for r in at]
-        cells = [{"shift_ci_lo": i.lo, "shift_ci_hi": i.hi, "verdict": ""} for i in shifts]
-    else:
-        cells = [_judged(band, headline[r], default[r, : done[r]], diff[r, : done[r]]) for r in at]
+    cells = [_judged(band, headline[r], default[r, : done[r]], diff[r, : done[r]]) for r in at]
     table = pd.DataFrame(cells).assign(choice=case.choice, reading=case.reading, can_move=True)
-    wide = np.zeros(len(running), dtype=bool)
-    wide[at[sensitivity.unsettled(table).index]] = True
+    still = np.zeros(len(running), dtype=bool)
+    still[at[sensitivity.unsettled(table).index]] = True
     if stop == STOPS[1]:
-        wide[at[(table["verdict"] == "undecided").to_numpy()]] = True
-    return wide
+        still[at[(table["verdict"] == "undecided").to_numpy()]] = True
+    return still
 
 
 def simulate_arm(
@@ -213,23 +221,23 @@ def simulate_arm(
 def _rows(rule: str, case: str, stop: str, result: dict) -> list[dict]:
     return [
         {
-            "rule": rule,
-            "case": case,
-            "stop": stop,
-            "measure": measure,
-            "stated": math.nan if measure == ON_THRESHOLD else NOMINAL,
-            "measured": float(np.mean(errors)),
-            "mc_se": math.sqrt(np.mean(errors) * (1 - np.mean(errors)) / len(errors)),
+            "seed_rule": rule,
+            "scenario": case,
+            "stopping": stop,
+            "error_kind": kind,
+            "stated_error": math.nan if kind == ON_THRESHOLD else NOMINAL,
+            "measured_error": float(np.mean(errors)),
+            "measured_error_se": math.sqrt(np.mean(errors) * (1 - np.mean(errors)) / len(errors)),
             "replications": len(errors),
-            "mean_seeds": float(result["seeds"]),
+            "seeds_at_stop": float(result["seeds"]),
         }
-        for measure, errors in result["measures"].items()
+        for kind, errors in result["measures"].items()
     ]
 
 
 def coverage_table(rows: Rows, reps: int, seed: int = 61) -> pd.DataFrame:
-    """Every case under every stop: stated and measured error with its Monte-Carlo SE, and
-    the same measure at a fixed count (``fixed``), which no stopping can have moved."""
+    """Every scenario under every stopping: stated and measured error with its Monte-Carlo
+    SE, and the same error at a fixed count, which no stopping can have moved."""
     out: list[dict] = []
     for i, case in enumerate(READING_CASES):
         for stop in STOPS:
@@ -237,38 +245,15 @@ def coverage_table(rows: Rows, reps: int, seed: int = 61) -> pd.DataFrame:
             out += _rows("readings (sensitivity.unsettled)", case.describe(), stop, result)
     for i, (log, arm, figure, null) in enumerate(PANEL_CASES):
         result = simulate_arm(rows, log, arm, figure, null, reps, seed + 100 + i)
-        case = f"{arm} on {log}, {figure}, {'zero move' if null else 'committed move'}"
-        out += _rows("panel (realshape_seeds.open_arms)", case, STOPS[2], result)
+        name = f"{arm} on {log}, {figure}, {'zero move' if null else 'committed move'}"
+        out += _rows("panel (realshape_seeds.open_arms)", name, STOPS[2], result)
     table = pd.DataFrame(out)
-    fixed = table[table["stop"] == STOPS[2]].set_index(["case", "measure"])["measured"]
-    at = pd.MultiIndex.from_frame(table[["case", "measure"]])
-    return table.assign(fixed=fixed.reindex(at).to_numpy())
+    keys = ["scenario", "error_kind"]
+    fixed = table[table["stopping"] == STOPS[2]].set_index(keys)["measured_error"]
+    at = pd.MultiIndex.from_frame(table[keys])
+    return table.assign(error_at_fixed_count=fixed.reindex(at).to_numpy())
 
 
 DEEP_REPS = 2000
-"""The committed table's replications: a 5 % error to ±1.5 points at three SEs. About three
-CPU-minutes, so `make check` reruns it (tests/test_seedrule_coverage.py), not reproduce."""
-PARTS = ("staleness_headline", "cas_headline", "sensitivity", "realshape")
-TEXT = {"choice": str, "reading": str, "label": str, "log": str, "arm": str, "figure": str}
-
-
-def main(seeds: Path = Path("results/seeds"), out: Path = Path("results")) -> None:
-    """Writes seedrule_coverage.csv from the committed rows (`python -m
-    sim.report.seedrule_coverage`, from the repository's root)."""
-    rows = {
-        p: pd.read_csv(
-            seeds / f"{p}.csv",
-            dtype=TEXT,
-            float_precision="round_trip",
-            keep_default_na=False,
-            na_values=[""],
-        )
-        for p in PARTS
-    }
-    coverage_table(rows, DEEP_REPS).to_csv(
-        out / "seedrule_coverage.csv", index=False, float_format="%.4f"
-    )
-
-
-if __name__ == "__main__":
-    main()
+"""The committed table's replications: a 5 % error to ±1.5 points at three SEs. About a
+CPU-minute, so `make check` reruns it (tests/test_seedrule_coverage.py), not reproduce."""
