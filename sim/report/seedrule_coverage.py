@@ -32,7 +32,7 @@ Rows = dict[str, pd.DataFrame]
 ON_THRESHOLD = "a verdict decided on the threshold"
 """A measure with no stated level: the verdict's threshold rests on an estimated spread, so
 even a fixed count decides more often than 5 %; a rule must not decide more often than a
-fixed count does (``fixed``)."""
+fixed count does (``error_at_fixed_count``)."""
 STOPS = ("width only (the rule)", "until decided (replaced)", "fixed at the cap")
 """The readings' rule, the one it replaced, and no sequential stop at all."""
 
@@ -255,5 +255,5 @@ def coverage_table(rows: Rows, reps: int, seed: int = 61) -> pd.DataFrame:
 
 
 DEEP_REPS = 2000
-"""The committed table's replications: a 5 % error to ±1.5 points at three SEs. About a
-CPU-minute, so `make check` reruns it (tests/test_seedrule_coverage.py), not reproduce."""
+"""The committed table's replications: a 5 % error to ±1.5 points at three SEs. About 80
+CPU-s, so `make check` reruns it (tests/test_seedrule_coverage.py), not reproduce."""
