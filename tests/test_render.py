@@ -163,25 +163,26 @@ def test_the_open_choices_name_the_verdicts_the_shared_seeds_change() -> None:
         def describe(self, open_when: str) -> str:
             return f"open while {open_when}"
 
-        def caveat(self) -> str:
-            return "CAVEAT."
-
     shared = {"lo": -0.05, "hi": 0.1, "median": 0.02, "cells": 40,
               "flips": ["a = 1 on x: reproduced → undecided"]}  # fmt: skip
     tables = ("seeds", "choices", "largest", "zipf", "control", "cas")
     text = render(
         "openchoices_text.md.j2", half_width=0.021, shared=shared, rule=Rule(), shift_bound=0.01,
-        staleness_seeds=150, short_looks=3, short_alpha=0.1, counting="gone_counted",
-        still_open=[], **{f"{t}_table": t.upper() for t in tables},
+        staleness_seeds=150, counting="gone_counted", still_open=[], undecided=["a = 1"],
+        **{f"{t}_table": t.upper() for t in tables},
     )  # fmt: skip
     assert "up to ±2.1 points)" in text
     assert (
         "half-width changes by -5 % to +10 % (median +2 %) across the 40 reading × figure cells, "
         "and 1 verdicts change (a = 1 on x: reproduced → undecided). (`ci_half_shared`" in text
     )
-    assert "open while on any figure it can move, a verdict undecided or a paired shift " in text
+    assert "open while on any figure it can move, a paired shift whose 95 % interval " in text
     assert "wider than ±1 points. A reading" in text
-    assert "at their cap):\nnone.\n" in text and text.endswith("CAS on the default ladder:\n\nCAS")
+    assert (
+        "at their cap):\nnone. Undecided on a figure they can move\nwhere they stopped: a = 1.\n"
+        in text
+        and text.endswith("CAS on the default ladder:\n\nCAS")
+    )
 
 
 def test_the_ladder_section_with_no_ladder_reproducing_a_figure() -> None:

@@ -22,7 +22,7 @@ from sim.report.verdicts import p_value
 from sim.stats import holm_rejected
 from sim.study.readings import CHOICES, LADDER, LOOKS, SEEDS
 from sim.study.reported import REPORTED
-from sim.study.seedrule import REPEATED_ALPHA, SeedRule
+from sim.study.seedrule import SeedRule
 
 _BY_KEY = {r.key: r for r in REPORTED}
 MARK = {"reproduced": "", "not reproduced": " ✗", "undecided": " ?"}
@@ -144,11 +144,15 @@ def _seeds(table: pd.DataFrame) -> dict[str, object]:
         "rule": SeedRule(SEEDS, LOOKS),  # a quick run's pages say how far seeds were scaled
         "shift_bound": SHIFT_BOUND,
         "staleness_seeds": staleness,
-        "short_looks": math.ceil(staleness / SEEDS),
-        "short_alpha": REPEATED_ALPHA[math.ceil(staleness / SEEDS)],
         "counting": COUNTING,
         "seeds_table": md(counts),
         "still_open": sorted({f"{r.choice} = {r.label}" for r in unsettled(table).itertuples()}),
+        "undecided": sorted(
+            {
+                f"{r.choice} = {r.label}"
+                for r in moving[moving["verdict"] == "undecided"].itertuples()
+            }
+        ),
         "shared": {
             "lo": change.min(),
             "hi": change.max(),

@@ -1,0 +1,22 @@
+"""results/seedrule_coverage.csv from the committed rows: ``python -m sim.results.coverage``
+(``sim.report.seedrule_coverage``). It takes about a CPU-minute, so reproduce does not write
+it; `make check` compares the committed table with a fresh one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sim.report.seedrule_coverage import DEEP_REPS, coverage_table
+from sim.results import seedrows
+
+NAME = "seedrule_coverage.csv"
+
+
+def write(results: Path) -> None:
+    """The table of the rows in ``results``/seeds, written beside them."""
+    table = coverage_table(seedrows.read(results / "seeds"), DEEP_REPS)
+    table.to_csv(results / NAME, index=False, float_format="%.4f")
+
+
+if __name__ == "__main__":
+    write(Path("results"))
