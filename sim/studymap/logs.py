@@ -25,6 +25,7 @@ import numpy as np
 
 from sim import exactmath
 from sim.calibrate.logs import CHANGES, EditLog
+from sim.studymap import instants
 from sim.studymap.forms import DAY_S, Relation, human_rejection
 
 if TYPE_CHECKING:  # only measure() makes a table: `import` and `advise` skip loading pandas
@@ -33,8 +34,14 @@ if TYPE_CHECKING:  # only measure() makes a table: `import` and `advise` skip lo
 AGES_S = (5.0, 60.0, 600.0, 3600.0, 4 * 3600.0, 8 * 3600.0, DAY_S, 7 * DAY_S, 30 * DAY_S)
 """Citation ages (and CAS delays) measured: 5 s and 4 h are the write-up's delays."""
 DRAWS = ("popularity", "uniform")
-WINDOWS = 8
-BOOT = 2000
+ESTIMAND = (
+    "uniform instant r of the span less the age, then an alive article (by edit popularity"
+    " or evenly); stale if saved in (r, r + age]"
+)
+INTERVAL = (
+    f"circular block bootstrap of {instants.WINDOWS} time windows, Politis-White block"
+    f" length, percentiles widened x{instants.INFLATE:g}"
+)
 BULK_ARTICLES = 10
 """A publish touching at least this many articles is a bulk publish."""
 BURST_S = 3600.0
@@ -92,12 +99,6 @@ def _stale_pieces(
     return art, np.maximum(t - age_s, prev), t
 
 
-def _overlap(lo: np.ndarray, hi: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """|[lo, hi) ∩ [a, b)| for pieces (rows) × windows (columns)."""
-    inside = np.minimum(hi[:, None], b[None, :]) - np.maximum(lo[:, None], a[None, :])
-    return np.clip(inside, 0, None)
-
-
 def intensity(log: EditLog) -> float:
     """Saves per alive article per day over the log's span."""
     lo, hi = float(log.epoch_s.min()), float(log.epoch_s.max())
@@ -114,46 +115,46 @@ def measure(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> pd.DataFrame:
 
 
 def measured_rows(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> list[dict[str, Any]]:
-    """Per age and draw: the measured stale share with its window interval, the Poisson
-    prediction at the log's own rates, and the write-up's popularity at the log's intensity."""
+    """Per age and draw: the uniform-instant share (``measured``) with its block-bootstrap
+    interval, the pooled article-time share, the Poisson prediction at the log's own rates
+    (the same uniform-instant mean) and the write-up's popularity at the log's intensity."""
     t0, t1 = float(log.epoch_s.min()), float(log.epoch_s.max())
     rate = intensity(log)
     saves_per = np.bincount(log.article[_saves(log)], minlength=log.n_articles)
     weights = {"popularity": saves_per.astype(float), "uniform": np.ones(log.n_articles)}
-    draws = np.random.default_rng(0).integers(0, WINDOWS, (BOOT, WINDOWS))
     lifetimes, saves = _lifetimes(log), _sorted_saves(log)
     rows = []
     for age in ages_s:
         hi = t1 - age
         if hi <= t0:  # the log is shorter than the age: no read has its whole window in it
             continue
-        edges = np.linspace(t0, hi, WINDOWS + 1)
+        edges = np.linspace(t0, hi, instants.WINDOWS + 1)
         start, end = _clipped(lifetimes, t0, hi)
-        held = _overlap(start, end, edges[:-1], edges[1:])  # article × window
         art, lo_p, hi_p = _stale_pieces(saves, age)
         lo_p = np.maximum(lo_p, start[art])  # a read needs the article alive
-        hi_p = np.minimum(hi_p, end[art])
-        stale = _overlap(lo_p, np.maximum(hi_p, lo_p), edges[:-1], edges[1:])
+        hi_p = np.maximum(np.minimum(hi_p, end[art]), lo_p)
         own = saves_per / np.maximum((end - start) / DAY_S, 1e-12) / DAY_S  # λ per s
         for draw in DRAWS:
             w = weights[draw]
-            per_window_num = (w[art][:, None] * stale).sum(0)
-            per_window_den = (w[:, None] * held).sum(0)
-            boot = per_window_num[draws].sum(1) / np.maximum(per_window_den[draws].sum(1), 1e-12)
-            alive = w * (end - start)
+            alive = (start, end, w)
+            at = instants.windows((lo_p, hi_p, w[art]), alive, edges)
+            poisson = instants.windows((start, end, w * -exactmath.expm1(-own * age)), alive, edges)
+            lo, up, block = instants.interval(at, np.random.default_rng(0))
             relation: Relation = "same" if draw == "popularity" else "independent"
             rows.append(
                 {
                     "age_s": age,
                     "draw": draw,
-                    "measured": float(per_window_num.sum() / per_window_den.sum()),
-                    "measured_ci_lo": float(np.quantile(boot, 0.025)),
-                    "measured_ci_hi": float(np.quantile(boot, 0.975)),
-                    "poisson_own_rates": float(
-                        (alive * -exactmath.expm1(-own * age)).sum() / alive.sum()
-                    ),
+                    "measured": at.share(),
+                    "measured_ci_lo": lo,
+                    "measured_ci_hi": up,
+                    "pooled": at.pooled(),
+                    "poisson_own_rates": poisson.share(),
                     "model_writeup_shape": float(human_rejection(rate, age, relation)),
                     "edits_per_article_day": rate,
+                    "estimand": ESTIMAND,
+                    "interval": INTERVAL,
+                    "block_days": block * (hi - t0) / instants.WINDOWS / DAY_S,
                 }
             )
     return rows
