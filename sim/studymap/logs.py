@@ -1,19 +1,23 @@
 """A real help centre on the map, measured from its edit log's own rows, without the model.
 
-A citation is a read at a random instant r of the log's span; it is stale at age a when the
-log saves (modifies, renames or deletes) that article in (r, r + a]. The same measure is the
-CAS rejection a human's save alone causes: an edit sent a after the read, with the read's
-version, is rejected exactly when a save lands in between. The article read is drawn among
-those alive at r (from its first row; until its deletion, if the log deletes it last) either
-by the log's own edit popularity (weight ∝ its saves over the log) or uniformly. Shares are
-exact measures of the read instants, not samples: for an article's sorted saves s₁ < s₂ < …,
-the reads made stale are the disjoint pieces [max(sᵢ − a, sᵢ₋₁), sᵢ).
+The share (``measured``) is what "a read at a random moment" means: an instant r drawn
+uniformly from the log's span (less the age, so the read's whole age lies in the log), then
+an article alive at r (from its first row; until its deletion, if the log deletes it last),
+drawn by the log's own edit popularity (weight ∝ its saves over the log) or evenly. It is
+stale at age a when the log saves (modifies, renames or deletes) that article in (r, r + a]:
+share = (1/|T|) ∫ Σ_alive wᵢ·staleᵢ(r) / Σ_alive wᵢ dr, over the instants where some weight
+is alive. The same measure is the CAS rejection a human's save alone causes: an edit sent a
+after the read, with the read's version, is rejected exactly when a save lands in between.
+Shares are exact, not samples: for an article's sorted saves s₁ < s₂ < …, the reads made
+stale are the disjoint pieces [max(sᵢ − a, sᵢ₋₁), sᵢ), and the alive set changes only at
+rows, so the integral is summed segment by segment (``instants``). ``pooled`` is stale over
+alive article-time (Σ stale / Σ alive), which weights the later, larger years.
 
-Intervals come from time windows: the reads are cut into WINDOWS equal spans of the log and
-the windows resampled with replacement (a block bootstrap, fixed draws), so a year of heavy
-editing and a quiet one both show in the width. Beside each measured share: the Poisson
-prediction at the log's own per-article rates (the log's popularity, no bursts), whose gap
-to the measurement is the log's burstiness and bulk publishes."""
+The interval is a circular block bootstrap over time with an automatic block length, with
+the drift of regimes as long as the log added (``instants``; its coverage: ``coverage``).
+Beside each share: the Poisson prediction at the log's own per-article rates (the log's
+popularity, no bursts, the same uniform-instant mean), whose gap to the measurement is the
+log's burstiness and bulk publishes."""
 
 from __future__ import annotations
 
@@ -39,8 +43,9 @@ ESTIMAND = (
     " or evenly); stale if saved in (r, r + age]"
 )
 INTERVAL = (
-    f"circular block bootstrap of {instants.WINDOWS} time windows, Politis-White block"
-    f" length, percentiles widened x{instants.INFLATE:g}"
+    f"circular block bootstrap of {instants.WINDOWS} time windows (Politis-White block"
+    f" length), with a drift of {instants.DRIFT_SIGMA:g} in log rate between regimes of"
+    f" {instants.DRIFT_REGIME_DAYS:g} days added on the log scale"
 )
 BULK_ARTICLES = 10
 """A publish touching at least this many articles is a bulk publish."""
@@ -139,7 +144,8 @@ def measured_rows(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> list[dict
             alive = (start, end, w)
             at = instants.windows((lo_p, hi_p, w[art]), alive, edges)
             poisson = instants.windows((start, end, w * -exactmath.expm1(-own * age)), alive, edges)
-            lo, up, block = instants.interval(at, np.random.default_rng(0))
+            span_days = (hi - t0) / DAY_S
+            lo, up, block = instants.interval(at, np.random.default_rng(0), span_days)
             relation: Relation = "same" if draw == "popularity" else "independent"
             rows.append(
                 {
@@ -154,7 +160,7 @@ def measured_rows(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> list[dict
                     "edits_per_article_day": rate,
                     "estimand": ESTIMAND,
                     "interval": INTERVAL,
-                    "block_days": block * (hi - t0) / instants.WINDOWS / DAY_S,
+                    "block_days": block * span_days / instants.WINDOWS,
                 }
             )
     return rows
@@ -169,10 +175,13 @@ def render(log: EditLog, rows: list[dict[str, Any]] | None = None) -> str:
     t = traits(log)
     head = (
         f"Stale citations by age, from the log's own rows ({t['edits_per_article_day']:.3g}"
-        " saves per article a day; a read at a random instant, its article drawn by the log's"
-        " edit popularity, [95 % interval over time windows]; uniform draw; Poisson at the"
-        " log's own rates). The same share at a delay is the CAS rejection a human's save"
-        " alone causes:"
+        " saves per article a day): a uniform instant of the log's span, then an article alive"
+        " at it, drawn by the log's edit popularity, stale if the log saves it within the age"
+        " [95 % interval: a block bootstrap over time, with the drift of two-year regimes"
+        " the log cannot show];"
+        " pooled: stale over alive article-time, which weights the busier, larger years;"
+        " uniform: the article drawn evenly; Poisson at the log's own rates. The same share at"
+        " a delay is the CAS rejection a human's save alone causes:"
     )
     lines = textwrap.wrap(head, 96, initial_indent="  ", subsequent_indent="  ")
     by = {(r["age_s"], r["draw"]): r for r in m}
@@ -180,8 +189,8 @@ def render(log: EditLog, rows: list[dict[str, Any]] | None = None) -> str:
         p, u = by[age, "popularity"], by[age, "uniform"]
         lines.append(
             f"    {_age(age):>8}: {100 * p['measured']:.3g} % [{100 * p['measured_ci_lo']:.3g},"
-            f" {100 * p['measured_ci_hi']:.3g}]; uniform {100 * u['measured']:.3g} %;"
-            f" Poisson {100 * p['poisson_own_rates']:.3g} %"
+            f" {100 * p['measured_ci_hi']:.3g}]; pooled {100 * p['pooled']:.3g} %;"
+            f" uniform {100 * u['measured']:.3g} %; Poisson {100 * p['poisson_own_rates']:.3g} %"
         )
     return "\n".join(lines)
 
