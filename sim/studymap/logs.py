@@ -179,7 +179,7 @@ def render(log: EditLog, rows: list[dict[str, Any]] | None = None) -> str:
         " at it, drawn by the log's edit popularity, stale if the log saves it within the age"
         " [95 % interval: a block bootstrap over time, with the drift of two-year regimes"
         " the log cannot show];"
-        " pooled: stale over alive article-time, which weights the busier, larger years;"
+        " pooled: stale over alive article-time, which weights the later, larger years;"
         " uniform: the article drawn evenly; Poisson at the log's own rates. The same share at"
         " a delay is the CAS rejection a human's save alone causes:"
     )
