@@ -122,7 +122,10 @@ def _log(rows: list[tuple[float, str, str]]) -> EditLog:
 def test_a_tiny_log_gives_its_exact_stale_shares() -> None:
     """Span days 0–10, reads at ages of a day on days 0–9. a1 (alive 0–9) is saved on day 2
     (stale for reads on days 1–2) and day 10 (after the reads); a0 (alive 3–9) on day 5
-    (reads on days 4–5). Uniform: (1 + 1) / (6 + 9); by popularity (a0 one save, a1 two):
+    (reads on days 4–5). A uniform instant of days 0–9: on days 0–3 a1 alone is alive (stale
+    one day of three), on days 3–9 both (a0 stale one day in six, half the weight evenly, a
+    third by popularity: a0 one save, a1 two): uniform (1 + 1/2) / 9, by popularity
+    (1 + 1/3) / 9. Pooled article-time: uniform (1 + 1) / (6 + 9), by popularity
     (1·1 + 2·1) / (1·6 + 2·9)."""
     log = _log(
         [
@@ -134,8 +137,10 @@ def test_a_tiny_log_gives_its_exact_stale_shares() -> None:
         ]
     )
     m = logs.measure(log, (DAY_S,)).set_index("draw")
-    assert m.loc["uniform", "measured"] == pytest.approx(2 / 15, rel=1e-12)
-    assert m.loc["popularity", "measured"] == pytest.approx(3 / 24, rel=1e-12)
+    assert m.loc["uniform", "measured"] == pytest.approx(1.5 / 9, rel=1e-12)
+    assert m.loc["popularity", "measured"] == pytest.approx((4 / 3) / 9, rel=1e-12)
+    assert m.loc["uniform", "pooled"] == pytest.approx(2 / 15, rel=1e-12)
+    assert m.loc["popularity", "pooled"] == pytest.approx(3 / 24, rel=1e-12)
     assert logs.intensity(log) == pytest.approx(3 / 17, rel=1e-12)
     for draw in logs.DRAWS:
         lo, hi = m.loc[draw, "measured_ci_lo"], m.loc[draw, "measured_ci_hi"]
@@ -145,10 +150,11 @@ def test_a_tiny_log_gives_its_exact_stale_shares() -> None:
 def test_a_deletion_ends_the_article_and_makes_its_citations_gone() -> None:
     """a0 (alive days 0–4, deleted on day 4) and a1 (alive 0–9, never saved but at the
     span's end): reads at an age of a day on days 0–9; a0's reads on days 3–4 meet its
-    deletion. Uniform: 1 / (4 + 9)."""
+    deletion, half the alive weight then. Uniform instant: (1/2) / 9; pooled: 1 / (4 + 9)."""
     log = _log([(0, "a0", "add"), (0, "a1", "add"), (4, "a0", "delete"), (10, "a1", "modify")])
     m = logs.measure(log, (DAY_S,)).set_index("draw")
-    assert m.loc["uniform", "measured"] == pytest.approx(1 / 13, rel=1e-12)
+    assert m.loc["uniform", "measured"] == pytest.approx(0.5 / 9, rel=1e-12)
+    assert m.loc["uniform", "pooled"] == pytest.approx(1 / 13, rel=1e-12)
 
 
 def test_the_map_places_every_shared_log() -> None:

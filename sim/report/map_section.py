@@ -124,7 +124,7 @@ def logs_table(logs: pd.DataFrame) -> str:
             p = pop.loc[age]
             row[f"stale at {age_label(age)}"] = (
                 f"{pct(p['measured'])} ({pct(p['measured_ci_lo'])} – {pct(p['measured_ci_hi'])});"
-                f" uniform {pct(uni.loc[age, 'measured'])};"
+                f" pooled {pct(p['pooled'])}; uniform {pct(uni.loc[age, 'measured'])};"
                 f" Poisson at its rates {pct(p['poisson_own_rates'])};"
                 f" write-up's popularity {pct(p['model_writeup_shape'])}"
             )
@@ -227,5 +227,6 @@ def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
         agreement_table=agreement_table(a),
         cas_logs_table=cas_logs_table(logs),
         logs_table=logs_table(logs),
+        interval=logs["interval"].iloc[0],
         gap=disagreement(logs),
     )

@@ -1,19 +1,23 @@
 """A real help centre on the map, measured from its edit log's own rows, without the model.
 
-A citation is a read at a random instant r of the log's span; it is stale at age a when the
-log saves (modifies, renames or deletes) that article in (r, r + a]. The same measure is the
-CAS rejection a human's save alone causes: an edit sent a after the read, with the read's
-version, is rejected exactly when a save lands in between. The article read is drawn among
-those alive at r (from its first row; until its deletion, if the log deletes it last) either
-by the log's own edit popularity (weight ∝ its saves over the log) or uniformly. Shares are
-exact measures of the read instants, not samples: for an article's sorted saves s₁ < s₂ < …,
-the reads made stale are the disjoint pieces [max(sᵢ − a, sᵢ₋₁), sᵢ).
+The share (``measured``) is what "a read at a random moment" means: an instant r drawn
+uniformly from the log's span (less the age, so the read's whole age lies in the log), then
+an article alive at r (from its first row; until its deletion, if the log deletes it last),
+drawn by the log's own edit popularity (weight ∝ its saves over the log) or evenly. It is
+stale at age a when the log saves (modifies, renames or deletes) that article in (r, r + a]:
+share = (1/|T|) ∫ Σ_alive wᵢ·staleᵢ(r) / Σ_alive wᵢ dr, over the instants where some weight
+is alive. The same measure is the CAS rejection a human's save alone causes: an edit sent a
+after the read, with the read's version, is rejected exactly when a save lands in between.
+Shares are exact, not samples: for an article's sorted saves s₁ < s₂ < …, the reads made
+stale are the disjoint pieces [max(sᵢ − a, sᵢ₋₁), sᵢ), and the alive set changes only at
+rows, so the integral is summed segment by segment (``instants``). ``pooled`` is stale over
+alive article-time (Σ stale / Σ alive), which weights the later, larger years.
 
-Intervals come from time windows: the reads are cut into WINDOWS equal spans of the log and
-the windows resampled with replacement (a block bootstrap, fixed draws), so a year of heavy
-editing and a quiet one both show in the width. Beside each measured share: the Poisson
-prediction at the log's own per-article rates (the log's popularity, no bursts), whose gap
-to the measurement is the log's burstiness and bulk publishes."""
+The interval is a circular block bootstrap over time with an automatic block length, with
+the drift of regimes as long as the log added (``instants``; its coverage: ``coverage``).
+Beside each share: the Poisson prediction at the log's own per-article rates (the log's
+popularity, no bursts, the same uniform-instant mean), whose gap to the measurement is the
+log's burstiness and bulk publishes."""
 
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import numpy as np
 
 from sim import exactmath
 from sim.calibrate.logs import CHANGES, EditLog
+from sim.studymap import instants
 from sim.studymap.forms import DAY_S, Relation, human_rejection
 
 if TYPE_CHECKING:  # only measure() makes a table: `import` and `advise` skip loading pandas
@@ -33,8 +38,15 @@ if TYPE_CHECKING:  # only measure() makes a table: `import` and `advise` skip lo
 AGES_S = (5.0, 60.0, 600.0, 3600.0, 4 * 3600.0, 8 * 3600.0, DAY_S, 7 * DAY_S, 30 * DAY_S)
 """Citation ages (and CAS delays) measured: 5 s and 4 h are the write-up's delays."""
 DRAWS = ("popularity", "uniform")
-WINDOWS = 8
-BOOT = 2000
+ESTIMAND = (
+    "uniform instant r of the span less the age, then an alive article (by edit popularity"
+    " or evenly); stale if saved in (r, r + age]"
+)
+INTERVAL = (
+    f"circular block bootstrap of {instants.WINDOWS} time windows (Politis-White block"
+    f" length), with a drift of {instants.DRIFT_SIGMA:g} in log rate between regimes of"
+    f" {instants.DRIFT_REGIME_DAYS:g} days added on the log scale"
+)
 BULK_ARTICLES = 10
 """A publish touching at least this many articles is a bulk publish."""
 BURST_S = 3600.0
@@ -92,12 +104,6 @@ def _stale_pieces(
     return art, np.maximum(t - age_s, prev), t
 
 
-def _overlap(lo: np.ndarray, hi: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """|[lo, hi) ∩ [a, b)| for pieces (rows) × windows (columns)."""
-    inside = np.minimum(hi[:, None], b[None, :]) - np.maximum(lo[:, None], a[None, :])
-    return np.clip(inside, 0, None)
-
-
 def intensity(log: EditLog) -> float:
     """Saves per alive article per day over the log's span."""
     lo, hi = float(log.epoch_s.min()), float(log.epoch_s.max())
@@ -114,46 +120,47 @@ def measure(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> pd.DataFrame:
 
 
 def measured_rows(log: EditLog, ages_s: tuple[float, ...] = AGES_S) -> list[dict[str, Any]]:
-    """Per age and draw: the measured stale share with its window interval, the Poisson
-    prediction at the log's own rates, and the write-up's popularity at the log's intensity."""
+    """Per age and draw: the uniform-instant share (``measured``) with its block-bootstrap
+    interval, the pooled article-time share, the Poisson prediction at the log's own rates
+    (the same uniform-instant mean) and the write-up's popularity at the log's intensity."""
     t0, t1 = float(log.epoch_s.min()), float(log.epoch_s.max())
     rate = intensity(log)
     saves_per = np.bincount(log.article[_saves(log)], minlength=log.n_articles)
     weights = {"popularity": saves_per.astype(float), "uniform": np.ones(log.n_articles)}
-    draws = np.random.default_rng(0).integers(0, WINDOWS, (BOOT, WINDOWS))
     lifetimes, saves = _lifetimes(log), _sorted_saves(log)
     rows = []
     for age in ages_s:
         hi = t1 - age
         if hi <= t0:  # the log is shorter than the age: no read has its whole window in it
             continue
-        edges = np.linspace(t0, hi, WINDOWS + 1)
+        edges = np.linspace(t0, hi, instants.WINDOWS + 1)
         start, end = _clipped(lifetimes, t0, hi)
-        held = _overlap(start, end, edges[:-1], edges[1:])  # article × window
         art, lo_p, hi_p = _stale_pieces(saves, age)
         lo_p = np.maximum(lo_p, start[art])  # a read needs the article alive
-        hi_p = np.minimum(hi_p, end[art])
-        stale = _overlap(lo_p, np.maximum(hi_p, lo_p), edges[:-1], edges[1:])
+        hi_p = np.maximum(np.minimum(hi_p, end[art]), lo_p)
         own = saves_per / np.maximum((end - start) / DAY_S, 1e-12) / DAY_S  # λ per s
         for draw in DRAWS:
             w = weights[draw]
-            per_window_num = (w[art][:, None] * stale).sum(0)
-            per_window_den = (w[:, None] * held).sum(0)
-            boot = per_window_num[draws].sum(1) / np.maximum(per_window_den[draws].sum(1), 1e-12)
-            alive = w * (end - start)
+            alive = (start, end, w)
+            at = instants.windows((lo_p, hi_p, w[art]), alive, edges)
+            poisson = instants.windows((start, end, w * -exactmath.expm1(-own * age)), alive, edges)
+            span_days = (hi - t0) / DAY_S
+            lo, up, block = instants.interval(at, np.random.default_rng(0), span_days)
             relation: Relation = "same" if draw == "popularity" else "independent"
             rows.append(
                 {
                     "age_s": age,
                     "draw": draw,
-                    "measured": float(per_window_num.sum() / per_window_den.sum()),
-                    "measured_ci_lo": float(np.quantile(boot, 0.025)),
-                    "measured_ci_hi": float(np.quantile(boot, 0.975)),
-                    "poisson_own_rates": float(
-                        (alive * -exactmath.expm1(-own * age)).sum() / alive.sum()
-                    ),
+                    "measured": at.share(),
+                    "measured_ci_lo": lo,
+                    "measured_ci_hi": up,
+                    "pooled": at.pooled(),
+                    "poisson_own_rates": poisson.share(),
                     "model_writeup_shape": float(human_rejection(rate, age, relation)),
                     "edits_per_article_day": rate,
+                    "estimand": ESTIMAND,
+                    "interval": INTERVAL,
+                    "block_days": block * span_days / instants.WINDOWS,
                 }
             )
     return rows
@@ -168,10 +175,13 @@ def render(log: EditLog, rows: list[dict[str, Any]] | None = None) -> str:
     t = traits(log)
     head = (
         f"Stale citations by age, from the log's own rows ({t['edits_per_article_day']:.3g}"
-        " saves per article a day; a read at a random instant, its article drawn by the log's"
-        " edit popularity, [95 % interval over time windows]; uniform draw; Poisson at the"
-        " log's own rates). The same share at a delay is the CAS rejection a human's save"
-        " alone causes:"
+        " saves per article a day): a uniform instant of the log's span, then an article alive"
+        " at it, drawn by the log's edit popularity, stale if the log saves it within the age"
+        " [95 % interval: a block bootstrap over time, with the drift of two-year regimes"
+        " the log cannot show];"
+        " pooled: stale over alive article-time, which weights the later, larger years;"
+        " uniform: the article drawn evenly; Poisson at the log's own rates. The same share at"
+        " a delay is the CAS rejection a human's save alone causes:"
     )
     lines = textwrap.wrap(head, 96, initial_indent="  ", subsequent_indent="  ")
     by = {(r["age_s"], r["draw"]): r for r in m}
@@ -179,8 +189,8 @@ def render(log: EditLog, rows: list[dict[str, Any]] | None = None) -> str:
         p, u = by[age, "popularity"], by[age, "uniform"]
         lines.append(
             f"    {_age(age):>8}: {100 * p['measured']:.3g} % [{100 * p['measured_ci_lo']:.3g},"
-            f" {100 * p['measured_ci_hi']:.3g}]; uniform {100 * u['measured']:.3g} %;"
-            f" Poisson {100 * p['poisson_own_rates']:.3g} %"
+            f" {100 * p['measured_ci_hi']:.3g}]; pooled {100 * p['pooled']:.3g} %;"
+            f" uniform {100 * u['measured']:.3g} %; Poisson {100 * p['poisson_own_rates']:.3g} %"
         )
     return "\n".join(lines)
 
