@@ -27,6 +27,8 @@ PR_SET_PDEATHSIG = 1
 """prctl(2)'s option: the signal this process gets when the thread that forked it ends."""
 WATCH_S = 0.2
 """How often a worker without PR_SET_PDEATHSIG looks whether its parent is still there."""
+DROP_S = 1.0
+"""The longest a pool's end waits for its manager thread before killing the workers."""
 
 
 def local_pool(workers: int, fork: bool = False) -> ProcessPoolExecutor:
@@ -73,15 +75,36 @@ def _watch(parent: int) -> None:
 
 
 def end_now(pool: ProcessPoolExecutor) -> None:
-    """Kill the pool's workers, not waiting for the tasks they run."""
+    """Kill the pool's workers, not waiting for the tasks they run: once its manager thread
+    has dropped the tasks not started (or been told to, its wakeup then read before any
+    worker's death)."""
     kill = getattr(pool, "kill_workers", None)  # Python 3.14's own
     if kill is not None:
         kill()
         return
-    for process in list((pool._processes or {}).values()):
+    workers = list((pool._processes or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)  # typeshed has its type wrong
+    pool.shutdown(wait=False, cancel_futures=True)
+    _until_unstarted_dropped(pool, manager)
+    for process in workers:
         with contextlib.suppress(OSError):  # already gone
             process.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _until_unstarted_dropped(pool: ProcessPoolExecutor, manager: threading.Thread | None) -> None:
+    """Wait (at most DROP_S) for the pool's manager thread to drop the tasks not started.
+
+    Killed workers have it fail every task it still holds, and Python 3.11's raises
+    InvalidStateError on one already cancelled (gh-107219), as `Executor.map`'s results do
+    to those not started when a Ctrl-C interrupts them: a traceback after `interrupted`."""
+    end = time.monotonic() + DROP_S
+    while (
+        manager is not None
+        and manager.is_alive()
+        and pool._cancel_pending_futures  # it clears this once it dropped them
+        and time.monotonic() < end
+    ):
+        time.sleep(0.001)
 
 
 @contextlib.contextmanager
