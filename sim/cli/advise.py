@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 from sim.cli.advise_simulated import simulated
-from sim.cli.common import bounded
+from sim.cli.common import PROG, bounded
 
 
 def _delays(text: str) -> tuple[float, ...]:
@@ -111,14 +111,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--edit-shape",
         type=Path,
         metavar="shape.json",
-        help="advise from this fitted edit shape (python -m sim calibrate writes one)",
+        help=f"advise from this fitted edit shape ({PROG} calibrate writes one)",
     )
     adv.add_argument(
         "--db",
         type=Path,
         default=None,
         metavar="kb.sqlite",
-        help="advise for this imported KB (python -m sim import writes one): the day runs on "
+        help=f"advise for this imported KB ({PROG} import writes one): the day runs on "
         "its articles, its saves from the edit log written beside it (or --edit-log)",
     )
     adv.add_argument(
@@ -206,8 +206,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         type=Path,
         default=None,
         metavar="calls.jsonl",
-        help="estimate the agent's habits and questions a day from this call log (python -m "
-        "sim serve --call-log writes one) and advise with them",
+        help="estimate the agent's habits and questions a day from this call log"
+        f" ({PROG} serve --call-log writes one) and advise with them",
     )
     adv.add_argument("--json", action="store_true", help="the full table as JSON")
     return adv

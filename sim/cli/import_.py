@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sim.calibrate.logs import COLUMNS, write_atomic
+from sim.cli.common import PROG
 from sim.corpus import KB_ID  # the KB serve serves
 from sim.importer import git
 from sim.importer.files import Notes, take_back
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return _refused(
                 notes,
                 f"--db {db}: {e} were edited in the KB since its import and their files differ: "
-                f"importing would undo the edits. Take them out first (python -m sim export "
+                f"importing would undo the edits. Take them out first ({PROG} export "
                 f"OUT_DIR --db {db}), or import into a new file",
                 db,
             )
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return 1
         print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
         print(table.result()[0])
-    print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
+    print(f"Serve it: {PROG} serve --db {db}   Study it: {PROG} advise --db {db}")
     return 0
 
 

@@ -58,7 +58,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         type=Path,
         default=None,
         metavar="kb.sqlite",
-        help="an imported KB (python -m sim import writes one): section 7 shows its advice",
+        help=f"an imported KB ({PROG} import writes one): section 7 shows its advice",
     )
     return nbp
 
@@ -102,11 +102,11 @@ def run(args: argparse.Namespace, nbp: argparse.ArgumentParser) -> int:
             " CHECKOUT/notebooks/explore.py"
         )
     if args.db is not None and not args.db.is_file():
-        nbp.error(f"--db: {args.db} is not a file (python -m sim import writes one)")
+        nbp.error(f"--db: {args.db} is not a file ({PROG} import writes one)")
     if args.db is not None:
         with args.db.open("rb") as f:
             if f.read(len(SQLITE)) != SQLITE:
-                nbp.error(f"--db: {args.db} is not a KB file (python -m sim import writes one)")
+                nbp.error(f"--db: {args.db} is not a KB file ({PROG} import writes one)")
     try:
         values = notebook.overrides(args.parameter, notebook.defaults(args.path))
     except notebook.ParameterError as e:
