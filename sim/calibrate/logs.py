@@ -363,7 +363,8 @@ def _time(text: str, name: str, line: int) -> float:
     if form is None:
         raise LogError(f"{what} is not {TIME_RULE}; write it in UTC in that form")
     try:
-        when = datetime(*(int(g) for g in form.groups()), tzinfo=UTC)
+        year, month, day, hour, minute, second = (int(g) for g in form.groups())
+        when = datetime(year, month, day, hour, minute, second, tzinfo=UTC)
     except ValueError:
         raise LogError(
             f"{what} is no such instant (a second 60, a 13th month or a 30 February); write"
