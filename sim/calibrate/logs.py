@@ -51,7 +51,7 @@ class LogError(ValueError):
 
 @dataclass(frozen=True)
 class EditLog:
-    """A validated log as arrays, sorted by time (stable, so publishes keep their order)."""
+    """A validated log as arrays, in the file's order, which the format makes time order."""
 
     epoch_s: np.ndarray
     """Unix seconds of each row."""

@@ -39,9 +39,10 @@ BURST_REPS = 20
 """Runs of each process over the log's span for their B and M ranges, at most..."""
 BURST_SAVES = 4_000_000
 """...and at most about this many generated saves a process (at least 2 runs): a long log's
-runs are long, and their B and M vary less. On the shared log repeated to 400,000 rows (10
-runs), the calibrated process's B has a standard deviation of 0.0014 from run to run, so the
-mean of 10 runs is within about 0.001 of that of 20; a log of up to 200,000 rows keeps 20."""
+runs are long, and their B and M vary less. On the shared log repeated to 400,000 rows (end
+to end, before it was squeezed to end by 2100; 10 runs), the calibrated process's B has a
+standard deviation of 0.0014 from run to run, so the mean of 10 runs is within about 0.001
+of that of 20; a log of up to 200,000 rows keeps 20."""
 SMALL_PUBLISHES, SMALL_ARTICLES = 100, 20
 """Below either (publishes, body-edited articles) the fit comes with a warning."""
 PROGRESS_ROWS = 200_000
