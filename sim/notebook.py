@@ -12,7 +12,9 @@ from __future__ import annotations
 import ast
 import math
 import os
+import re
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -171,13 +173,71 @@ def _as_params(name: str, text: str, value: Any) -> None:
             raise ParameterError(f"-p {name}={text}: {name}{unit} sets {e}") from None
 
 
+SECTION = re.compile(r"## ([0-9]+)\. ")
+"""A numbered section's heading: a markdown cell that starts with `## 7. `."""
+
+
+def sections(nb: nbformat.NotebookNode) -> dict[str, list[nbformat.NotebookNode]]:
+    """Each numbered section's cells by its number, in order; "" holds those before the
+    first (the introduction, the parameters and the imports every section needs)."""
+    out: dict[str, list[nbformat.NotebookNode]] = {"": []}
+    current = ""
+    for cell in nb.cells:
+        heading = SECTION.match(cell.source) if cell.cell_type == "markdown" else None
+        if heading:
+            current = heading.group(1)
+            out[current] = []
+        out[current].append(cell)
+    return out
+
+
+def names_read(cells: list[nbformat.NotebookNode]) -> set[str]:
+    """Every name the code cells read: a parameter not among them changes nothing they do
+    (the parameters cell only binds its names)."""
+    python = (_MAGIC.sub("", c.source) for c in cells if c.cell_type == "code")
+    return {
+        node.id
+        for source in python
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+_MAGIC = re.compile(r"^\s*[%!].*$", re.MULTILINE)
+"""An IPython magic or shell line, which is not Python."""
+
+
+def reading(path: Path, name: str) -> tuple[list[str], list[str], set[str]]:
+    """The numbered sections of the notebook at ``path`` whose code reads ``name``, the
+    other sections, and the names the first ones and the cells before them read."""
+    parts = sections(jupytext.read(path))
+    using = [n for n, cells in parts.items() if n and name in names_read(cells)]
+    others = [n for n in parts if n and n not in using]
+    return using, others, names_read([c for n in ("", *using) for c in parts[n]])
+
+
+def only(nb: nbformat.NotebookNode, keep: Collection[str], note: str) -> nbformat.NotebookNode:
+    """The notebook with the cells before its first section and the sections in ``keep``,
+    ``note`` (what was run and what left out) a markdown cell before the first of those."""
+    parts = sections(nb)
+    nb.cells = [*parts[""], nbformat.v4.new_markdown_cell(note)]
+    nb.cells += [c for n, cells in parts.items() if n in keep for c in cells]
+    return nb
+
+
 def execute(
-    path: Path, parameters: dict[str, Any], timeout_s: int = 3600, progress: bool = False
+    path: Path,
+    parameters: dict[str, Any],
+    timeout_s: int = 3600,
+    progress: bool = False,
+    keep: tuple[Collection[str], str] | None = None,
 ) -> nbformat.NotebookNode:
-    """Execute in the notebook's own folder; raises CellExecutionError on the first error.
-    The kernel's channels are Unix sockets in a folder only this user can open, not
-    localhost TCP ports that any local process can reach (Windows has TCP alone)."""
-    nb = with_parameters(jupytext.read(path), parameters)
+    """Execute in the notebook's own folder (only the sections and note of ``keep``, if
+    given); raises CellExecutionError on the first error. The kernel's channels are Unix
+    sockets in a folder only this user can open, not localhost TCP ports that any local
+    process can reach (Windows has TCP alone)."""
+    nb = jupytext.read(path)
+    nb = with_parameters(nb if keep is None else only(nb, *keep), parameters)
     code_cells = sum(c.cell_type == "code" for c in nb.cells)
     with (
         tempfile.TemporaryDirectory(prefix="kernel-") as sockets,

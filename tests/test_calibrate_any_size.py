@@ -202,8 +202,8 @@ def test_an_initial_import_is_left_out_of_the_mix_and_profile_and_reported(
     header = "time,publish,author,article,change,lines_added,lines_removed"
     imported = [f"2020-01-04T03:00:00Z,0,u1,a{i:03d},add,5,0" for i in range(30)]
     weekdays = (6, 7, 8, 9, 10, 13, 14, 15, 16, 17)  # January 2020, Monday to Friday
-    edits = [f"2020-01-{weekdays[i % 10]:02d}T1{i % 8}:00:00Z,{1 + i},u2,a{i % 7:03d},modify,1,0"
-             for i in range(40)]  # fmt: skip
+    when = sorted((f"2020-01-{weekdays[i % 10]:02d}T1{i % 8}:00:00Z", i % 7) for i in range(40))
+    edits = [f"{t},{1 + i},u2,a{a:03d},modify,1,0" for i, (t, a) in enumerate(when)]
     whole = parse_log("\n".join([header, *imported, *edits]).encode(), "x")
     [imp] = logs.initial_imports(whole)
     assert (imp.publish, imp.added, imp.saves) == (0, 30, 30)

@@ -7,7 +7,6 @@ crosses many of them (some a hundred blocks of hours; three copies only made mor
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -155,25 +154,27 @@ def test_the_fit_and_burst_table_of_a_long_log_are_those_of_the_sort_by_both(
     pd.testing.assert_frame_equal(fast[2], ref[2], check_exact=True)
 
 
-def test_a_log_past_2262_is_read_in_one_pass_as_row_by_row(
+def test_the_repeated_log_ends_by_2100_and_one_past_it_is_refused_both_ways(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """pandas' nanosecond times end in 2262: a history repeated in time reaches past it (42
-    copies of the shared log's six years end in 2274, a dozen years past it)."""
-    path = tmp_path / "centuries-edits.csv"
-    write_long_log(path, 42 * 2_938)
+    """136 copies of the shared log's six years would end in 2836: the bench's repeated log
+    is squeezed to end by 2100, the last year a log may hold, and a row past it is refused
+    by the one-pass read and the careful one alike, naming its line."""
+    path = tmp_path / "long-edits.csv"
+    write_long_log(path, 136 * 2_938)
     raw = path.read_bytes()
-    assert b"\n2263-" in raw
     fast = logs._parse_fast(raw.decode(), str(path))
-    assert fast is not None
+    assert fast is not None and fast.epoch_s[-1] <= logs.TIMES[1]
     monkeypatch.setattr(logs, "_parse_fast", lambda text, name: None)
     slow = logs.parse_log(raw, str(path))
     for field in ("epoch_s", "publish", "article", "kind"):
         u, v = getattr(fast, field), getattr(slow, field)
         assert u.dtype == v.dtype and np.array_equal(u, v), field
-    bad = re.sub(rb"\n2263-[0-9]{2}-", b"\n2263-13-", raw, count=1)  # no 13th month
-    assert b"\n2263-13-" in bad
-    assert logs._parse_fast(bad.decode(), str(path)) is None
+    monkeypatch.undo()
+    bad = raw.replace(b"\n2100-", b"\n2101-", 1)
+    line = bad[: bad.index(b"\n2101-") + 1].count(b"\n") + 1
+    with pytest.raises(logs.LogError, match=f"line {line}: time '2101-.*outside 1970"):
+        logs.parse_log(bad, str(path))
 
 
 def test_the_burst_runs_make_each_run_once_and_the_same_as_alone(

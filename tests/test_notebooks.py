@@ -292,3 +292,62 @@ def test_a_failing_cell_is_one_plain_line_and_exit_1(
     err = capfd.readouterr().err.strip().splitlines()
     assert err[-1] == "python -m sim notebook: error: a cell failed: ValueError: over 2", err[-1]
     assert not any("over TCP" in line for line in err) or os.name == "nt", err
+
+
+def test_the_kb_section_is_the_one_reading_kb_db_and_what_it_needs() -> None:
+    """`notebook --db` runs section 7 alone: the one section that reads KB_DB, after the
+    parameters and imports; the parameters it reads are those -p may set with --db."""
+    from sim.notebook import reading
+
+    kb, others, read = reading(NOTEBOOKS / "explore.py", "KB_DB")
+    assert kb == ["7"] and others == ["1", "2", "3", "4", "5", "6"]
+    assert {"ZIPF_S", "CITATIONS", "WORKERS", "KB_DAYS", "KB_QUERIES"} <= read
+    assert not {"SEEDS", "N_SAVES", "FIT_BOOT", "REAL_SEEDS", "SWEEP_SEEDS"} & read
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["-p", "SEEDS=2"], "-p SEEDS: with --db only section 7 (the KB's) runs, which does not"),
+        (["--all-sections", "--no-db"], "--all-sections goes with --db"),
+    ],
+)
+def test_a_flag_the_kb_run_would_not_read_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], says: str
+) -> None:
+    from sim.__main__ import main
+
+    db = tmp_path / "kb.sqlite"
+    db.write_bytes(b"SQLite format 3\x00")
+    out = tmp_path / "out"
+    given = ["--db", str(db)] if "--no-db" not in argv else []
+    with pytest.raises(SystemExit) as stop:
+        main(["notebook", *given, *(a for a in argv if a != "--no-db"), "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and says in err[-1], err
+    assert not out.exists()
+
+
+def test_notebook_db_runs_the_kb_section_alone_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a kernel, as a user runs it: the saved notebook holds the parameters, the
+    imports, a note of what ran and section 7 with the KB's advice; no other section."""
+    from sim.__main__ import main
+    from sim.bench.docsrepo import build
+
+    monkeypatch.setenv("MPLBACKEND", "agg")
+    repo = build(tmp_path / "docs", 20, commits=100)
+    db = tmp_path / "kb.sqlite"
+    assert main(["import", str(repo), "--db", str(db)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "out"
+    argv = ["notebook", "--db", str(db), "-p", "KB_DAYS=1", "-p", "WORKERS=1", "--out", str(out)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "section 7 (your KB) only" in err and "sections 1, 2, 3, 4, 5, 6" in err
+    nb = nbformat.read(out / "explore.ipynb", as_version=4)
+    headings = [c.source.splitlines()[0] for c in nb.cells if c.source.startswith("## ")]
+    assert headings == ["## 7. Your own KB"]
+    assert any("`--all-sections` runs them too" in c.source for c in nb.cells)
+    assert f"Advice for the KB {db.resolve()}: 20 published articles." in "".join(text_outputs(nb))

@@ -3,7 +3,8 @@ calibrated in its own process as a user runs it: wall and CPU seconds, and the p
 peak memory. Two logs: 4 M rows generated from the shape fitted to the bundled log (its
 popularity, sessions, bulk publishes, mix and profile, at a volume and article count scaled
 up); and the bundled log itself repeated in time to 400,000 rows on its own 288 articles,
-a long history per article (and centuries of clock hours for the burst runs to cover).
+a long history per article (and 80 years of clock hours for the burst runs to cover: the
+copies are squeezed in time to end by 2100, the last year a log may hold).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from sim.calibrate.generate import CAL_STREAMS, DAY_S, FEATURES, generate
-from sim.calibrate.logs import BUNDLED, CHANGES
+from sim.calibrate.logs import BUNDLED, CHANGES, TIMES
 
 ROWS = 4_000_000
 ARTICLES = 2_000
@@ -71,21 +72,26 @@ LONG_ROWS = 400_000
 
 def write_long_log(path: Path, rows: int = LONG_ROWS) -> int:
     """The bundled log repeated until about ``rows`` rows: copy i shifted i times by the
-    log's span (its first to its last save), its publishes numbered on; returns the rows
-    written."""
+    log's span (its first to its last save), its publishes numbered on, and every time
+    taken closer to the first by the factor that ends the last copy by the last time a log
+    may hold (``logs.TIMES``; two copies keep their times); returns the rows written."""
     with BUNDLED.open(newline="", encoding="utf-8") as f:
         header, *body = list(csv.reader(f))
     at = {c: header.index(c) for c in ("time", "publish")}
     when = [datetime.fromisoformat(r[at["time"]].replace("Z", "+00:00")) for r in body]
     span, publishes = when[-1] - when[0], 1 + max(int(r[at["publish"]]) for r in body)
     copies = max(1, round(rows / len(body)))
+    first = when[0].timestamp()
+    squeeze = min(1.0, (TIMES[1] - first) / (copies * span.total_seconds()))
     with path.open("w", newline="", encoding="utf-8") as f:
         out = csv.writer(f, lineterminator="\n")
         out.writerow(header)
         for i in range(copies):
             for row, t in zip(body, when, strict=True):
                 row = list(row)
-                row[at["time"]] = (t + i * span).strftime("%Y-%m-%dT%H:%M:%SZ")
+                at_s = first + (t.timestamp() - first + i * span.total_seconds()) * squeeze
+                stamp = datetime.fromtimestamp(int(at_s), UTC)
+                row[at["time"]] = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
                 row[at["publish"]] = str(int(row[at["publish"]]) + i * publishes)
                 out.writerow(row)
     return copies * len(body)

@@ -1,12 +1,12 @@
 """The generator's two draws whose size is the log's span or its bulk publishes, made a
 block at a time: the sittings' Poisson counts hour by hour, and the bulk publishes' articles.
 
-A log of centuries (a help centre's history, or a log repeated in time) covers millions of
-clock hours and tens of thousands of bulk publishes a run, and a calibration generates a
-hundred runs; hour by hour and publish by publish in Python, or all of them in whole arrays,
-they were most of a long calibration's time and memory. Each block takes the same draws
-from its stream, in the same order, as one hour or one publish at a time, and computes the
-same values, so every run is the same to the last bit.
+A long log (a help centre's history, or a log repeated in time: up to 131 years, the years
+a log may hold) covers a million clock hours and tens of thousands of bulk publishes a run,
+and a calibration generates a hundred runs; hour by hour and publish by publish in Python,
+or all of them in whole arrays, they were most of a long calibration's time and memory.
+Each block takes the same draws from its stream, in the same order, as one hour or one
+publish at a time, and computes the same values, so every run is the same to the last bit.
 """
 
 from __future__ import annotations

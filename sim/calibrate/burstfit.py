@@ -22,9 +22,10 @@ RUNS = 4
 random numbers, so B rises smoothly with the stretch)..."""
 TRIAL_SAVES = 1_000_000
 """...and at most about this many generated saves a trial (at least 2 runs): a long log's
-runs are long, and their B varies less. On the shared log repeated to 400,000 rows, 2 runs
-a trial instead of 4 halve the search (twelve trials of 400,000 saves a run) and find ×2.36
-instead of ×2.37, within the search's 0.01; a log of up to 250,000 rows keeps 4."""
+runs are long, and their B varies less. On the shared log repeated to 400,000 rows (its
+copies end to end, before they were squeezed to end by 2100), 2 runs a trial instead of 4
+halve the search (twelve trials of 400,000 saves a run) and find ×2.36 instead of ×2.37,
+within the search's 0.01; a log of up to 250,000 rows keeps 4."""
 MAX_STRETCH = 8.0
 """The longest stretch tried: a log whose B is beyond it gets this, and says so."""
 STEPS = 10

@@ -5,8 +5,11 @@ under the folder is one publish, at its committer time: a new file is ``add``, a
 ``modify``, a rename (git's rename detection, ``-M``) ``rename`` keeping the article's id, a
 deletion ``delete``. Merge commits count as one publish with their diff against the first
 parent (``-m --first-parent``); with ``all_commits`` every commit reachable from HEAD is
-one, merges none (``sim.importer.git.WALKS``). Authors and articles get pseudonyms in order of first
-appearance (u001, a0001), so the output holds facts only. We call ``git`` itself through
+one, merges none (``sim.importer.git.WALKS``). A commit stamped before the one before it (a
+skewed clock, a rebase) is taken at that one's time, as a log's times never go back; a
+commit stamped outside the years a log may hold (``logs.TIMES``) is refused, naming it.
+Authors and articles get pseudonyms in order of first appearance (u001, a0001), so the
+output holds facts only. We call ``git`` itself through
 subprocess rather than a Python git library: it is the reference implementation of rename
 detection and needs no new dependency.
 """
@@ -19,7 +22,7 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sim.calibrate.logs import COLUMNS, LogError
+from sim.calibrate.logs import COLUMNS, TIME_TEXTS, TIMES, LogError
 from sim.importer.git import WALKS, parse_changes
 
 MARKDOWN = (".md", ".markdown")
@@ -45,7 +48,7 @@ def git_log(repo: str | Path, folder: str, all_commits: bool = False) -> tuple[s
         err = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise LogError(f"--git {repo}: git log failed: {err[-1] if err else done.returncode}")
     paths: dict[str, str] = {}
-    rows = _rows(done.stdout.decode("utf-8", "replace"), paths)
+    rows = _rows(done.stdout.decode("utf-8", "replace"), paths, str(repo))
     if not rows:
         raise LogError(f"--git {repo} --path {folder}: no commit changes a markdown file there")
     out = io.StringIO()
@@ -55,15 +58,22 @@ def git_log(repo: str | Path, folder: str, all_commits: bool = False) -> tuple[s
     return out.getvalue(), paths
 
 
-def _rows(text: str, paths: dict[str, str]) -> list[tuple]:
+def _rows(text: str, paths: dict[str, str], repo: str) -> list[tuple]:
     ids = _Ids()
     authors: dict[str, str] = {}
     rows: list[tuple] = []
-    publish = 0
+    publish, latest = 0, TIMES[0]
     for record in text.split("\x1e")[1:]:
         tokens = [t.lstrip("\n") for t in record.split("\0")]
-        _, ct, email = tokens[0].split("\x1f")
-        when = datetime.fromtimestamp(int(ct), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        commit, ct, email = tokens[0].split("\x1f")
+        if not TIMES[0] <= int(ct) <= TIMES[1]:
+            raise LogError(
+                f"--git {repo}: commit {commit[:12]} is stamped {int(ct)} seconds from 1970,"
+                f" outside {TIME_TEXTS[0]} to {TIME_TEXTS[1]}, the times a log may hold;"
+                " give a --path whose history leaves it out, or correct the commit's date"
+            )
+        latest = max(latest, int(ct))
+        when = datetime.fromtimestamp(latest, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         emitted = False
         for c in parse_changes(tokens[1:]):
             row = _change(c.status, c.old_path, c.path, ids)

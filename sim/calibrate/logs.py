@@ -1,10 +1,13 @@
 """Edit logs in the shared CSV format: read strictly, convert to saves, write atomically.
 
 Format (one row per article changed by a publish): time,publish,author,article,change,
-lines_added,lines_removed — time in UTC ISO 8601 with seconds; publish an integer that never
-decreases, rows of one publish sharing one time; change one of add, modify, rename, delete.
-A malformed log raises LogError with one line naming the line and the problem. Some 380
-lines: the reader has a vectorised path for a well-formed log and a line-by-line one that
+lines_added,lines_removed — time in UTC ISO 8601 as YYYY-MM-DDTHH:MM:SSZ in ASCII digits,
+from 1970 to 2100 (TIMES); publish an integer that never decreases, rows of one publish
+sharing one time and a later publish never stamped earlier; change one of add, modify,
+rename, delete. A malformed log raises LogError with one line naming the line, the column,
+the value (escaped) and what to do. The years are bounded because the fit's runs draw every
+clock hour of the log's span: a log reaching year 9999 ran for hours. Some 400 lines: the
+reader has a vectorised path for a well-formed log and a line-by-line one that
 names the first bad line, and the two must agree on every log.
 """
 
@@ -50,7 +53,7 @@ class LogError(ValueError):
 
 @dataclass(frozen=True)
 class EditLog:
-    """A validated log as arrays, sorted by time (stable, so publishes keep their order)."""
+    """A validated log as arrays, in the file's order, which the format makes time order."""
 
     epoch_s: np.ndarray
     """Unix seconds of each row."""
@@ -180,7 +183,7 @@ def _values_fast(rows: Sequence[Sequence[object]], name: str) -> EditLog | None:
     columns = zip(*rows, strict=True)
     when, publish, author, article, change, added, removed = (list(c) for c in columns)
     distinct = {t: i for i, t in enumerate(dict.fromkeys(when))}
-    if not all(isinstance(t, str) and _UTC_Z_ONLY.fullmatch(t) for t in distinct):
+    if not all(isinstance(t, str) and _UTC_Z.fullmatch(t) for t in distinct):
         return None
     if not all(isinstance(v, int) and v >= 0 for v in (*publish, *added, *removed)):
         return None
@@ -194,14 +197,23 @@ def _values_fast(rows: Sequence[Sequence[object]], name: str) -> EditLog | None:
         return None
     epoch = seconds.astype(np.int64).astype(float)[[distinct[t] for t in when]]
     pub = np.asarray(publish, dtype=np.int64)
-    step = np.diff(pub)
-    if (step < 0).any() or (np.diff(epoch)[step == 0] != 0).any():
+    if not _in_order(pub, epoch):
         return None
     ids: dict[object, int] = {}
     art = np.asarray([ids.setdefault(a, len(ids)) for a in article], dtype=np.int64)
     kinds = np.asarray([CHANGES[str(c)] for c in change], dtype=np.int8)
-    order = np.argsort(epoch, kind="stable")
-    return EditLog(epoch[order], pub[order], art[order], kinds[order], len(ids), name)
+    return EditLog(epoch, pub, art, kinds, len(ids), name)
+
+
+def _in_order(publish: np.ndarray, epoch: np.ndarray) -> bool:
+    """Times in TIMES, publishes never decreasing, one time a publish, and a later publish
+    never stamped earlier: then the rows are in time order as they stand."""
+    if len(epoch) and (epoch.min() < TIMES[0] or epoch.max() > TIMES[1]):
+        return False
+    return (
+        not ((np.diff(publish) < 0).any() or (np.diff(epoch) < 0).any())
+        and not (np.diff(epoch)[np.diff(publish) == 0] != 0).any()
+    )
 
 
 def _parse_rows(header: list[str], rows: Iterable[list[str]], name: str) -> EditLog:
@@ -217,7 +229,7 @@ def _parse_rows(header: list[str], rows: Iterable[list[str]], name: str) -> Edit
     epoch, publish, article, kind = [], [], [], []
     ids: dict[str, int] = {}
     parsed: dict[str, float] = {}  # the rows of a publish share its time: parse it once
-    last_publish, last_time = None, None
+    last_publish, last_time, last_text = None, 0.0, ""
     for line, row in enumerate(rows, start=2):
         if not row:
             continue
@@ -232,7 +244,8 @@ def _parse_rows(header: list[str], rows: Iterable[list[str]], name: str) -> Edit
             _int(get[col], col, name, line)
         if get["change"] not in CHANGES:
             raise LogError(
-                f"{name}: line {line}: change {get['change']!r} is not one of {', '.join(CHANGES)}"
+                f"{name}: line {line}: change {shown(get['change'])} is not one of"
+                f" {', '.join(CHANGES)}"
             )
         for col in ("author", "article"):
             if not get[col]:
@@ -247,29 +260,38 @@ def _parse_rows(header: list[str], rows: Iterable[list[str]], name: str) -> Edit
                 f"{name}: line {line}: publish {p} at {get['time']} but its earlier rows "
                 "at another time; a publish is one instant"
             )
-        last_publish, last_time = p, t
+        if last_publish is not None and t < last_time:
+            raise LogError(
+                f"{name}: line {line}: time {get['time']} of publish {p} is before"
+                f" {last_text} of publish {last_publish}; a later publish must not be stamped"
+                " earlier: number the publishes in the order of their times"
+            )
+        last_publish, last_time, last_text = p, t, get["time"]
         epoch.append(t)
         publish.append(p)
         article.append(ids.setdefault(get["article"], len(ids)))
         kind.append(CHANGES[get["change"]])
     if not epoch:
         raise LogError(f"{name}: line 2: no rows after the header")
-    epoch_a = np.asarray(epoch, dtype=float)
-    order = np.argsort(epoch_a, kind="stable")
     return EditLog(
-        epoch_a[order],
-        np.asarray(publish, dtype=np.int64)[order],
-        np.asarray(article, dtype=np.int64)[order],
-        np.asarray(kind, dtype=np.int8)[order],
+        np.asarray(epoch, dtype=float),
+        np.asarray(publish, dtype=np.int64),
+        np.asarray(article, dtype=np.int64),
+        np.asarray(kind, dtype=np.int8),
         len(ids),
         name,
     )
 
 
-_YEAR_1_S, _YEAR_10000_S = -62_135_596_800, 253_402_300_800
-"""0001-01-01 and 10000-01-01 00:00 UTC in Unix seconds."""
-_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
-"""The times the fast path parses, whole seconds with a zone (others go the careful way)."""
+TIME_TEXTS = ("1970-01-01T00:00:00Z", "2100-12-31T23:59:59Z")
+TIMES = (0, 4_133_980_799)
+"""The first and last time a log may hold, and in Unix seconds: a log's fit draws each clock
+hour of its span in every generated run (``blockdraw.sitting_starts``), so its span is
+bounded; 1970 to 2100 holds any real help centre's history and runs in seconds."""
+TIME_RULE = (
+    f"UTC ISO 8601 as YYYY-MM-DDTHH:MM:SSZ in ASCII digits (like 2020-08-05T23:32:32Z; no"
+    f" offset, no fraction of a second), from {TIME_TEXTS[0]} to {TIME_TEXTS[1]}"
+)
 
 
 def _parse_fast(text: str, name: str) -> EditLog | None:
@@ -308,71 +330,74 @@ def _parse_fast(text: str, name: str) -> EditLog | None:
     if not set(ids["change"][1]) <= set(CHANGES):
         return None
     epoch = _epoch_s(df["time"])
-    if epoch is None:
-        return None
-    if (epoch < _YEAR_1_S).any() or (epoch >= _YEAR_10000_S).any():
-        return None  # outside what a UTC datetime holds: the careful way says so
     publish = df["publish"].to_numpy()
-    step = np.diff(publish)
-    if (step < 0).any() or (np.diff(epoch)[step == 0] != 0).any():
+    if epoch is None or not _in_order(publish, epoch):
         return None
     kinds = np.array([CHANGES[v] for v in ids["change"][1]], dtype=np.int8)[ids["change"][0]]
     article = ids["article"][0].astype(np.int64)
-    order = np.argsort(epoch, kind="stable")
-    return EditLog(
-        epoch[order], publish[order], article[order], kinds[order], len(ids["article"][1]), name
-    )
+    return EditLog(epoch, publish, article, kinds, len(ids["article"][1]), name)
 
 
-_UTC_Z = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"
-"""A time in UTC with a Z, which numpy's whole seconds read at any year of four digits."""
-_UTC_Z_ONLY = re.compile(_UTC_Z)
+_UTC_Z = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9]Z")
+"""The one time format, ASCII digits only (Python's int() and fromisoformat take fullwidth
+and Arabic-Indic ones too; pandas rolls a second 60 over into the next minute)."""
+_FORM = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z")
+"""The same form with any two digits of seconds: the careful way tells a second 60 apart."""
+_SHOWN_CHARS = 40
+"""Longest piece of a value an error echoes."""
 
 
 def _epoch_s(times: pd.Series) -> np.ndarray | None:
-    """Unix seconds of each time (the strict format), or None at the first doubt. pandas'
-    nanosecond times end in 2262; a log reaching past it (a history repeated in time) is
-    read, if every time is in UTC with a Z, as numpy's seconds, each distinct text once."""
+    """Unix seconds of each time, each distinct text checked and parsed once, or None at the
+    first doubt (the careful way then names the line)."""
     import pandas as pd
 
-    try:
-        when = pd.to_datetime(times, format=_TIME_FORMAT, utc=True)
-        since = (when - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(seconds=1)
-        return since.to_numpy(dtype=np.int64).astype(float)
-    except pd.errors.OutOfBoundsDatetime:
-        pass
-    except (ValueError, OverflowError, TypeError):
-        return None
     codes, distinct = pd.factorize(times, sort=False)
-    if not pd.Series(distinct, dtype=object).str.fullmatch(_UTC_Z).all():
+    if not pd.Series(distinct, dtype=object).str.fullmatch(_UTC_Z.pattern).all():
         return None
-    try:
+    try:  # numpy's whole seconds: any year of four digits, no second 60, no 30 February
         seconds = np.array([t[:-1] for t in distinct], dtype="datetime64[s]")
     except ValueError:
         return None
     return seconds.astype(np.int64).astype(float)[codes]
 
 
+def shown(text: str) -> str:
+    """A value as an error echoes it: quoted, every character outside printable ASCII
+    escaped (a fullwidth 1 as \\uff11), cut past _SHOWN_CHARS with its length given."""
+    cut = text[:_SHOWN_CHARS]
+    more = f"... ({len(text):,} characters)" if len(text) > _SHOWN_CHARS else ""
+    return ascii(cut) + more
+
+
 def _time(text: str, name: str, line: int) -> float:
+    what = f"{name}: line {line}: time {shown(text)}"
+    form = _FORM.fullmatch(text)
+    if form is None:
+        raise LogError(f"{what} is not {TIME_RULE}; write it in UTC in that form")
     try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        year, month, day, hour, minute, second = (int(g) for g in form.groups())
+        when = datetime(year, month, day, hour, minute, second, tzinfo=UTC)
     except ValueError:
-        when = None
-    if when is None or when.tzinfo is None:
         raise LogError(
-            f"{name}: line {line}: time {text!r} is not UTC ISO 8601 like 2020-08-05T23:32:32Z"
-        )
-    try:
-        return when.astimezone(UTC).timestamp()
-    except OverflowError:  # year 1 with a positive offset, year 9999 with a negative one
-        raise LogError(
-            f"{name}: line {line}: time {text!r} is in UTC outside the years 0001 to 9999"
+            f"{what} is no such instant (a second 60, a 13th month or a 30 February); write"
+            f" a real time, {TIME_RULE}"
         ) from None
+    seconds = when.timestamp()
+    if not TIMES[0] <= seconds <= TIMES[1]:
+        raise LogError(
+            f"{what} is outside {TIME_TEXTS[0]} to {TIME_TEXTS[1]}, the times a log may hold;"
+            " correct the row's date or leave the row out"
+        )
+    return seconds
 
 
 def _int(text: str, column: str, name: str, line: int) -> int:
-    if not text.isdigit():
-        raise LogError(f"{name}: line {line}: {column} {text!r} is not a whole number of 0 or more")
+    if not re.fullmatch("[0-9]+", text):
+        raise LogError(
+            f"{name}: line {line}: {column} {shown(text)} is not a whole number of 0 or more"
+            " in ASCII digits; write it so"
+        )
     return int(text)
 
 

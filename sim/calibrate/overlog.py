@@ -2,7 +2,7 @@
 B and M of runs over a log's span, a few runs at a time.
 
 A long log's burst table and burst stretch generate about a hundred runs over its span (on
-the shared log repeated to 400,000 rows, centuries of clock hours and 400,000 saves each).
+the shared log repeated to 400,000 rows, 80 years of clock hours and 400,000 saves each).
 numpy's draws, sorts and arithmetic release the GIL, so runs made in threads overlap on a
 machine's cores; each run has its own streams from seed (seed, i), so its values do not
 depend on which thread made it or when, and the runs come back in order.

@@ -29,7 +29,7 @@ from sim.cli import (
 from sim.cli.common import PROG, Parser
 
 DESCRIPTION = (  # what --help says first, the list of commands
-    "Command line: `python -m sim reproduce | notebook | sweep | bench | serve | log-report |\n"
+    f"Command line: `{PROG} reproduce | notebook | sweep | bench | serve | log-report |\n"
     "advise | backtest | calibrate | import | export`."
 )
 

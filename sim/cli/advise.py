@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from sim.cli.advise_simulated import simulated
-from sim.cli.common import a_path, bounded
+from sim.cli.common import PROG, a_path, bounded
 from sim.cli.paramflags import param_flag, param_flags
 
 MAX_SIMULATE = 20
@@ -138,14 +138,14 @@ def _input_flags(adv: argparse.ArgumentParser) -> None:
         "--edit-shape",
         type=a_path,
         metavar="shape.json",
-        help="advise from this fitted edit shape (python -m sim calibrate writes one)",
+        help=f"advise from this fitted edit shape ({PROG} calibrate writes one)",
     )
     adv.add_argument(
         "--db",
         type=a_path,
         default=None,
         metavar="kb.sqlite",
-        help="advise for this imported KB (python -m sim import writes one): the day runs on "
+        help=f"advise for this imported KB ({PROG} import writes one): the day runs on "
         "its articles, its saves from the edit log written beside it (or --edit-log)",
     )
     adv.add_argument(
@@ -183,8 +183,8 @@ def _habit_flags(adv: argparse.ArgumentParser) -> None:
         type=a_path,
         default=None,
         metavar="calls.jsonl",
-        help="estimate the agent's habits and questions a day from this call log (python -m "
-        "sim serve --call-log writes one) and advise with them",
+        help="estimate the agent's habits and questions a day from this call log"
+        f" ({PROG} serve --call-log writes one) and advise with them",
     )
 
 

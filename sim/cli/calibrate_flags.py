@@ -15,7 +15,10 @@ The edit log is a CSV with a header and one row per article changed by a publish
   time,publish,author,article,change,lines_added,lines_removed
   2020-08-05T23:32:32Z,0,u001,a0001,add,42,0
 
-  time           when the publish landed, UTC ISO 8601 with seconds
+  time           when the publish landed, UTC ISO 8601 as YYYY-MM-DDTHH:MM:SSZ
+                 (ASCII digits; no offset, no fraction of a second), from
+                 1970-01-01T00:00:00Z to 2100-12-31T23:59:59Z; a later publish
+                 never earlier than the one before it
   publish        integer that never decreases (0 = oldest); a publish's rows share it
   author         any id of who published (pseudonymous is fine)
   article        any id of the article; keep it across renames
@@ -26,7 +29,8 @@ The edit log is a CSV with a header and one row per article changed by a publish
 Bundled log (the English Obsidian Help articles, 2020-2026; two more help centres
 next to it): sim/calibrate/logs/help-centre-edits.csv. From a git repository of
 markdown articles, --git REPO --path DIR/ extracts the log itself (--log-out
-keeps it). Which commits count: the first-parent history of HEAD, a merged branch
+keeps it; a commit stamped before the one before it is taken at that one's
+time). Which commits count: the first-parent history of HEAD, a merged branch
 one publish (its merge, with its diff against the first parent), as the site
 published it; --all-commits counts every commit reachable from HEAD instead, each
 of a merged branch's commits one publish and the merges none. A file holding more

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.calibrate.logs import write_atomic
-from sim.cli.common import a_path
+from sim.cli.common import PROG, a_path
 from sim.cli.import_log import log_text, not_ours, sha256
 from sim.corpus import KB_ID  # the KB serve serves
 from sim.importer import git
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return _refused(
                 notes,
                 f"--db {db}: {e} were edited in the KB since its import and their files differ: "
-                f"importing would undo the edits. Take them out first (python -m sim export "
+                f"importing would undo the edits. Take them out first ({PROG} export "
                 f"OUT_DIR --db {db}), or import into a new file",
                 db,
             )
@@ -219,7 +219,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         one = dominant.find(plan.log_rows, str(log_path))
         if one is not None:
             print(dominant.render(one, measured))
-    print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
+    print(f"Serve it: {PROG} serve --db {db}   Study it: {PROG} advise --db {db}")
     return 0
 
 

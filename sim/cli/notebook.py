@@ -58,7 +58,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         type=a_path,
         default=None,
         metavar="kb.sqlite",
-        help="an imported KB (python -m sim import writes one): section 7 shows its advice",
+        help=f"an imported KB ({PROG} import writes one): section 7 shows its advice, and"
+        " only that section runs (in about the time of advise --db) unless --all-sections",
+    )
+    nbp.add_argument(
+        "--all-sections",
+        action="store_true",
+        help="with --db: run sections 1-6 too (the simulated study: minutes, not seconds)",
     )
     return nbp
 
@@ -102,15 +108,18 @@ def run(args: argparse.Namespace, nbp: argparse.ArgumentParser) -> int:
             " CHECKOUT/notebooks/explore.py"
         )
     if args.db is not None and not args.db.is_file():
-        nbp.error(f"--db: {args.db} is not a file (python -m sim import writes one)")
+        nbp.error(f"--db: {args.db} is not a file ({PROG} import writes one)")
     if args.db is not None:
         with args.db.open("rb") as f:
             if f.read(len(SQLITE)) != SQLITE:
-                nbp.error(f"--db: {args.db} is not a KB file (python -m sim import writes one)")
+                nbp.error(f"--db: {args.db} is not a KB file ({PROG} import writes one)")
+    if args.all_sections and args.db is None:
+        nbp.error("--all-sections goes with --db (without it every section runs)")
     try:
         values = notebook.overrides(args.parameter, notebook.defaults(args.path))
     except notebook.ParameterError as e:
         nbp.error(str(e))
+    keep = None if args.db is None or args.all_sections else _kb_sections(nbp, args, values)
     own = not values and args.db is None
     out = args.out or Path("results/notebook" if own else "notebook-out")
     ipynb = args.ipynb or (args.path.with_suffix(".ipynb") if own else out / "explore.ipynb")
@@ -124,12 +133,42 @@ def run(args: argparse.Namespace, nbp: argparse.ArgumentParser) -> int:
     if args.db is not None:
         values["KB_DB"] = str(args.db.resolve())
     try:
-        nb = notebook.execute(args.path.resolve(), values, progress=True)
+        nb = notebook.execute(args.path.resolve(), values, progress=True, keep=keep)
     except CellExecutionError as e:
         text = ANSI.sub("", str(e)).strip()  # the kernel colours its traceback
         last = text.splitlines()[-1] if text else type(e).__name__
         print(f"{PROG} notebook: error: a cell failed: {last}", file=sys.stderr)
         return 1
     notebook.save(nb, ipynb)
-    print(f"ran {args.path} into {ipynb}; its tables and figures are in {out}", file=sys.stderr)
+    ran = f"section {', '.join(keep[0])} of {args.path}" if keep else str(args.path)
+    print(f"ran {ran} into {ipynb}; its tables and figures are in {out}", file=sys.stderr)
     return 0
+
+
+def _kb_sections(
+    nbp: argparse.ArgumentParser, args: argparse.Namespace, values: dict[str, object]
+) -> tuple[list[str], str]:
+    """With --db: the sections that read the KB (section 7) and the note saying what ran;
+    the other sections simulate the study without it (minutes; advise --db takes seconds).
+    A -p those sections do not read is refused: it would change nothing."""
+    from sim import notebook
+
+    kb, others, read = notebook.reading(args.path, "KB_DB")
+    if not kb:
+        nbp.error(
+            f"--db: {args.path} has no numbered section that reads KB_DB; add --all-sections"
+            " to run it whole"
+        )
+    for name in values:
+        if name not in read:
+            nbp.error(
+                f"-p {name}: with --db only section {', '.join(kb)} (the KB's) runs, which does"
+                f" not read {name}; add --all-sections to run every section"
+            )
+    note = (
+        f"*Run by `{PROG} notebook --db`: section {', '.join(kb)} (your KB) only, after the"
+        f" parameters and imports; sections {', '.join(others)} (the simulated study, which"
+        " does not read the KB) were left out. `--all-sections` runs them too.*"
+    )
+    print(f"{PROG} notebook: {note.strip('*')}", file=sys.stderr)
+    return kb, note
