@@ -28,6 +28,7 @@ from sim.kb.faults import BUSY_TIMEOUT_S, store_fault
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
 from sim.model.opening import open_kb
+from sim.prog import PROG
 from sim.server.editor import human_editor, wall_clock_us
 
 
@@ -61,7 +62,7 @@ def open_store(seed: int, n_articles: int, db: Path | None, create: bool = False
 
 
 _FIX = (
-    "write one with python -m sim import DOCS_DIR --db {db}, or add --create to build the "
+    f"write one with {PROG} import DOCS_DIR --db {{db}}, or add --create to build the "
     "synthetic help centre into a new file"
 )
 """What a --db that is not a KB file yet needs: the user's docs imported, or the study's

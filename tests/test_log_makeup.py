@@ -167,3 +167,24 @@ def test_a_gzip_log_reads_as_its_csv_and_a_broken_one_is_one_line(tmp_path: Path
     packed.write_bytes(gzip.compress(text.encode(), mtime=0)[:-9])
     with pytest.raises(LogError, match="gzip file that cannot be decompressed"):
         read_log(packed)
+
+
+def test_import_writes_a_log_calibrate_reads_from_a_clock_that_went_back(
+    tmp_path: Path, capsys
+) -> None:
+    """A commit stamped before its parent (a skewed clock): import's edit log takes it at the
+    parent's time, as `calibrate --git` does, so the log it writes is one calibrate reads."""
+    repo = tmp_path / "docs"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    _commit(repo, 3_600, {"a.md": "# A\n\nfirst\n", "b.md": "# B\n\nfirst\n"})
+    _commit(repo, 0, {"a.md": "# A\n\nsecond\n"})  # an hour before its parent
+    _commit(repo, 7_200, {"b.md": "# B\n\nsecond\n"})
+    db = tmp_path / "kb.sqlite"
+    code, out, err = _run(["import", str(repo), "--db", str(db)], capsys)
+    assert code == 0, err
+    log_path = tmp_path / "kb.edits.csv"
+    times = [row["time"] for row in csv.DictReader(log_path.open())]
+    assert times == sorted(times) and len(times) == 4
+    assert times[2] == times[0]  # the skewed commit at its parent's time
+    assert read_log(log_path).n_articles == 2

@@ -32,6 +32,7 @@ import numpy as np
 
 from sim import stats
 from sim.advise.agent import Agent
+from sim.prog import PROG
 from sim.server.calllog import ToolCall, read_jsonl
 from sim.stats import Interval, median_interval
 
@@ -179,7 +180,7 @@ def habits(path: Path) -> Habits:
     if not answers:
         raise ValueError(
             f"--call-log {path}: no agent in it (no client searched); write one with "
-            "python -m sim serve --call-log FILE while an agent uses the KB"
+            f"{PROG} serve --call-log FILE while an agent uses the KB"
         )
     day_ids = sorted({a.day for a in answers} | {d for d, _ in edits})
     index = {d: i for i, d in enumerate(day_ids)}

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from sim.calibrate.generate import DAY_S, WEEK_S, Saves
+from sim.importer.git import LOG_TIMES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -284,10 +285,11 @@ def _parse_rows(header: list[str], rows: Iterable[list[str]], name: str) -> Edit
 
 
 TIME_TEXTS = ("1970-01-01T00:00:00Z", "2100-12-31T23:59:59Z")
-TIMES = (0, 4_133_980_799)
+TIMES = LOG_TIMES
 """The first and last time a log may hold, and in Unix seconds: a log's fit draws each clock
 hour of its span in every generated run (``blockdraw.sitting_starts``), so its span is
-bounded; 1970 to 2100 holds any real help centre's history and runs in seconds."""
+bounded; 1970 to 2100 holds any real help centre's history and runs in seconds. (Defined
+beside git's calls, as `import` writes edit logs within them too.)"""
 TIME_RULE = (
     f"UTC ISO 8601 as YYYY-MM-DDTHH:MM:SSZ in ASCII digits (like 2020-08-05T23:32:32Z; no"
     f" offset, no fraction of a second), from {TIME_TEXTS[0]} to {TIME_TEXTS[1]}"

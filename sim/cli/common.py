@@ -8,14 +8,13 @@ import errno
 import importlib.util
 import os
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-PROG = "stale-citations" if Path(sys.argv[0]).stem == "stale-citations" else "python -m sim"
-"""The command line as the user started it (the console script or the module), as usage
-lines and errors name it."""
+from sim.prog import PROG
+
+__all__ = ["PROG"]  # usage lines and errors name the command as the user started it
 
 
 class Parser(argparse.ArgumentParser):

@@ -29,6 +29,7 @@ from sim.importer.markdown import parse
 from sim.kb.importing import digest
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
+from sim.prog import PROG
 from sim.server.describe import terminal
 
 HELP = """\
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     shown_db, shown_out = terminal(db), terminal(out)
     if not db.is_file() or db.stat().st_size == 0:
         what = "is empty" if db.is_file() else "is not a file"
-        parser.error(f"--db {shown_db}: {what}; name a KB file `python -m sim import` wrote")
+        parser.error(f"--db {shown_db}: {what}; name a KB file `{PROG} import` wrote")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         parser.error(f"OUT_DIR {shown_out}: {_not_a_new_folder(out, db)}, nothing was written")
     if not out.parent.is_dir():
@@ -122,11 +123,11 @@ def _changed(db: Path) -> list[tuple[str, str, str]]:
     try:
         is_kb = probe.execute("SELECT 1 FROM sqlite_master WHERE name = 'kbs'").fetchone()
     except sqlite3.DatabaseError as e:
-        raise ValueError(f"not a KB file ({e}); name one `python -m sim import` wrote") from None
+        raise ValueError(f"not a KB file ({e}); name one `{PROG} import` wrote") from None
     finally:
         probe.close()
     if not is_kb:
-        raise ValueError("not a KB file; name one `python -m sim import` wrote")
+        raise ValueError(f"not a KB file; name one `{PROG} import` wrote")
     store = KBStore(lambda: 0, path=str(db))
     try:
         pages = store.imported_pages(KB_ID) if store.kb_exists(KB_ID) else {}

@@ -23,6 +23,7 @@ from sim.corpus import DAY_START_US, KB_ID, ArticleSpec
 from sim.importer.markdown import headings
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
+from sim.prog import PROG
 from sim.server.reads import search_words
 
 MAX_QUERIES = 100_000
@@ -59,7 +60,7 @@ def imported(corpus_db: str, queries: str = "") -> tuple[tuple[ImportedSpec, ...
     them, read once per process; ValueError naming the file when it holds no KB."""
     if Path(corpus_db).is_dir():
         raise ValueError(
-            f"--db {corpus_db}: is a folder; name the KB file python -m sim import wrote "
+            f"--db {corpus_db}: is a folder; name the KB file {PROG} import wrote "
             "(import DOCS_DIR --db kb.sqlite, then --db kb.sqlite)"
         )
     _a_kb_file(corpus_db)
@@ -73,7 +74,7 @@ def imported(corpus_db: str, queries: str = "") -> tuple[tuple[ImportedSpec, ...
         store.shift_versions(KB_ID, DAY_START_US)
     if not store.kb_exists(KB_ID):
         raise ValueError(
-            f"--db {corpus_db}: holds no imported KB; write one with python -m sim import DOCS_DIR"
+            f"--db {corpus_db}: holds no imported KB; write one with {PROG} import DOCS_DIR"
         )
     ids = store.article_ids(KB_ID)
     hidden = set(store.unpublished_among(KB_ID, ids))
@@ -93,10 +94,10 @@ def _a_kb_file(corpus_db: str) -> None:
     """A file to read a KB from: one that exists and is not empty (SQLite would make an
     empty file a new KB, writing to a file these readers must only read)."""
     if not Path(corpus_db).is_file():
-        raise ValueError(f"--db {corpus_db}: no such file; write one with python -m sim import")
+        raise ValueError(f"--db {corpus_db}: no such file; write one with {PROG} import")
     if Path(corpus_db).stat().st_size == 0:
         raise ValueError(
-            f"--db {corpus_db}: an empty file, not a KB; write one with python -m sim import"
+            f"--db {corpus_db}: an empty file, not a KB; write one with {PROG} import"
             f" DOCS_DIR --db {corpus_db}"
         )
 

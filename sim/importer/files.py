@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.importer.select import Taken
+from sim.prog import PROG
 
 MAX_ARTICLE_BYTES = 1 << 20
 """A larger file is skipped: a help article is some kilobytes, and a megabyte of one is a
@@ -152,7 +153,7 @@ def take_back(db: Path, folder: Path) -> str:
     """What to do when an import finds an agent's edits in the KB that the repository does
     not carry: the loop that takes them back into the same KB file."""
     return (
-        f"Take them back: python -m sim export OUT_DIR --db {db}, copy OUT_DIR's files over "
+        f"Take them back: {PROG} export OUT_DIR --db {db}, copy OUT_DIR's files over "
         f"{folder} as written (set a changed title by hand, as export says), commit them, and "
         f"import again with --db {db}"
     )

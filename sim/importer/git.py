@@ -15,6 +15,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+LOG_TIMES = (0, 4_133_980_799)
+"""The first and last time, in Unix seconds, an edit log may hold: 1970-01-01T00:00:00Z to
+2100-12-31T23:59:59Z (``sim.calibrate.logs.TIMES`` says why)."""
+
 SYMLINK_MODE = "120000"
 
 

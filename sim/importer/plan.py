@@ -133,10 +133,13 @@ def from_git(root: Path, notes: Notes, select: Taken, all_commits: bool = False)
     unread: dict[str, str] = {}  # path -> why its latest version is not imported
     plan = Plan()
     authors: dict[str, str] = {}
-    publish = 0
+    publish, latest = 0, git.LOG_TIMES[0]
     for commit in history:
         t_us = commit.time_s * 1_000_000
-        when = datetime.fromtimestamp(commit.time_s, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        # the edit log's time never goes back and stays in the years a log may hold (a
+        # skewed clock, a rebase: as `calibrate --git` takes it), so calibrate reads it
+        latest = min(max(latest, commit.time_s), git.LOG_TIMES[1])
+        when = datetime.fromtimestamp(latest, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         emitted = False
         for c in commit.changes:
             if c.mode == git.SYMLINK_MODE or not (named(c.path) and named(c.old_path)):
