@@ -181,7 +181,7 @@ def test_import_writes_a_log_calibrate_reads_from_a_clock_that_went_back(
     _commit(repo, 0, {"a.md": "# A\n\nsecond\n"})  # an hour before its parent
     _commit(repo, 7_200, {"b.md": "# B\n\nsecond\n"})
     db = tmp_path / "kb.sqlite"
-    code, out, err = _run(["import", str(repo), "--db", str(db)], capsys)
+    code, _out, err = _run(["import", str(repo), "--db", str(db)], capsys)
     assert code == 0, err
     log_path = tmp_path / "kb.edits.csv"
     times = [row["time"] for row in csv.DictReader(log_path.open())]
