@@ -241,3 +241,24 @@ def test_the_first_page_names_only_an_assumed_question_relation_from_the_panel()
     assert "questions independent of edits move it by -18.8 points (" in text
     assert f"the largest of the {len(m['family'])} panel moves" in text
     assert "its interval is not adjusted for the pick" in text
+
+
+def test_the_paired_table_reuses_the_realshape_table_when_every_arm_ran_the_same_seeds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """realshape_paired.csv is realshape_table of the same rows when no seed is cut (a quick
+    run): built once, not twice; with a cut it is paired_table's."""
+    from sim.results import tables
+
+    even = _rows({"writeup": [0.30, 0.32, 0.31], "calibrated": [0.20, 0.25, 0.21]})
+    uneven = _rows({"writeup": [0.30, 0.32, 0.31, 0.9], "calibrated": [0.20, 0.25, 0.21]})
+    built = realshape_effects.realshape_table
+    calls = []
+    monkeypatch.setattr(
+        realshape_effects, "realshape_table", lambda rows: calls.append(len(rows)) or built(rows)
+    )
+    for rows in (even, uneven):
+        calls.clear()
+        t = tables.build_tables(Params(), {"realshape": rows}, ("realshape", "realshape_paired"))
+        assert calls == ([6] if rows is even else [7, 6])
+        pd.testing.assert_frame_equal(t["realshape_paired"], realshape_effects.paired_table(rows))

@@ -15,7 +15,6 @@ few milliseconds, so a cell gets as many runs as the held-out test: no fewer are
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -25,15 +24,11 @@ from sim.calibrate.validate import (
     Split,
     burstiness_table,
     compare,
-    figure,
     gof_table,
     held_out_rows,
     replicate,
     split_log,
 )
-
-if TYPE_CHECKING:  # matplotlib only where a figure is drawn: the study's runs never import it
-    from matplotlib.figure import Figure
 
 
 def panel_tables(
@@ -112,16 +107,16 @@ def calibration_outputs(
     boot: int = 200,
     seed: int = 1,
     panel: dict[str, Path] | None = None,
-) -> tuple[dict[str, pd.DataFrame], Figure]:
+) -> dict[str, pd.DataFrame]:
     """What `make reproduce` commits of the calibration: tables (fit, gof, burstiness of a
     log, default the bundled help-centre log; the validation, transfer and imports of every
-    log of the panel) and the figure."""
+    log of the panel). Its figure is drawn with the other figures, from the fit's point
+    estimates (``sim.results.figtable``), not here: the rows' run would only throw it away."""
     log = read_log(log_path or BUNDLED)
     f = fit(log, boot=boot, gof_sims=boot, seed=seed)
-    tables = {
+    return {
         "fit": f.table,
         "gof": gof_table(f),
         "burstiness": burstiness_table(log, f, max(2, reps // 4), seed),
         **panel_tables(panel, reps, seed, gof_sims=boot),
     }
-    return tables, figure(log, f, seed)

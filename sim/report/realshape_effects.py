@@ -75,10 +75,15 @@ def paired_table(rows: pd.DataFrame) -> pd.DataFrame:
     """realshape_table on the seeds every arm of a log ran (1..the fewest): the grids whose
     columns are read against each other, so that subtracting two columns gives the paired
     difference in brackets (the headline arms run more seeds than the others)."""
+    return realshape_table(rows[paired_seeds(rows)])
+
+
+def paired_seeds(rows: pd.DataFrame) -> pd.Series:
+    """paired_table's rows: each log's seeds up to the fewest any of its arms ran."""
     if "log" not in rows.columns:
-        return realshape_table(rows[rows["seed"] <= rows.groupby("arm")["seed"].max().min()])
+        return rows["seed"] <= rows.groupby("arm")["seed"].max().min()
     fewest = rows.groupby(["log", "arm"], sort=False)["seed"].max().groupby(level="log").min()
-    return realshape_table(rows[rows["seed"] <= rows["log"].map(fewest)])
+    return rows["seed"] <= rows["log"].map(fewest)
 
 
 def equal_volume(diff: pd.Series, volume: pd.Series) -> dict[str, float]:

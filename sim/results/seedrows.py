@@ -185,7 +185,7 @@ def _calibration(base: Params, seeds: list[int]) -> Plan:
     is pooled."""
 
     def finish(runs: list[PointRuns]) -> Rows:
-        tables, _figure = calibration_outputs(reps=len(seeds), boot=len(seeds))
+        tables = calibration_outputs(reps=len(seeds), boot=len(seeds))
         shape = pd.DataFrame({"shape_json": [realshape_panel.packaged_shape().to_json()]})
         return {f"calibration_{name}": frame for name, frame in tables.items()} | {
             "calibration_shape": shape

@@ -60,6 +60,14 @@ def _checks5(rows: Rows) -> pd.DataFrame:
     return c[c["seed"].isin(WRITEUP_SEEDS)]
 
 
+def _paired(rows: pd.DataFrame, realshape: pd.DataFrame) -> pd.DataFrame:
+    """realshape_paired.csv: the realshape table itself where every arm of a log ran the same
+    seeds (a quick run, a panel whose arms all closed together), as paired_table would give
+    it from the same rows again; else paired_table's cut."""
+    cut = realshape_effects.paired_seeds(rows)
+    return realshape.copy() if bool(cut.all()) else realshape_effects.realshape_table(rows[cut])
+
+
 def _comparison(base: Params, rows: Rows, t: Tables) -> pd.DataFrame:
     comparison = comparison_table(t["per_seed"], base, WRITEUP_SEEDS)
     comparison["readings"] = (
@@ -117,9 +125,7 @@ TABLES: tuple[Table, ...] = (
     ),
     Table("realshape", lambda base, rows, t: realshape_effects.realshape_table(rows["realshape"])),
     Table("realshape_moves", lambda base, rows, t: realshape_effects.moves_table(t["realshape"])),
-    Table(
-        "realshape_paired", lambda base, rows, t: realshape_effects.paired_table(rows["realshape"])
-    ),
+    Table("realshape_paired", lambda base, rows, t: _paired(rows["realshape"], t["realshape"])),
     *(Table(name, make) for name, make in studymap.TABLES),
     *(
         Table(part, _committed(part))

@@ -142,15 +142,19 @@ def per_seed(f: StudyFrames) -> pd.DataFrame:
     def of(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
         return frame[frame["experiment"] == experiment] if not frame.empty else frame
 
+    # each experiment's records selected once (a selection copies the frame: the realshape
+    # arms and the readings call this per point)
+    zipf, control = of(f.citations, "staleness"), of(f.citations, "control")
+    checks, cas = of(f.checks, "staleness"), of(f.edits, "cas")
     parts = []
-    if not of(f.citations, "staleness").empty:
-        parts.append(staleness_by_seed(of(f.citations, "staleness"), "zipf_"))
-    if not of(f.citations, "control").empty:
-        parts.append(staleness_by_seed(of(f.citations, "control"), "control_"))
-    if not of(f.checks, "staleness").empty:
-        parts.append(checks_by_seed(of(f.checks, "staleness")))
-    if not of(f.edits, "cas").empty:
-        parts.append(cas_by_seed(of(f.edits, "cas")))
+    if not zipf.empty:
+        parts.append(staleness_by_seed(zipf, "zipf_"))
+    if not control.empty:
+        parts.append(staleness_by_seed(control, "control_"))
+    if not checks.empty:
+        parts.append(checks_by_seed(checks))
+    if not cas.empty:
+        parts.append(cas_by_seed(cas))
     # Questions are the same in every run of a seed; saves too, except in the control.
     days = f.days[f.days["experiment"] != "control"]
     days = (days if not days.empty else f.days).drop_duplicates("seed").set_index("seed")
