@@ -84,6 +84,7 @@ def leave_one_out(sites: pd.DataFrame) -> pd.DataFrame:
             dict(zip(KEYS, key, strict=True))
             | {
                 "sites": len(v),
+                "tried": tried,
                 "inside": inside,
                 "coverage": inside / tried if tried else math.nan,
                 "outside": "; ".join(outside),

@@ -200,7 +200,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
-        print(table.result()[0])
+        lines, rows = table.result()
+        print(lines)
+        if rows:
+            from sim.atlas import place
+
+            print(place.line(rows))
     print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
     return 0
 
