@@ -30,4 +30,5 @@ def log(site: str) -> EditLog:
         return parse_log(gzip.decompress(path.read_bytes()), site)
     if site in PANEL:
         return read_log(PANEL[site])
-    raise ValueError(f"atlas site {site!r}: no log at {path}; sites: {[s['site'] for s in sites()]}")
+    known = ", ".join(s["site"] for s in sites())
+    raise ValueError(f"atlas site {site!r}: no log at {path}; the atlas's sites: {known}")

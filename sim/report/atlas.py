@@ -27,7 +27,12 @@ HEADLINE_DRAW = "popularity"
 """The first page's draw: a uniform instant, then an article alive at it drawn by the
 site's edit popularity (the even draw is in the tables beside it)."""
 DAY_S = 86400.0
-PAGE_AGES_S = (DAY_S, 7 * DAY_S, 30 * DAY_S)
+PAGE_AGES_S = {DAY_S: "a day", 7 * DAY_S: "a week", 30 * DAY_S: "a month"}
+KIND_WORDS = {
+    "help": "help centres and knowledge bases",
+    "product": "product and user docs",
+    "developer": "developer and API docs",
+}
 KIND_COLOURS = {"help": "#1f77b4", "product": "#2ca02c", "developer": "#ff7f0e"}
 
 
@@ -84,7 +89,7 @@ def figure(
     ax.plot(x, 100 * band["pi_lo"], color="black", lw=0.9, ls=":", label="90 % PI, a new site")
     ax.plot(x, 100 * band["pi_hi"], color="black", lw=0.9, ls=":")
     seen: set[str] = set()
-    for (site, kind), g in _stale(sites).groupby(["site", "kind"], sort=True):
+    for (_, kind), g in _stale(sites).groupby(["site", "kind"], sort=True):
         g = g.sort_values("age_s")
         ax.plot(
             g["age_s"] / DAY_S, 100 * g["measured"], color=KIND_COLOURS.get(str(kind), "0.5"),
@@ -128,6 +133,7 @@ def page_values(t: Tables) -> dict[str, Any]:
         ages.append(
             {
                 "age": age_label(a),
+                "within": PAGE_AGES_S[a],
                 "sites": int(b["sites"]),
                 **{k: pct(b[k]) for k in ("median", "p10", "p90", "q25", "q75")},
                 "pi": None if pd.isna(b["pi_lo"]) else (pct(b["pi_lo"]), pct(b["pi_hi"])),
@@ -136,8 +142,9 @@ def page_values(t: Tables) -> dict[str, Any]:
             }
         )
     return {
+        "cas_1h": _cas_1h(t["atlas_population"]),
         "sites": int(sites["site"].nunique()),
-        "kinds": sorted(sites["kind"].unique()),
+        "kinds": [KIND_WORDS.get(k, k) for k in sorted(sites["kind"].unique())],
         "generators": int(sites["generator"].nunique()),
         "level": population.LEVEL,
         "ages": ages,
@@ -148,3 +155,14 @@ def _loo(r: pd.Series) -> dict[str, Any] | None:
     if not r["tried"]:
         return None
     return {"inside": int(r["inside"]), "tried": int(r["tried"]), "coverage": r["coverage"]}
+
+
+def _cas_1h(pop: pd.DataFrame) -> dict[str, str]:
+    """The human-caused CAS rejection at 1 h across the sites: median and 10th–90th."""
+    g = pop[
+        (pop["quantity"] == "cas_human")
+        & (pop["draw"] == HEADLINE_DRAW)
+        & (pop["kind"] == "all")
+        & (pop["age_s"] == 3600.0)
+    ]
+    return {k: pct(g[k].iloc[0]) if len(g) else "n/a" for k in ("median", "p10", "p90")}
