@@ -5,6 +5,8 @@ was (an ``add`` row at the cut: no save, so no staleness of its own)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -52,7 +54,7 @@ def split(log: EditLog, past: float = PAST) -> tuple[EditLog, EditLog]:
     return earlier, later
 
 
-def site_rows(site: str, kind: str, log: EditLog) -> list[dict[str, object]]:
+def site_rows(site: str, kind: str, log: EditLog) -> list[dict[str, Any]]:
     """One site's past and future shares at each age both parts span, by draw."""
     earlier, later = split(log)
     past = {(r["age_s"], r["draw"]): r for r in measured_rows(earlier, AGES_S)}
@@ -75,7 +77,7 @@ def site_rows(site: str, kind: str, log: EditLog) -> list[dict[str, object]]:
                 "inside": bool(p["measured_ci_lo"] <= f["measured"] <= p["measured_ci_hi"]),
             }
         )
-    return sorted(rows, key=lambda r: (str(r["draw"]), float(r["age_s"])))  # type: ignore[arg-type]
+    return sorted(rows, key=lambda r: (r["draw"], r["age_s"]))
 
 
 def table(records: list[dict[str, str]], logs: dict[str, EditLog]) -> pd.DataFrame:

@@ -32,7 +32,9 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
-def prediction_interval(shares: Sequence[float], level: float = LEVEL) -> tuple[float, float]:
+def prediction_interval(
+    shares: Sequence[float] | np.ndarray, level: float = LEVEL
+) -> tuple[float, float]:
     """The interval a further site's share falls in with probability ``level`` (NaN for
     fewer than ``MIN_SITES`` sites)."""
     x = _logit(np.asarray(shares, dtype=float))
@@ -93,7 +95,7 @@ def leave_one_out(sites: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def percentile(value: float, shares: Sequence[float]) -> float:
+def percentile(value: float, shares: Sequence[float] | np.ndarray) -> float:
     """Where ``value`` stands among the sites' shares, 0–100 (ties count half)."""
     v = np.asarray(shares, dtype=float)
     return float(100 * ((v < value).sum() + 0.5 * (v == value).sum()) / len(v))

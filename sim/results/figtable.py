@@ -142,10 +142,6 @@ FIGURES: tuple[Entry, ...] = (
 
 NOTEBOOK_FIGURES: tuple[Entry, ...] = (
     Entry(
-        "atlas.png", atlas_report.figure, ("atlas_sites", "atlas_population"), REPORT, FIRST,
-        extra=_writeup_line, also="the map's stale share at the write-up's rate (`map_stale.csv`)",
-    ),
-    Entry(
         "notebook/sensitivity.png", None, ("notebook/sensitivity",), NOTEBOOK,
         "3. Sensitivity of the headline figures",
     ),
