@@ -56,8 +56,8 @@ def test_leave_one_out_reports_about_ninety_percent_on_exchangeable_sites() -> N
     loo = population.leave_one_out(_sites(_logit_normal(rng, 400)))
     r = loo.iloc[0]
     assert r["sites"] == r["tried"] == 400
-    assert 0.86 <= r["coverage"] <= 0.94, r["coverage"]
-    assert len(r["outside"].split("; ")) == 400 - r["inside"]
+    assert 0.86 <= r["loo_coverage"] <= 0.94, r["loo_coverage"]
+    assert len(r["sites_outside"].split("; ")) == 400 - r["left_out_inside"]
 
 
 def test_leave_one_out_catches_an_interval_that_is_too_narrow() -> None:
@@ -65,13 +65,13 @@ def test_leave_one_out_catches_an_interval_that_is_too_narrow() -> None:
     but a lone outlier among identical sites falls outside and is named."""
     shares = np.array([0.05, 0.051, 0.049, 0.05, 0.052, 0.048, 0.05, 0.6])
     r = population.leave_one_out(_sites(shares)).iloc[0]
-    assert "s007" in r["outside"].split("; ") and r["inside"] < 8
+    assert "s007" in r["sites_outside"].split("; ") and r["left_out_inside"] < 8
 
 
 def test_too_few_sites_give_no_interval() -> None:
     assert all(np.isnan(population.prediction_interval([0.1, 0.2])))
     r = population.leave_one_out(_sites(np.array([0.1, 0.2, 0.3]))).iloc[0]
-    assert r["tried"] == 0 and np.isnan(r["coverage"])
+    assert r["tried"] == 0 and np.isnan(r["loo_coverage"])
 
 
 def test_the_population_gives_each_kind_and_all_sites_their_percentiles() -> None:
@@ -122,10 +122,10 @@ def test_a_stationary_site_predicts_its_future_and_a_changed_one_does_not() -> N
     steady = pd.DataFrame(outoftime.site_rows("steady", "help", _log((0.02, 0.02))))
     jumped = pd.DataFrame(outoftime.site_rows("jumped", "help", _log((0.02, 0.2))))
     week = (steady["age_s"] == 7 * DAY_S) & (steady["draw"] == "uniform")
-    assert steady.loc[week, "inside"].item()
+    assert steady.loc[week, "future_inside"].item()
     assert steady.loc[week, "past"].item() == pytest.approx(1 - np.exp(-0.14), rel=0.25)
     wk = (jumped["age_s"] == 7 * DAY_S) & (jumped["draw"] == "uniform")
-    assert not jumped.loc[wk, "inside"].item()
+    assert not jumped.loc[wk, "future_inside"].item()
     assert jumped.loc[wk, "future"].item() > 3 * jumped.loc[wk, "past"].item()
     summary = outoftime.summary(pd.concat([steady, jumped]), "uniform").set_index("age_s")
     assert summary.loc[7 * DAY_S, "sites"] == 2 and summary.loc[7 * DAY_S, "inside"] == 1

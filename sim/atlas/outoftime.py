@@ -18,7 +18,7 @@ PAST = 0.70
 AGES_S = (DAY_S, 7 * DAY_S, 30 * DAY_S, 90 * DAY_S)
 COLUMNS = [
     "site", "kind", "age_s", "draw", "past", "past_lo", "past_hi", "future", "future_lo",
-    "future_hi", "inside",
+    "future_hi", "future_inside",
 ]  # fmt: skip
 
 
@@ -74,7 +74,7 @@ def site_rows(site: str, kind: str, log: EditLog) -> list[dict[str, Any]]:
                 "future": f["measured"],
                 "future_lo": f["measured_ci_lo"],
                 "future_hi": f["measured_ci_hi"],
-                "inside": bool(p["measured_ci_lo"] <= f["measured"] <= p["measured_ci_hi"]),
+                "future_inside": bool(p["measured_ci_lo"] <= f["measured"] <= p["measured_ci_hi"]),
             }
         )
     return sorted(rows, key=lambda r: (r["draw"], r["age_s"]))
@@ -91,5 +91,5 @@ def table(records: list[dict[str, str]], logs: dict[str, EditLog]) -> pd.DataFra
 
 def summary(t: pd.DataFrame, draw: str) -> pd.DataFrame:
     """By age: the sites whose future falls inside their past's interval, of those tried."""
-    g = t[t["draw"] == draw].groupby("age_s")["inside"]
+    g = t[t["draw"] == draw].groupby("age_s")["future_inside"]
     return pd.DataFrame({"sites": g.size(), "inside": g.sum().astype(int)}).reset_index()

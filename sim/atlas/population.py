@@ -87,9 +87,9 @@ def leave_one_out(sites: pd.DataFrame) -> pd.DataFrame:
             | {
                 "sites": len(v),
                 "tried": tried,
-                "inside": inside,
-                "coverage": inside / tried if tried else math.nan,
-                "outside": "; ".join(outside),
+                "left_out_inside": inside,
+                "loo_coverage": inside / tried if tried else math.nan,
+                "sites_outside": "; ".join(outside),
             }
         )
     return pd.DataFrame(rows)

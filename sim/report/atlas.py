@@ -154,7 +154,7 @@ def page_values(t: Tables) -> dict[str, Any]:
 def _loo(r: pd.Series) -> dict[str, Any] | None:
     if not r["tried"]:
         return None
-    return {"inside": int(r["inside"]), "tried": int(r["tried"]), "coverage": r["coverage"]}
+    return {"inside": int(r["left_out_inside"]), "tried": int(r["tried"])}
 
 
 def _cas_1h(pop: pd.DataFrame) -> dict[str, str]:
