@@ -1,34 +1,32 @@
-"""The atlas of real documentation sites: their committed edit logs (``logs/<site>.csv.gz``)
-and what each is (``sites.csv``). Until the atlas's own logs are committed, the three help
-centres the package ships (``sim.calibrate.logs.PANEL``) stand in as its sites."""
+"""The atlas of real documentation sites: what each is and its edit log. Until the atlas's
+own logs are committed (``sites.csv``, ``logs/``), the three help centres the package ships
+(``sim.calibrate.logs.PANEL``) stand in as its sites, with the same interface."""
 
 from __future__ import annotations
 
-import csv
-import gzip
-from pathlib import Path
+import functools
+from dataclasses import dataclass
 
-from sim.calibrate.logs import PANEL, EditLog, parse_log, read_log
-
-HERE = Path(__file__).parent
-SITES = HERE / "sites.csv"
-LOGS = HERE / "logs"
+from sim.calibrate.logs import PANEL, EditLog, LogError, read_log
 
 
-def sites() -> list[dict[str, str]]:
-    """Each site's record: site, kind (help, product, developer), generator, and its source."""
-    if SITES.exists():
-        with SITES.open(newline="") as f:
-            return list(csv.DictReader(f))
-    return [{"site": name, "kind": "help", "generator": "help centre"} for name in PANEL]
+@dataclass(frozen=True)
+class Site:
+    site: str
+    kind: str
+    """help (help centres, knowledge bases), product (product and user docs) or developer."""
+    generator: str
 
 
+@functools.cache
+def sites() -> tuple[Site, ...]:
+    """The atlas's sites."""
+    return tuple(Site(name, "help", "help centre") for name in PANEL)
+
+
+@functools.cache
 def log(site: str) -> EditLog:
-    """The site's edit log, as the shared format reads it."""
-    path = LOGS / f"{site}.csv.gz"
-    if path.exists():
-        return parse_log(gzip.decompress(path.read_bytes()), site)
-    if site in PANEL:
-        return read_log(PANEL[site])
-    known = ", ".join(s["site"] for s in sites())
-    raise ValueError(f"atlas site {site!r}: no log at {path}; the atlas's sites: {known}")
+    """The edit log of ``site``."""
+    if site not in PANEL:
+        raise LogError(f"atlas site {site!r}: not in the atlas; expected one of {', '.join(PANEL)}")
+    return read_log(PANEL[site])

@@ -5,11 +5,13 @@ was (an ``add`` row at the cut: no save, so no staleness of its own)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from sim.atlas import Site
 from sim.calibrate.logs import CHANGES, EditLog
 from sim.studymap.logs import measured_rows
 
@@ -80,11 +82,10 @@ def site_rows(site: str, kind: str, log: EditLog) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["draw"], r["age_s"]))
 
 
-def table(records: list[dict[str, str]], logs: dict[str, EditLog]) -> pd.DataFrame:
+def table(records: Iterable[Site], logs: dict[str, EditLog]) -> pd.DataFrame:
     """Every site's rows (results/atlas_outoftime.csv)."""
     rows = [
-        row for r in records if r["site"] in logs
-        for row in site_rows(r["site"], r["kind"], logs[r["site"]])
+        row for r in records if r.site in logs for row in site_rows(r.site, r.kind, logs[r.site])
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=COLUMNS)
 

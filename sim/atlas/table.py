@@ -28,15 +28,15 @@ COLUMNS = ("site", "kind", "generator", "quantity", "age_s", "draw", "measured",
 PACKAGED = Path(__file__).with_name("atlas_sites.csv")
 
 
-def site_rows(record: dict[str, str], log: EditLog) -> list[dict[str, object]]:
+def site_rows(record: atlas.Site, log: EditLog) -> list[dict[str, object]]:
     """One site's rows: each quantity at each of its ages that the log spans, by draw."""
     ages = tuple(sorted({a for points in QUANTITIES.values() for a in points}))
     by = {(r["age_s"], r["draw"]): r for r in measured_rows(log, ages)}
     return [
         {
-            "site": record["site"],
-            "kind": record["kind"],
-            "generator": record["generator"],
+            "site": record.site,
+            "kind": record.kind,
+            "generator": record.generator,
             "quantity": quantity,
             "age_s": age,
             "draw": draw,
@@ -53,7 +53,7 @@ def site_rows(record: dict[str, str], log: EditLog) -> list[dict[str, object]]:
 @lru_cache(maxsize=1)
 def atlas_logs() -> dict[str, EditLog]:
     """Every site's log, read once for the tables that measure them."""
-    return {r["site"]: atlas.log(r["site"]) for r in atlas.sites()}
+    return {r.site: atlas.log(r.site) for r in atlas.sites()}
 
 
 def sites_table(logs: dict[str, EditLog] | None = None) -> pd.DataFrame:
@@ -62,5 +62,5 @@ def sites_table(logs: dict[str, EditLog] | None = None) -> pd.DataFrame:
 
     records = atlas.sites()
     logs = atlas_logs() if logs is None else logs
-    rows = [row for r in records if r["site"] in logs for row in site_rows(r, logs[r["site"]])]
+    rows = [row for r in records if r.site in logs for row in site_rows(r, logs[r.site])]
     return pd.DataFrame(rows, columns=list(COLUMNS))
