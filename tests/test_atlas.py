@@ -159,3 +159,23 @@ def test_the_atlas_figure_is_registered_and_drawn_on_the_first_page() -> None:
     entry = next(e for e in figtable.FIGURES if e.file == "atlas.png")
     assert entry.tables == ("atlas_sites", "atlas_population")
     assert "](atlas.png)" in (ROOT / "results" / "REPORT.md").read_text().split("\n## 1.")[0]
+
+
+def test_a_measurement_is_kept_by_the_logs_content(tmp_path: Path, monkeypatch) -> None:
+    from sim.atlas import cache
+
+    monkeypatch.setenv("STALE_CITATIONS_CACHE", str(tmp_path))
+    calls: list[int] = []
+
+    def make() -> list[dict[str, object]]:
+        calls.append(1)
+        return [{"age_s": 60.0, "measured": 1 / 3}]
+
+    log = _log((0.02, 0.02))
+    assert cache.rows("x", log, make) == cache.rows("x", log, make) == make()
+    assert len(calls) == 2  # the second call read the file the first wrote
+    cache.rows("x", _log((0.02, 0.02), seed=4), make)  # another log: measured again
+    assert len(calls) == 3 and len(list(tmp_path.glob("*.json"))) == 2
+    monkeypatch.setenv("STALE_CITATIONS_CACHE", "off")
+    cache.rows("x", log, make)
+    assert len(calls) == 4

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sim.atlas import Site
+from sim.atlas import Site, cache
 from sim.calibrate.logs import CHANGES, EditLog
 from sim.studymap.logs import measured_rows
 
@@ -57,7 +57,13 @@ def split(log: EditLog, past: float = PAST) -> tuple[EditLog, EditLog]:
 
 
 def site_rows(site: str, kind: str, log: EditLog) -> list[dict[str, Any]]:
-    """One site's past and future shares at each age both parts span, by draw."""
+    """One site's past and future shares at each age both parts span, by draw (kept in
+    ``cache``)."""
+    what = f"outoftime {PAST} {AGES_S} {site} {kind}"
+    return cache.rows(what, log, lambda: _rows(site, kind, log))
+
+
+def _rows(site: str, kind: str, log: EditLog) -> list[dict[str, Any]]:
     earlier, later = split(log)
     past = {(r["age_s"], r["draw"]): r for r in measured_rows(earlier, AGES_S)}
     future = {(r["age_s"], r["draw"]): r for r in measured_rows(later, AGES_S)}

@@ -18,9 +18,10 @@ import pandas as pd
 from scipy import stats
 
 LEVEL = 0.90
-FLOOR = 1e-5
-"""Shares are clipped to [FLOOR, 1 − FLOOR] before the logit: 0.001 %, far below any site's
-share at a minute that has a save in it."""
+FLOOR = 1e-9
+"""Shares are clipped to [FLOOR, 1 − FLOOR] before the logit, and compared with an interval
+so clipped: a zero share (no save so soon after another in a site's history) is 10⁻⁷ %,
+below every site's share at 5 s (about 10⁻⁴ %)."""
 MIN_SITES = 3
 """Fewer sites give no interval (a standard deviation needs two, a t quantile one more)."""
 KEYS = ["quantity", "draw", "age_s"]
@@ -77,7 +78,7 @@ def leave_one_out(sites: pd.DataFrame) -> pd.DataFrame:
         inside, outside = 0, []
         for i in range(len(v)):
             lo, hi = prediction_interval(np.delete(v, i))
-            if lo <= v[i] <= hi:
+            if lo <= min(max(v[i], FLOOR), 1 - FLOOR) <= hi:
                 inside += 1
             elif not math.isnan(lo):
                 outside.append(names[i])

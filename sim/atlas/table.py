@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sim import atlas
+from sim.atlas import cache
 from sim.calibrate.logs import EditLog
 from sim.studymap.logs import measured_rows
 
@@ -31,7 +32,8 @@ PACKAGED = Path(__file__).with_name("atlas_sites.csv")
 def site_rows(record: atlas.Site, log: EditLog) -> list[dict[str, object]]:
     """One site's rows: each quantity at each of its ages that the log spans, by draw."""
     ages = tuple(sorted({a for points in QUANTITIES.values() for a in points}))
-    by = {(r["age_s"], r["draw"]): r for r in measured_rows(log, ages)}
+    measured = cache.rows(f"measured_rows {ages}", log, lambda: measured_rows(log, ages))
+    by = {(r["age_s"], r["draw"]): r for r in measured}
     return [
         {
             "site": record.site,
