@@ -5,7 +5,6 @@ quotes of it. Model-free, so `reproduce --from-rows` builds it too."""
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -68,7 +67,13 @@ def title(sites: pd.DataFrame, pop: pd.DataFrame) -> str:
         for a in PAGE_AGES_S
         if a in band.index
     ]
-    return "\n".join([head, *textwrap.wrap("; ".join(said), 110)])
+    lines = [head]
+    for i, part in enumerate(said):  # a line per age or two, never inside one
+        if i % 2 == 0:
+            lines.append(part)
+        else:
+            lines[-1] += f"; {part}"
+    return "\n".join(lines)
 
 
 def figure(
