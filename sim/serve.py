@@ -16,6 +16,7 @@ import os
 import signal
 import sqlite3
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn, TextIO
 
@@ -30,29 +31,113 @@ from sim.model.opening import open_kb
 from sim.server.editor import human_editor, wall_clock_us
 
 
-def open_store(seed: int, n_articles: int, db: Path | None) -> KBStore:
-    """The KB at db (created and seeded if new), or a seeded in-memory one.
+def open_store(seed: int, n_articles: int, db: Path | None, create: bool = False) -> KBStore:
+    """The KB file at db, as it is; with `create`, a new file at db holding the seed's
+    synthetic help centre; without db, that help centre in memory. A KB is invented only
+    when asked for: a mistyped --db once served made-up articles to an agent.
 
-    Raises StoreError with a message for the user when db cannot be a KB file."""
+    Raises StoreError with a message for the user when db cannot be served; a refused file
+    is left as it was, and a missing one is not created."""
     if db is not None:
-        if db.is_dir():
-            raise StoreError(f"--db {db}: is a directory; name a file (it is created if missing)")
-        if not db.parent.is_dir():
-            raise StoreError(f"--db {db}: the folder {db.parent} does not exist; create it first")
+        _a_served_file(db, create)
+        if create:
+            _reserve(db)
     try:
-        store = KBStore(
-            wall_clock_us, path=str(db) if db else ":memory:", busy_timeout_s=BUSY_TIMEOUT_S
-        )
-        if not store.kb_exists(KB_ID):
-            open_kb(store, seed, n_articles)
+        with _removed_unless_built(db if create else None):
+            store = KBStore(
+                wall_clock_us, path=str(db) if db else ":memory:", busy_timeout_s=BUSY_TIMEOUT_S
+            )
+            if db is None or create:
+                open_kb(store, seed, n_articles)
+        served = store.kb_exists(KB_ID)
     except StoreError as e:  # a file of another program, or of another schema version
         raise StoreError(f"--db {e}") from None
     except sqlite3.DatabaseError as e:
-        fault = store_fault(e, str(db))
-        if fault.code in ("kb_file_damaged", "kb_io_error"):
-            raise StoreError(f"--db {db}: not a KB file SQLite can open ({e})") from None
-        raise StoreError(f"--db {db}: {fault.message} {fault.what_to_do}") from None
+        raise _refusal(e, db) from None
+    if not served:
+        store.close()
+        raise StoreError(f"--db {db}: holds no knowledge base {KB_ID}; {_FIX.format(db=db)}")
     return store
+
+
+_FIX = (
+    "write one with python -m sim import DOCS_DIR --db {db}, or add --create to build the "
+    "synthetic help centre into a new file"
+)
+"""What a --db that is not a KB file yet needs: the user's docs imported, or the study's
+corpus asked for by name."""
+
+_EXISTS = (
+    "--db {db}: the file exists, and --create writes a new one; name a new file, or leave out"
+    " --create to serve this one"
+)
+
+SIDE_FILES = ("-wal", "-shm", "-journal")
+"""What SQLite may write beside a database file."""
+
+
+def _a_served_file(db: Path, create: bool) -> None:
+    """Refuse a --db that cannot be served (or, with `create`, written anew) before
+    SQLite opens it: SQLite would create a missing file and make an empty one a KB."""
+    if db.is_dir():
+        raise StoreError(f"--db {db}: is a directory; name a KB file")
+    if create:
+        if db.exists() or db.is_symlink():
+            raise StoreError(_EXISTS.format(db=db))
+        if not db.parent.is_dir():
+            raise StoreError(f"--db {db}: the folder {db.parent} does not exist; create it first")
+        return
+    if not db.exists():
+        raise StoreError(f"--db {db}: no such file; {_FIX.format(db=db)}")
+    if not db.is_file():  # a pipe would block the open, a device is no KB
+        raise StoreError(f"--db {db}: not a regular file; name a KB file")
+    if db.stat().st_size == 0:
+        raise StoreError(f"--db {db}: an empty file, not a KB; {_FIX.format(db=db)}")
+    try:  # read-only: a file of no tables would be given the KB's schema by opening it
+        probe = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = probe.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        finally:
+            probe.close()
+    except sqlite3.DatabaseError as e:
+        raise _refusal(e, db) from None
+    if not tables:
+        raise StoreError(
+            f"--db {db}: an SQLite file with no tables, not a KB; {_FIX.format(db=db)}"
+        )
+
+
+def _refusal(e: sqlite3.DatabaseError, db: Path | None) -> StoreError:
+    """SQLite's refusal of the --db file as one line for the user."""
+    fault = store_fault(e, str(db))
+    if fault.code in ("kb_file_damaged", "kb_io_error"):
+        return StoreError(f"--db {db}: not a KB file SQLite can open ({e})")
+    return StoreError(f"--db {db}: {fault.message} {fault.what_to_do}")
+
+
+def _reserve(db: Path) -> None:
+    """Make db, empty, for --create: exclusively, so another process creating the same name
+    meanwhile is refused rather than shared (SQLite takes an empty file as a new database)."""
+    try:
+        os.close(os.open(db, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except FileExistsError:
+        raise StoreError(_EXISTS.format(db=db)) from None
+    except OSError as e:
+        raise StoreError(f"--db {db}: cannot create it ({e.strerror})") from None
+
+
+@contextlib.contextmanager
+def _removed_unless_built(db: Path | None) -> Iterator[None]:
+    """A file --create made is removed, with what SQLite wrote beside it, if its build does
+    not finish (an error, a Ctrl-C): no half-built KB is left to be served later."""
+    try:
+        yield
+    except BaseException:
+        if db is not None:
+            for path in (db, *(Path(f"{db}{side}") for side in SIDE_FILES)):
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+        raise
 
 
 def check_writable(store: KBStore, needed_by: str) -> None:

@@ -29,6 +29,9 @@ BAD = [
     (["bench", "--factors", "0", "--no-loops"], "--factors", "'0'"),
     (["calibrate", str(LOG), "--session-gap-h", "0"], "--session-gap-h", "0.0"),
     (["advise", "--workers", "0"], "--workers", "'0'"),
+    # the maximum before, 10 million, ran some 25 minutes (the sizes' day)
+    (["advise", "--saves-per-day", "50001"], "--saves-per-day", "'50001'"),
+    (["advise", "--simulate", "21"], "--simulate", "'21'"),
 ]
 CHECKED_IN_RUN = {"calibrate --session-gap-h": "hours above 0 (an open bound) up to a year"}
 """Number flags converted plainly and checked by their command before it runs."""

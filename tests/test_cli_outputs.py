@@ -63,6 +63,11 @@ CASES = [
     (["reproduce", "--only", "cas", "--from-rows"], "--only: not with --from-rows"),
     (["reproduce", "--only", "cas", "--quick"], "--only: not with --quick"),
     (["reproduce", "--only", "cas", "--out", "folder"], "--only: folder/seeds lacks"),
+    # a mistyped KB file is created by no command (serve's: tests/test_stdio.py)
+    (["advise", "--db", "typo.sqlite"], "--db typo.sqlite: no such file"),
+    (["export", "out", "--db", "typo.sqlite"], "--db typo.sqlite: is not a file"),
+    (["notebook", "--path", str(NOTEBOOK), "--db", "typo.sqlite"], "typo.sqlite is not a file"),
+    (["notebook", "--path", str(NOTEBOOK), "--db", "empty.sqlite"], "is not a KB file"),
 ]  # fmt: skip
 
 
@@ -118,3 +123,60 @@ def test_a_file_the_system_refuses_mid_run_is_one_line_and_status_1(
     assert (
         err == "python -m sim: error: Permission denied: 'ro/kb.sqlite' (the command stopped there)"
     )
+
+
+def _path_arguments() -> list[tuple[str, str]]:
+    """(command, flag or positional name) of every path every command takes."""
+    import argparse
+
+    from sim.cli import COMMANDS
+    from sim.cli.common import Parser, a_path
+
+    sub = Parser(prog="python -m sim").add_subparsers(dest="command")
+    found = []
+    for name, (add, _) in COMMANDS.items():
+        for action in add(sub)._actions:
+            if action.type is a_path:
+                assert not isinstance(action, argparse._StoreConstAction)
+                found.append((name, action.option_strings[0] if action.option_strings else ""))
+    return found
+
+
+PATHS = _path_arguments()
+
+
+@pytest.mark.parametrize(("command", "flag"), PATHS, ids=[" ".join(p) for p in PATHS])
+@pytest.mark.parametrize("long", ["x" * 300 + ".out", "d" * 300 + "/kb.sqlite"])
+def test_a_name_too_long_for_the_file_system_is_one_line_naming_its_flag(
+    command: str,
+    flag: str,
+    long: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file name longer than the file system takes (ENAMETOOLONG) was met by the command
+    as it ran: `serve --call-log` ended with status 1 through the generic handler."""
+    from sim.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        main([command, *([flag] if flag else []), long])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1, err
+    assert f"argument {flag or ''}" in err[0] and "file name too long" in err[0], err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_call_log_too_long_is_exit_2_naming_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The case met first, as a user runs it (positional and flag paths are all above)."""
+    import sim.cli
+
+    assert ("serve", "--call-log") in PATHS
+    with pytest.raises(SystemExit) as stop:
+        sim.cli.entry(["serve", "--call-log", str(tmp_path / ("c" * 300))])
+    assert stop.value.code == 2
+    [err] = capsys.readouterr().err.strip().splitlines()
+    assert err.startswith("python -m sim serve: error: argument --call-log: file name too long")

@@ -34,7 +34,7 @@ URI = f"kb://{KB_ID}/articles/art-00001"
 
 
 def _kb_file(path: Path, articles: int = 40) -> Path:
-    store = open_store(1, articles, path)
+    store = open_store(1, articles, path, create=True)
     store._db.close()
     return path
 

@@ -20,6 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from sim.bench import http_raw as raw
 from sim.bench.http_process import HttpServer
 from sim.model.opening import KB_ID
+from sim.serve import open_store
 from sim.server.edit import EDIT_TOOL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,8 +49,10 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def servers(serve_command: list[str], files: dict[str, Path]) -> Iterator[tuple[HttpServer, ...]]:
-    """A (tokens, --write-gate, call log) and B (tokens), both on one --db file."""
-    common = ["--articles", "20", "--db", str(files["db"]), "--tokens", str(files["tokens"])]
+    """A (tokens, --write-gate, call log) and B (tokens), both on one --db file, built
+    before either starts (as `serve --db FILE --create` builds it)."""
+    open_store(1, 20, files["db"], create=True).close()
+    common = ["--db", str(files["db"]), "--tokens", str(files["tokens"])]
     with (
         HttpServer(
             serve_command,

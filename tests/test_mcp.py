@@ -146,6 +146,7 @@ def test_serve_over_stdio_with_a_live_human_editor(
             "40",
             "--db",
             str(db),
+            "--create",
             "--human-edits-per-minute",
             "1200",
         ],

@@ -144,12 +144,15 @@ def test_the_gate_names_the_conditions_where_re_reading_after_approval_succeeds_
 def test_the_real_shape_figures_titles_read_with_one_share_held_or_none_named() -> None:
     titles = environment().get_template("realshape_figures.txt.j2").module
     assert titles.panel_title([("title check catches", "lower")], 7, 3) == (
-        "1 of 7 keeps their direction on all 3 logs (title check catches: lower); the rest "
-        "depend on the log or are undecided"
+        "1 of 7 keeps their direction on all 3 logs' shapes at the write-up's volume (title "
+        "check catches: lower); the rest depend on the log or are undecided"
     )
-    assert titles.panel_title([], 7, 2).startswith("0 of 7 keep their direction on all 2 logs;")
+    assert titles.panel_title([], 7, 2).startswith(
+        "0 of 7 keep their direction on all 2 logs' shapes at the write-up's volume;"
+    )
     assert titles.title(None, 4, 4) == (
-        "On a real help centre's edits, against the write-up's process\n(dot: mean seed-paired "
+        "On a real help centre's edits at the write-up's volume, against the write-up's process"
+        "\n(dot: mean seed-paired "
         "difference, line: 95 % CI over 4 seeds an arm, a count fixed in advance; red: the "
         "whole calibrated shape)"
     )

@@ -208,6 +208,7 @@ def test_two_thousand_pipelined_calls_all_come_back_and_all_are_logged(
         (["--db", "."], "--db"),
         (["--db", "no/such/folder/kb.sqlite"], "--db"),
         (["--call-log", "."], "--call-log"),
+        (["--create"], "--create"),
     ],
 )
 def test_bad_flags_get_one_line_and_exit_2(
@@ -227,26 +228,48 @@ def test_bad_flags_get_one_line_and_exit_2(
     assert named in run.stderr and "Traceback" not in run.stderr
 
 
-def test_a_call_log_on_the_kb_file_is_refused_and_a_new_kb_is_said(
+def test_no_kb_is_invented_for_a_db_and_a_new_one_is_made_only_with_create(
     tmp_path: Path, serve_command: list[str]
 ) -> None:
-    db = tmp_path / "kb.sqlite"
+    """A --db that names no KB file (a typo, an empty file) is refused in one line naming
+    the fix, and nothing is created: no file, no journal; the synthetic help centre goes
+    into a file only with --create, which takes no existing file; --articles and --seed,
+    the synthetic help centre's, are refused with a KB file served as it is."""
+    db, empty = tmp_path / "kb.sqlite", tmp_path / "empty.sqlite"
+    empty.touch()
 
     def serve(*flags: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [*serve_command, "--articles", "40", *flags], cwd=ROOT, capture_output=True,
-            text=True, stdin=subprocess.DEVNULL, timeout=60,
+            [*serve_command, *flags], cwd=ROOT, capture_output=True, text=True,
+            stdin=subprocess.DEVNULL, timeout=60,
         )  # fmt: skip
 
-    same = serve("--db", str(db), "--call-log", str(tmp_path / "." / "kb.sqlite"))
-    assert same.returncode == 2 and "the same file as --db" in same.stderr
-    assert not db.exists()  # refused before anything was written
-    made = serve("--db", str(db))
-    assert made.returncode == 0 and "did not exist: created it" in made.stderr
+    def refused(run: subprocess.CompletedProcess[str], *named: str) -> None:
+        assert run.returncode == 2 and run.stdout == "", run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+        assert all(n in run.stderr for n in named), run.stderr
+
+    for missing in (db, empty):
+        refused(serve("--db", str(missing)), f"--db {missing}", "python -m sim import", "--create")
+    refused(serve("--db", str(db), "--create", "--call-log", str(tmp_path / "." / "kb.sqlite")),
+            "the same file as --db")  # fmt: skip
+    refused(serve("--create", "--articles", "40"), "--create needs --db")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite"]  # nothing created
+    assert empty.read_bytes() == b""
+
+    made = serve("--db", str(db), "--create", "--articles", "40")
+    assert made.returncode == 0 and made.stderr == "", made.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite", "kb.sqlite"]
     kept = db.read_bytes()
-    again = serve("--db", str(db), "--call-log", str(db))
-    assert again.returncode == 2 and db.read_bytes() == kept
-    assert "did not exist" not in serve("--db", str(db)).stderr
+    refused(serve("--db", str(db), "--create"), "the file exists", "--create")
+    refused(serve("--db", str(empty), "--create"), "the file exists", "--create")
+    refused(serve("--db", str(db), "--call-log", str(db)), "the same file as --db")
+    refused(serve("--db", str(db), "--articles", "40"), "--articles", "served as it is")
+    refused(serve("--db", str(db), "--seed", "3"), "--seed", "served as it is")
+    assert db.read_bytes() == kept and empty.read_bytes() == b""
+    for flags in ([], ["--seed", "3", "--human-edits-per-minute", "1"]):  # seeds the editor
+        served = serve("--db", str(db), *flags)
+        assert served.returncode == 0 and served.stderr == "", served.stderr
 
 
 def test_a_file_that_is_not_a_kb_is_refused_and_left_alone(

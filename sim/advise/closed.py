@@ -74,13 +74,16 @@ def simulation_decides(table: pd.DataFrame, target_min: float) -> bool:
     return bool(len(periodic)) and bool((periodic["unnoticed_lo"] > target_min).all())
 
 
-def closed_forms(process: Params, costs: Costs, target_min: float) -> ClosedForms:
+def closed_forms(
+    process: Params, costs: Costs, target_min: float, sizes: Sizes | None = None
+) -> ClosedForms:
     """The closed forms for the KB's day with Poisson saves at its volume (the fitted
-    shape's bursts and day profile are not in them)."""
+    shape's bursts and day profile are not in them); ``sizes`` measured once for several
+    KBs (a backtest's table), else measured on this one."""
     whole = float(process.n_saves).is_integer()  # else a quiet KB's fraction: a mean
     arrivals = process.arrivals if whole else "poisson"
     poisson = replace(process, save_process="writeup", edit_shape="", arrivals=arrivals)
-    result = advise(poisson, costs, target_min * (1 - CLOSED_FORM_MARGIN))
+    result = advise(poisson, costs, target_min * (1 - CLOSED_FORM_MARGIN), sizes=sizes)
     return ClosedForms(poisson, result["table"], result["choice"], result["sizes"], target_min)
 
 

@@ -16,12 +16,10 @@ one computation whose parts share the same options table.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import statistics
 import threading
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -33,6 +31,7 @@ from sim.model import methods
 from sim.model.day import run_day
 from sim.model.opening import DAY_START_US, KB_ID, Opening
 from sim.params import Params
+from sim.pools import ending_with_caller, local_pool
 from sim.server import resources
 from sim.server.tools import KBServer, structured_json
 
@@ -143,15 +142,14 @@ def in_background(work: Callable[..., _T], *args: Any) -> Callable[[], _T]:
     if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
         value = work(*args)
         return lambda: value
-    fork = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(1, mp_context=fork, initializer=gc.freeze)  # as run_requests
+    pool = local_pool(1, fork=True)  # a worker that ends with this process
     future = pool.submit(work, *args)
 
     def result() -> _T:
-        try:
+        # the process and the pool's thread end before anything else forks; at once on a
+        # Ctrl-C
+        with ending_with_caller(pool):
             return future.result()
-        finally:
-            pool.shutdown()  # the process and the pool's thread end before anything else forks
 
     return result
 

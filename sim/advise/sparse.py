@@ -10,7 +10,6 @@ has a save inside the day, and then with only the checks whose unnoticed times a
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from sim.advise import Costs, sampled
 from sim.model.day import Day
 from sim.model.schedule import draw_schedule
 from sim.params import Params
+from sim.pools import ending_with_caller, local_pool
 from sim.server.reads import count
 
 EXPOSURE_RECORDS = ("citations", "calls", "detections", "cadence")
@@ -68,8 +68,7 @@ batches, and with them where the days stop, are the same on any machine)."""
 def _pool(workers: int) -> ProcessPoolExecutor | None:
     if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
         return None
-    fork = multiprocessing.get_context("fork")
-    return ProcessPoolExecutor(workers, mp_context=fork, initializer=gc.freeze)
+    return local_pool(workers, fork=True)  # workers that end with this process
 
 
 def run_sparse(
@@ -101,7 +100,7 @@ def run_sparse(
     samples = {n: sampled.Sample(p, cost_days=0) for n, p in processes.items()}
     cap = fixed_days or want.max_days
     pool = _pool(workers)
-    try:
+    with ending_with_caller(pool):  # its workers killed if this is left by an exception
         while True:
             plan = {n: r.next(cap, fixed_days) for n, r in runs.items()}
             plan = {n: p for n, p in plan.items() if p[1]}
@@ -137,9 +136,6 @@ def run_sparse(
             if all(r.unnoticed_known and r.cost_known for r in runs.values()):
                 return samples, "the precision asked for was reached"
             sampled.stop_if_late(want, max(s.days for s in samples.values()))
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
 
 
 class _Runs:

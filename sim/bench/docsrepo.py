@@ -54,8 +54,11 @@ def _article(rng: np.random.Generator, i: int, rev: int, draft: bool = False) ->
     return f"---\ntitle: {title}\n{flag}---\n# {title}\n\n{body}\n"
 
 
-def build(root: Path, n: int, commits: int | None = None, seed: int = 1) -> Path:
-    """Write the repository under root (a new folder) and return it."""
+def build(
+    root: Path, n: int, commits: int | None = None, seed: int = 1, mean_gap_s: float = 3 * 3600
+) -> Path:
+    """Write the repository under root (a new folder) and return it; commits come a mean
+    ``mean_gap_s`` apart in working hours (a quiet site's history spans years)."""
     rng = np.random.default_rng(seed)
     commits = commits if commits is not None else 2 * n
     root.mkdir(parents=True)
@@ -93,7 +96,7 @@ def build(root: Path, n: int, commits: int | None = None, seed: int = 1) -> Path
     rev = [0] * n
     at = START_S
     for _ in range(commits):
-        at += int(rng.exponential(3 * 3600)) + 1
+        at += int(rng.exponential(mean_gap_s)) + 1
         if (at - START_S) % 86_400 > 10 * 3600:  # evenings and nights: next morning
             at += 86_400 - (at - START_S) % 86_400
         kind = rng.random()

@@ -4,7 +4,8 @@ Each first-parent commit of the checked-out (default) branch that changes a mark
 under the folder is one publish, at its committer time: a new file is ``add``, a changed one
 ``modify``, a rename (git's rename detection, ``-M``) ``rename`` keeping the article's id, a
 deletion ``delete``. Merge commits count as one publish with their diff against the first
-parent (``-m --first-parent``). Authors and articles get pseudonyms in order of first
+parent (``-m --first-parent``); with ``all_commits`` every commit reachable from HEAD is
+one, merges none (``sim.importer.git.WALKS``). Authors and articles get pseudonyms in order of first
 appearance (u001, a0001), so the output holds facts only. We call ``git`` itself through
 subprocess rather than a Python git library: it is the reference implementation of rename
 detection and needs no new dependency.
@@ -19,16 +20,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.calibrate.logs import COLUMNS, LogError
-from sim.importer.git import parse_changes
+from sim.importer.git import WALKS, parse_changes
 
 MARKDOWN = (".md", ".markdown")
 _FORMAT = "%x1e%H%x1f%ct%x1f%ae"
 
 
-def git_log_text(repo: str | Path, folder: str) -> str:
+def git_log_text(repo: str | Path, folder: str, all_commits: bool = False) -> str:
     """The log of ``folder`` in ``repo`` as CSV text in the shared format."""
+    return git_log(repo, folder, all_commits)[0]
+
+
+def git_log(repo: str | Path, folder: str, all_commits: bool = False) -> tuple[str, dict[str, str]]:
+    """``git_log_text``, and each article id's last path (the file a caller names)."""
     cmd = [
-        "git", "-C", str(repo), "log", "--first-parent", "-m", "--raw", "--numstat", "-M",
+        "git", "-C", str(repo), "log", *WALKS[all_commits], "--raw", "--numstat", "-M",
         "-z", f"--format={_FORMAT}", "--reverse", "HEAD", "--", folder,
     ]  # fmt: skip
     try:
@@ -38,17 +44,18 @@ def git_log_text(repo: str | Path, folder: str) -> str:
     if done.returncode != 0:
         err = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise LogError(f"--git {repo}: git log failed: {err[-1] if err else done.returncode}")
-    rows = _rows(done.stdout.decode("utf-8", "replace"))
+    paths: dict[str, str] = {}
+    rows = _rows(done.stdout.decode("utf-8", "replace"), paths)
     if not rows:
         raise LogError(f"--git {repo} --path {folder}: no commit changes a markdown file there")
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     writer.writerows(rows)
-    return out.getvalue()
+    return out.getvalue(), paths
 
 
-def _rows(text: str) -> list[tuple]:
+def _rows(text: str, paths: dict[str, str]) -> list[tuple]:
     ids = _Ids()
     authors: dict[str, str] = {}
     rows: list[tuple] = []
@@ -62,7 +69,7 @@ def _rows(text: str) -> list[tuple]:
             row = _change(c.status, c.old_path, c.path, ids)
             if row is None:
                 continue
-            change, article, _ = row
+            change, article, paths[article] = row
             author = authors.setdefault(email, f"u{len(authors) + 1:03d}")
             rows.append((when, publish, author, article, change, c.added, c.removed))
             emitted = True

@@ -11,10 +11,12 @@ names the first bad line, and the two must agree on every log.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import os
 import re
 import tempfile
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -122,12 +124,23 @@ def week_offset(epoch_s: float) -> float:
 
 
 def read_log(path: str | Path) -> EditLog:
+    return parse_log(log_bytes(path), str(path))
+
+
+def log_bytes(path: str | Path) -> bytes:
+    """The log file's bytes, decompressed when it is gzip (by its magic number, whatever
+    its name): a long log is kept as .csv.gz, as the atlas's are (sim/atlas/logs/)."""
     path = Path(path)
     try:
         raw = path.read_bytes()
     except OSError as e:
         raise LogError(f"{path}: cannot read it ({e.strerror})") from None
-    return parse_log(raw, str(path))
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as e:
+        raise LogError(f"{path}: a gzip file that cannot be decompressed ({e})") from None
 
 
 def parse_log(raw: bytes, name: str) -> EditLog:

@@ -15,6 +15,7 @@ from types import ModuleType
 
 from sim.cli import (
     advise,
+    backtest,
     bench,
     calibrate_flags,
     export,
@@ -29,7 +30,7 @@ from sim.cli.common import PROG, Parser
 
 DESCRIPTION = (  # what --help says first, the list of commands
     "Command line: `python -m sim reproduce | notebook | sweep | bench | serve | log-report |\n"
-    "advise | calibrate | import | export`."
+    "advise | backtest | calibrate | import | export`."
 )
 
 AddParser = Callable[[argparse._SubParsersAction], argparse.ArgumentParser]
@@ -57,6 +58,7 @@ COMMANDS: dict[str, tuple[AddParser, Run]] = {
     "serve": _command(serve),
     "log-report": _command(logreport),
     "advise": _command(advise),
+    "backtest": _command(backtest),
     "calibrate": (calibrate_flags.add_parser, _calibrate),
     "import": _command(import_),
     "export": _command(export),

@@ -5,11 +5,13 @@ edit log, a fitted shape or an imported KB (sim/cli/advise_simulated.py)."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from sim.cli.advise_simulated import simulated
-from sim.cli.common import bounded
+from sim.cli.common import a_path, bounded
 from sim.cli.paramflags import param_flag, param_flags
+
+MAX_SIMULATE = 20
+"""--simulate at most (days run beside the closed forms)."""
 
 
 def _delays(text: str) -> tuple[float, ...]:
@@ -113,7 +115,9 @@ def _cost_flags(adv: argparse.ArgumentParser) -> None:
     )
     adv.add_argument(
         "--simulate",
-        type=bounded(int, 0, 10_000),
+        # at most what runs in about a minute on two cores: a default day is 5.6 CPU-s
+        # (--simulate 10 took 57 CPU-s); 10,000, the top before, was some 8 hours
+        type=bounded(int, 0, MAX_SIMULATE),
         default=0,
         metavar="N",
         help="also run N seeded days and print the simulated figures beside (with "
@@ -126,19 +130,19 @@ def _input_flags(adv: argparse.ArgumentParser) -> None:
     real = adv.add_mutually_exclusive_group()
     real.add_argument(
         "--edit-log",
-        type=Path,
+        type=a_path,
         metavar="LOG.csv",
         help="advise from the edit process fitted to this log (by simulation)",
     )
     real.add_argument(
         "--edit-shape",
-        type=Path,
+        type=a_path,
         metavar="shape.json",
         help="advise from this fitted edit shape (python -m sim calibrate writes one)",
     )
     adv.add_argument(
         "--db",
-        type=Path,
+        type=a_path,
         default=None,
         metavar="kb.sqlite",
         help="advise for this imported KB (python -m sim import writes one): the day runs on "
@@ -146,7 +150,7 @@ def _input_flags(adv: argparse.ArgumentParser) -> None:
     )
     adv.add_argument(
         "--queries",
-        type=Path,
+        type=a_path,
         default=None,
         metavar="FILE",
         help="with --db: a query log, one query a line (default: the articles' titles)",
@@ -176,7 +180,7 @@ def _habit_flags(adv: argparse.ArgumentParser) -> None:
     param_flag(habits, "citation_hold_s", value=None)
     habits.add_argument(
         "--call-log",
-        type=Path,
+        type=a_path,
         default=None,
         metavar="calls.jsonl",
         help="estimate the agent's habits and questions a day from this call log (python -m "

@@ -6,7 +6,11 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sim.advise import Costs
+    from sim.params import Params
 
 TIME_LIMIT_STATUS = 3
 """advise's exit status where --max-seconds stopped the days: nothing was decided."""
@@ -110,7 +114,9 @@ def _simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if args.edit_shape is None:
             from sim.importer.paths import default_edit_log
 
-            text, out = _with_log(text, out, args.edit_log or default_edit_log(args.db))
+            log = args.edit_log or default_edit_log(args.db)
+            text, out = _with_log(text, out, log)
+            text, out = _with_backtest(text, out, log, params, costs, target)
         print(json.dumps(out, indent=2) if args.json else text)
         return 0
     try:
@@ -133,6 +139,7 @@ def _simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     )
     if args.edit_log is not None:
         text, out = _with_log(text, out, args.edit_log)
+        text, out = _with_backtest(text, out, args.edit_log, params, costs, target)
     print(json.dumps(out, indent=2) if args.json else text)
     return 0
 
@@ -152,3 +159,21 @@ def _with_log(text: str, out: dict[str, Any], log: Path) -> tuple[str, dict[str,
         "stale_by_age_from_log": rows,
         "atlas_percentiles": place.placement(rows),
     }
+
+
+def _with_backtest(
+    text: str, out: dict[str, Any], log: Path, params: Params, costs: Costs, target: float
+) -> tuple[str, dict[str, Any]]:
+    """The advice's backtest (``sim.advise.backtest``): the closed forms' pick from the
+    log up to a year before its end, replayed on its last year; where the log is too short,
+    why not."""
+    if not log.exists():
+        return text, out
+    from sim.advise import backtest
+    from sim.calibrate.logs import read_log
+
+    try:
+        b = backtest.backtest(read_log(log), params, costs, target)
+    except backtest.NoBacktest as e:
+        return f"{text}\nBacktest: not possible here: {e}.", out | {"backtest": None}
+    return f"{text}\n{b.line()}", out | {"backtest": b.row()}

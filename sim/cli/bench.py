@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 from sim.bench.loops import LOOPS
-from sim.cli.common import bounded
+from sim.cli.common import a_path, bounded
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     bench = sub.add_parser(
         "bench", help="speed figures into results/bench.json and results/SPEED.md"
     )
-    bench.add_argument("--out", type=Path, default=Path("results"))
+    bench.add_argument("--out", type=a_path, default=Path("results"))
     bench.add_argument(
         "--repeats", type=bounded(int, 1, 1_000), default=5, help="runs per timed figure"
     )

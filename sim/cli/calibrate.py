@@ -7,6 +7,8 @@ written atomically. A bad log is one line on stderr naming the line and the prob
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import sys
 import time
@@ -20,12 +22,13 @@ import pandas as pd
 
 from sim.atlas import place as atlas_place
 from sim.calibrate.fit import Fit, fit
-from sim.calibrate.gitlog import git_log_text
+from sim.calibrate.gitlog import git_log
 from sim.calibrate.logs import (
     IMPORT_MIN,
     IMPORT_SHARE,
     EditLog,
     LogError,
+    log_bytes,
     parse_log,
     read_log,
     write_atomic,
@@ -34,6 +37,8 @@ from sim.calibrate.overlog import runs_for
 from sim.calibrate.shape import EditShape
 from sim.calibrate.validate import BurstRuns, burst_runs, burstiness_table, gof_table
 from sim.cli.common import output_file
+from sim.importer.git import COUNTED
+from sim.studymap import dominant
 from sim.studymap import logs as stale_by_age
 
 if TYPE_CHECKING:
@@ -86,8 +91,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("give an edit log CSV, or --git REPO --path DIR/ (one of the two)")
     if (args.git is None) != (args.path is None):
         parser.error("--git and --path go together: --git REPO --path DIR/")
-    if args.log_out and args.git is None:
-        parser.error("--log-out writes the log extracted with --git; there is none")
+    if (args.log_out or args.all_commits) and args.git is None:
+        flag = "--log-out" if args.log_out else "--all-commits"
+        parser.error(f"{flag} goes with --git REPO --path DIR/ (a log read from git); add them")
     if not 0 < args.session_gap_h <= 24 * 365:
         parser.error(
             f"--session-gap-h: expected hours above 0 up to a year; got {args.session_gap_h}"
@@ -117,10 +123,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     try:
         if args.git is not None:
-            text = git_log_text(args.git, args.path)
+            text, paths = git_log(args.git, args.path, args.all_commits)
             log = parse_log(text.encode(), f"{args.git}:{args.path}")
         else:
-            text, log = None, read_log(args.log)
+            text, paths, log = None, {}, read_log(args.log)
         long = len(log) >= PROGRESS_ROWS
         if long:
             stage(f"read {len(log):,} rows; fitting")
@@ -140,6 +146,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     progress=_every_tenth(stage, args.boot) if long else None,
                     on_shape=start_runs)  # fmt: skip
             stale = stale_by_age.measured_rows(log)  # while the runs finish
+            rows = list(csv.reader(io.StringIO(text or log_bytes(args.log).decode("utf-8-sig"))))
+            one = dominant.find(rows[1:], log.source, paths)
             bursts = burstiness_table(log, f, reps, args.seed, runs=runs[0].result())
     except (LogError, ValueError) as e:
         parser.exit(2, f"{parser.prog}: error: {e}\n")
@@ -172,11 +180,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(
             json.dumps(
                 as_json(f, bursts, out)
-                | {
-                    "stale_by_age": by_age,
-                    "atlas_percentiles": atlas_place.placement(stale),
-                    "warning": warning,
-                },
+                | {"stale_by_age": by_age, "warning": warning}
+                | {"atlas_percentiles": atlas_place.placement(stale)}
+                | {"dominant_file": None if one is None else one.as_json()}
+                | {"commits": COUNTED[args.all_commits] if args.git else None},
                 indent=1,
             )
         )
@@ -184,6 +191,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(render(log, f, bursts, args.boot, args.seed, reps))
         print(stale_by_age.render(log, stale))
         print(atlas_place.line(stale))
+        if one is not None:
+            print(dominant.render(one, stale))
+        if args.git is not None:
+            print(f"  Commits counted: {COUNTED[args.all_commits]}.")
         print(
             f"{'Replaced' if replaced else 'Wrote'} the shape in {out}"
             + (f" and the log in {args.log_out}" if args.log_out else "")

@@ -4,10 +4,9 @@ line does not import it (scipy, pandas): only `calibrate` itself runs ``cli``.""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from sim.calibrate.sessions import DEFAULT_SESSION_GAP_S
-from sim.cli.common import bounded
+from sim.cli.common import a_path, bounded
 
 FORMAT = """\
 The edit log is a CSV with a header and one row per article changed by a publish
@@ -27,7 +26,12 @@ The edit log is a CSV with a header and one row per article changed by a publish
 Bundled log (the English Obsidian Help articles, 2020-2026; two more help centres
 next to it): sim/calibrate/logs/help-centre-edits.csv. From a git repository of
 markdown articles, --git REPO --path DIR/ extracts the log itself (--log-out
-keeps it). The shape file it writes is what --edit-shape (advise) and
+keeps it). Which commits count: the first-parent history of HEAD, a merged branch
+one publish (its merge, with its diff against the first parent), as the site
+published it; --all-commits counts every commit reachable from HEAD instead, each
+of a merged branch's commits one publish and the merges none. A file holding more
+than 20 % of the log's saves (release notes, a changelog) is named, with its share
+and the stale shares without it. The shape file it writes is what --edit-shape (advise) and
 edit_shape= (sweep, with save_process=calibrated) read.
 
 An initial import (a publish adding at least 20 % of the log's articles, and 10
@@ -46,21 +50,26 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         epilog=FORMAT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    cal.add_argument("log", nargs="?", type=Path, help="an edit log CSV in the shared format")
-    cal.add_argument("--git", type=Path, metavar="REPO", help="extract the log from this repo")
+    cal.add_argument("log", nargs="?", type=a_path, help="an edit log CSV in the shared format")
+    cal.add_argument("--git", type=a_path, metavar="REPO", help="extract the log from this repo")
     cal.add_argument("--path", metavar="DIR/", help="with --git: the folder of markdown articles")
     cal.add_argument(
         "--out",
-        type=Path,
+        type=a_path,
         help="shape file to write (default: LOG-NAME.shape.json in the current folder)",
     )
     cal.add_argument(
         "--force", action="store_true", help="replace an existing --out (or --map-figure) file"
     )
-    cal.add_argument("--log-out", type=Path, help="with --git: also write the extracted CSV")
+    cal.add_argument("--log-out", type=a_path, help="with --git: also write the extracted CSV")
+    cal.add_argument(
+        "--all-commits",
+        action="store_true",
+        help="with --git: count every commit reachable from HEAD, not the first-parent ones",
+    )
     cal.add_argument(
         "--map-figure",
-        type=Path,
+        type=a_path,
         metavar="PNG",
         help="also draw the log on the map's stale-share figure (REPORT.md § 7), into PNG, and"
         " among the atlas's sites (the first page's figure), into PNG's NAME-atlas.png",

@@ -4,7 +4,9 @@ and the check that a command's optional extra is installed."""
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -42,6 +44,23 @@ def bounded(kind: type[int] | type[float], lo: float, hi: float) -> Callable[[st
         return value
 
     return convert
+
+
+def a_path(text: str) -> Path:
+    """A path flag's value: refused at once when the file system cannot take the name (a
+    part longer than its limit, a loop of links), which every later use would meet as an
+    error of its own, mid-run."""
+    try:
+        os.lstat(text)
+    except OSError as e:
+        if e.errno in (errno.ENAMETOOLONG, errno.ELOOP):
+            why = os.strerror(e.errno).lower()
+            shown = f"{text[:60]!r}{'…' if len(text) > 60 else ''}"
+            raise argparse.ArgumentTypeError(
+                f"{why}: {shown} ({len(text):,} characters); name "
+                + ("a shorter path" if e.errno == errno.ENAMETOOLONG else "another path")
+            ) from None
+    return Path(text)
 
 
 MAX_SEEDS = 100_000

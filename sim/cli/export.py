@@ -21,6 +21,7 @@ import sqlite3
 import sys
 from pathlib import Path, PurePosixPath
 
+from sim.cli.common import a_path
 from sim.corpus import KB_ID
 from sim.importer.frontmatter import Malformed
 from sim.importer.layout import LINE_BREAKS, file_text
@@ -44,8 +45,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "export", help="an imported KB's edited articles back out as Markdown files",
         description=HELP,
     )  # fmt: skip
-    exp.add_argument("out", type=Path, metavar="OUT_DIR", help="a new folder to write into")
-    exp.add_argument("--db", type=Path, required=True, help="a KB file `import` wrote")
+    exp.add_argument("out", type=a_path, metavar="OUT_DIR", help="a new folder to write into")
+    exp.add_argument("--db", type=a_path, required=True, help="a KB file `import` wrote")
     return exp
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.calibrate.logs import write_atomic
+from sim.cli.common import a_path
 from sim.cli.import_log import log_text, not_ours, sha256
 from sim.corpus import KB_ID  # the KB serve serves
 from sim.importer import git
@@ -25,34 +26,36 @@ from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
 
 HELP = """\
-Import a folder of Markdown (.md, .markdown, .mdx) articles into a KB file that `serve --db`
-serves and `advise --db` studies. Front matter is YAML (---) or Hugo's TOML (+++). Title:
-an mkdocs.yml nav's, else its `title`, else the first heading outside code fences. Not
-published: `draft: true`, `published: false`, `unlisted: true`, `status: draft`, or no text.
-Article id: the path in the folder the file was first imported at (in git: committed at),
-without its suffix (a Docusaurus `id` for the name, a Hugo _index.md its folder's). An id
-is never changed nor reused, so every id a citation holds reads its article: a file git
-records as renamed (or, without git, moved with its text unchanged) keeps its first id; a
-read of the file's path now, as an id, reads it too; and a new file at a path whose id is
-taken gets it with ~2 (~3, ...) appended, in a line naming the holder. With --base-url,
-search and read give beside each id the page's current address as the site's generator
-serves it (Docusaurus' slug, id, number prefixes, category indexes and routeBasePath;
-MkDocs' use_directory_urls and blog plugin; Hugo's url, slug and _index.md; Jekyll's
-permalink: the generator found by its config file in DOCS_DIR or its parent, else these
-keys all read); an absolute url or permalink in front matter is the page's address as
-written, a valid http(s) URL or none. In a git
-work tree each commit is a version (updated_at = the article's last commit) and the event
-log holds the history in order; the edit log `calibrate` and `advise --edit-log` read is
-written beside the KB (NAME.edits.csv; a file already there is replaced only if an import
-into this KB wrote it). Importing again appends only the new commits' events, so clients'
+Import a folder of Markdown (.md, .markdown, .mdx) articles into a KB file that `serve
+--db` serves and `advise --db` studies. Front matter is YAML (---) or Hugo's TOML (+++).
+Title: an mkdocs.yml nav's, else its `title`, else the first heading outside code fences.
+Not published: `draft: true`, `published: false`, `unlisted: true`, `status: draft`, or no
+text. Article id: the path in the folder the file was first imported at (in git: committed
+at), without its suffix (a Docusaurus `id` for the name, a Hugo _index.md its folder's).
+An id is never changed nor reused, so every id a citation holds reads its article: a file
+git records as renamed (or, without git, moved with its text unchanged) keeps its first
+id; a read of the file's path now, as an id, reads it too; and a new file at a path whose
+id is taken gets it with ~2 (~3, ...) appended, in a line naming the holder. With --base-
+url, search and read give beside each id the page's current address as the site's
+generator serves it (Docusaurus' slug, id, number prefixes, category indexes and
+routeBasePath; MkDocs' use_directory_urls and blog plugin; Hugo's url, slug and _index.md;
+Jekyll's permalink: the generator found by its config file in DOCS_DIR or its parent, else
+these keys all read); an absolute url or permalink in front matter is the page's address
+as written, a valid http(s) URL or none. In a git work tree each first-parent commit of
+HEAD is a version (a merged branch is one, its merge, with its diff against the first
+parent; --all-commits: every commit reachable from HEAD, each of a merged branch's commits
+one and the merges none; updated_at = the article's last commit) and the event log holds
+the history in order; the edit log `calibrate` and `advise --edit-log` read is written
+beside the KB (NAME.edits.csv; a file already there is replaced only if an import into
+this KB wrote it). Importing again appends only the new commits' events, so clients'
 cursors stay valid. A file that cannot be taken (malformed front matter, not a regular
 file, ...) gets one line saying what was done; a refused import writes nothing, and a new
 KB file appears only complete. The articles are served as the KB `kb-support`, each text
-with the line endings its file has; an agent's edits go to the KB file only: `python -m sim
-export` writes them back out as files (each as imported, only its text replaced), and once
-they are committed as written, importing into the same KB takes them back (their saves
-stand for the commit, which is not appended again). Importing over a KB edited otherwise
-since its last import is refused."""
+with the line endings its file has; an agent's edits go to the KB file only: `python -m
+sim export` writes them back out as files (each as imported, only its text replaced), and
+once they are committed as written, importing into the same KB takes them back (their
+saves stand for the commit, which is not appended again). Importing over a KB edited
+otherwise since its last import is refused."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -60,11 +63,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "import", help="a folder of Markdown articles (and its git history) into a KB file",
         description=HELP,
     )  # fmt: skip
-    imp.add_argument("folder", type=Path, metavar="DOCS_DIR", help="the folder of articles")
-    imp.add_argument("--db", type=Path, required=True, help="KB file to create or update")
+    imp.add_argument("folder", type=a_path, metavar="DOCS_DIR", help="the folder of articles")
+    imp.add_argument("--db", type=a_path, required=True, help="KB file to create or update")
     imp.add_argument(
         "--edit-log",
-        type=Path,
+        type=a_path,
         default=None,
         metavar="LOG.csv",
         help="where to write the edit log (default: beside --db, NAME.edits.csv)",
@@ -76,6 +79,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="GLOB",
         help="leave out the paths (relative to DOCS_DIR) this glob matches, or whose folder it "
         "matches; ** spans folders; repeatable (e.g. --exclude 'i18n/**' --exclude 'blog/**')",
+    )
+    imp.add_argument(
+        "--all-commits",
+        action="store_true",
+        help="in git: every commit reachable from HEAD is a version and a publish of the edit"
+        " log, not only the first-parent ones (a merged branch's commits each count)",
     )
     imp.add_argument(
         "--base-url",
@@ -135,7 +144,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     notes = Notes()
     with built_whole(db) as draft:
         try:
-            plan, store = _planned(folder.resolve(), draft.path, notes, select)
+            plan, store = _planned(folder.resolve(), draft.path, notes, select, args.all_commits)
         except git.GitError as e:
             return _refused(notes, f"{folder}: {e}", db)
         except sqlite3.Error as e:
@@ -199,13 +208,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 "and importing again (nothing new is appended) writes the log"
             )
             return 1
-        print(f"Edit log: {log_path} ({len(plan.log_rows):,} rows).")
-        lines, rows = table.result()
-        print(lines)
-        if rows:
+        print(
+            f"Edit log: {log_path} ({len(plan.log_rows):,} rows; commits counted: "
+            f"{git.COUNTED[args.all_commits]})."
+        )
+        from sim.studymap import dominant  # loaded by the table's thread already
+
+        text, measured = table.result()
+        print(text)
+        if measured:
             from sim.atlas import place
 
-            print(place.line(rows))
+            print(place.line(measured))
+        one = dominant.find(plan.log_rows, str(log_path))
+        if one is not None:
+            print(dominant.render(one, measured))
     print(f"Serve it: python -m sim serve --db {db}   Study it: python -m sim advise --db {db}")
     return 0
 
@@ -229,13 +246,15 @@ class _Refusal(Exception):
     pass
 
 
-def _planned(root: Path, db: Path, notes: Notes, select: Taken) -> tuple[Plan, KBStore]:
+def _planned(
+    root: Path, db: Path, notes: Notes, select: Taken, all_commits: bool
+) -> tuple[Plan, KBStore]:
     """The plan, and the store it goes into (`db`: the KB, or the new one's temporary file)."""
     with_git = git.has_history(root)
     store = _opened(db)
     try:
         if with_git:
-            plan = from_git(root, notes, select)
+            plan = from_git(root, notes, select, all_commits)
         else:
             notes.add(str(root), "not in a git work tree with commits: versions are file times")
             plan = from_disk(root, notes, *_held(store), time.time_ns() // 1000, select)

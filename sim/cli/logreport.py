@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+
+from sim.cli.common import a_path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     lr = sub.add_parser("log-report", help="the cost table of a call log (serve --call-log)")
-    lr.add_argument("file", type=Path, help="a call log: one JSON line per tool call")
+    lr.add_argument("file", type=a_path, help="a call log: one JSON line per tool call")
     lr.add_argument("--json", action="store_true", help="rows as JSON instead of a table")
     return lr
 

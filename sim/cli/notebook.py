@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-from sim.cli.common import PROG, extra
+from sim.cli.common import PROG, a_path, extra
 
 SQLITE = b"SQLite format 3\x00"
 """The first bytes of every SQLite database file, a KB among them."""
@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     nbp.add_argument(
         "--path",
-        type=Path,
+        type=a_path,
         default=Path("notebooks/explore.py"),
         help="the notebook's .py in the repository's checkout (not in the installed package;"
         " default: notebooks/explore.py, from the checkout's root)",
@@ -41,21 +41,21 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     nbp.add_argument(
         "--out",
-        type=Path,
+        type=a_path,
         default=None,
         help="folder of its tables and figures (default: results/notebook on its own"
         " parameters, notebook-out with -p or --db)",
     )
     nbp.add_argument(
         "--ipynb",
-        type=Path,
+        type=a_path,
         default=None,
         help="where the executed notebook goes (default: the .ipynb paired with --path on its"
         " own parameters, OUT/explore.ipynb with -p or --db)",
     )
     nbp.add_argument(
         "--db",
-        type=Path,
+        type=a_path,
         default=None,
         metavar="kb.sqlite",
         help="an imported KB (python -m sim import writes one): section 7 shows its advice",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sim.cli.common import MAX_SEEDS, WORKERS, needs, scheduler, usage_error
+from sim.cli.common import MAX_SEEDS, WORKERS, a_path, needs, scheduler, usage_error
 
 
 def _at_least_5(text: str) -> int:
@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     rep = sub.add_parser("reproduce", help="run the study and write results/")
     rep.add_argument(
         "--out",
-        type=Path,
+        type=a_path,
         default=None,
         help="folder (default: results; quick-results with --quick)",
     )

@@ -10,8 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
-from sim.cli.common import bounded, needs
-from sim.cli.paramflags import param_flag
+from sim.cli.common import a_path, bounded, needs
+from sim.cli.paramflags import default, param_flag
 from sim.importer.paths import same_file
 
 MAX_EDITS_PER_MINUTE = 60_000.0
@@ -22,11 +22,24 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "serve", help="serve the simulated KB over MCP on stdio (or streamable HTTP: --http)"
     )
     srv.add_argument(
-        "--seed", type=bounded(int, 0, 2**32 - 1), default=1, help="corpus seed (default 1)"
+        "--seed",
+        type=bounded(int, 0, 2**32 - 1),
+        default=None,
+        help="seed of the synthetic help centre and of the background editor (default 1)",
     )
-    param_flag(srv, "n_articles", lo=0, also="only a new KB is seeded with them; 0: none")
+    param_flag(srv, "n_articles", value=None, lo=0, also="of the synthetic help centre; 0: none")
     srv.add_argument(
-        "--db", type=Path, default=None, help="SQLite file to serve (created and seeded if missing)"
+        "--db",
+        type=a_path,
+        default=None,
+        help="a KB file to serve, as `import` wrote it (default: the synthetic help centre, "
+        "in memory)",
+    )
+    srv.add_argument(
+        "--create",
+        action="store_true",
+        help="with --db: build the synthetic help centre (--seed, --articles) into that new "
+        "file and serve it (processes sharing one file, e.g. behind one HTTP address)",
     )
     srv.add_argument(
         "--human-edits-per-minute",
@@ -41,7 +54,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     srv.add_argument(
         "--call-log",
-        type=Path,
+        type=a_path,
         default=None,
         help="append one JSON line per tool call to this file",
     )
@@ -82,18 +95,11 @@ def run(args: argparse.Namespace, srv: argparse.ArgumentParser) -> NoReturn:
             f"--call-log {args.call_log}: exists and is not a call log (its first line is not"
             " a JSON object); name a new file or an earlier call log (nothing was written)"
         )
+    _synthetic_flags(srv, args)
     http = _serve_http(srv, args)
     interrupts = Interrupts() if http is None else None  # a Ctrl-C while the KB is built too
-    created = args.db is not None and not args.db.exists()
     try:
-        store = open_store(args.seed, args.articles, args.db)
-        if created:  # a mistyped --db serves a made-up help centre: say so, once
-            print(
-                f"{srv.prog}: --db {args.db} did not exist: created it with the synthetic "
-                f"help centre ({args.articles:,} articles); to serve your own docs, "
-                f"python -m sim import DOCS_DIR --db {args.db}",
-                file=sys.stderr,
-            )
+        store = open_store(args.seed, args.articles, args.db, args.create)
         if args.db is not None and args.write_gate:
             check_writable(store, "--write-gate")
         if args.db is not None and args.human_edits_per_minute > 0:
@@ -147,6 +153,27 @@ def run(args: argparse.Namespace, srv: argparse.ArgumentParser) -> NoReturn:
     leave(status)
 
 
+def _synthetic_flags(srv: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """--create, --articles and --seed only where they mean something: a --db file is
+    served as it is, so its KB has neither (the seed still draws a background editor's
+    saves); the defaults are filled in here."""
+    if args.create and args.db is None:
+        srv.error("--create needs --db FILE, the new file to build the synthetic help centre into")
+    if args.db is not None and not args.create:
+        said = [f"--{f}" for f in ("articles", "seed") if getattr(args, f) is not None]
+        if args.seed is not None and args.human_edits_per_minute > 0:
+            said.remove("--seed")  # it seeds the background editor
+        if said:
+            flags = " and ".join(said)
+            editor = " or the background editor's saves" if "--seed" in said else ""
+            srv.error(
+                f"{flags}: only for the synthetic help centre (without --db, or with --create "
+                f"and a new file){editor}; --db {args.db} is served as it is: leave out {flags}"
+            )
+    args.seed = 1 if args.seed is None else args.seed
+    args.articles = default("n_articles") if args.articles is None else args.articles
+
+
 def _http_arguments(srv: argparse.ArgumentParser) -> None:
     """serve's HTTP flags (sim/server/http.py says what the server does with them)."""
     http = srv.add_argument_group("streamable HTTP (instead of stdio)")
@@ -159,7 +186,7 @@ def _http_arguments(srv: argparse.ArgumentParser) -> None:
     )
     http.add_argument(
         "--tokens",
-        type=Path,
+        type=a_path,
         default=None,
         help='a JSON file of the bearer tokens and their grants: {"tokens": [{"label": …, '
         '"token": …, "read": [KB ids], "edit": [KB ids]}]}; the call log names the label, never'

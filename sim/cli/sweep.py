@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sim.cli.common import MAX_SEEDS, WORKERS, bounded, needs, output_file, scheduler
+from sim.cli.common import MAX_SEEDS, WORKERS, a_path, bounded, needs, output_file, scheduler
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -31,11 +31,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         " staleness control cas; staleness cas with save_process=calibrated)",
     )
     sw.add_argument(
-        "--out", type=Path, default=Path("sweep.csv"), help="CSV file to write, a row per run"
+        "--out", type=a_path, default=Path("sweep.csv"), help="CSV file to write, a row per run"
     )
     sw.add_argument(
         "--methods-out",
-        type=Path,
+        type=a_path,
         default=None,
         help="CSV file to write, a row per run, check method and interval"
         " (default: --out's name with _methods, e.g. sweep_methods.csv)",

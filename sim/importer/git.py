@@ -3,9 +3,10 @@
 We call ``git`` itself (as ``sim.calibrate.gitlog`` does): it is the reference
 implementation of rename detection (``-M``) and needs no library. History is the
 first-parent line of HEAD, oldest first, a merge counting as one commit with its diff
-against the first parent; paths are relative to the folder (``--relative``); it is read,
-with its blobs, by ``gitstream``. Here: its records, their changes' parsing, and git's
-plain calls.
+against the first parent (what the site published, merge by merge); with ``all_commits``
+every commit reachable from HEAD, a side branch's each its own (``WALKS``). Paths are
+relative to the folder (``--relative``); it is read, with its blobs, by ``gitstream``.
+Here: its records, their changes' parsing, and git's plain calls.
 """
 
 from __future__ import annotations
@@ -15,6 +16,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SYMLINK_MODE = "120000"
+
+
+WALKS = {
+    False: ("--first-parent", "-m"),
+    True: ("--date-order", "--no-merges"),
+}
+"""``git log``'s walk by ``all_commits``: the first-parent line, each merge one commit with
+its diff against the first parent; or every commit, oldest first by date, merges left out
+(their changes are their branches' commits, each counted where it was made; so a merge's
+own conflict resolution is no version of its own, the next commit to the file carries it)."""
+COUNTED = {
+    False: "first-parent commits of HEAD (a merged branch counts as one publish, its merge)",
+    True: "every commit reachable from HEAD, a merged branch's each one publish (merges none)",
+}
+"""Which commits a log counts, as --help and the outputs say it."""
 
 
 class GitError(Exception):

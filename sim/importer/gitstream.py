@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from sim.importer.git import (
+    WALKS,
     Change,
     Commit,
     GitError,
@@ -30,18 +31,27 @@ from sim.importer.git import (
 )
 
 LOG_ARGS = (
-    "log", "--first-parent", "-m", "--raw", "--numstat", "-M", "-z", "--no-abbrev",
+    "log", *WALKS[False], "--raw", "--numstat", "-M", "-z", "--no-abbrev",
     "--relative", "--format=%x1e%H%x1f%ct%x1f%ae", "--reverse", "HEAD", "--", ".",
 )  # fmt: skip
 """The first-parent line of HEAD, oldest first, each commit's sha, time and author's email
-after a record separator, then its changes (``git.parse_changes``)."""
+after a record separator, then its changes (``git.parse_changes``); ``log_args`` puts
+another walk (``git.WALKS``) in its place."""
+
+
+def log_args(all_commits: bool) -> tuple[str, ...]:
+    """LOG_ARGS with the walk ``all_commits`` picks."""
+    return ("log", *WALKS[all_commits], *LOG_ARGS[1 + len(WALKS[False]) :])
+
+
 CHUNK = 1 << 16
 
 
 def history(
-    root: Path, wanted: Callable[[Change], bool], max_bytes: int
+    root: Path, wanted: Callable[[Change], bool], max_bytes: int, all_commits: bool = False
 ) -> tuple[list[Commit], dict[str, bytes | int]]:
-    """Every first-parent commit of HEAD that changes something under root, oldest first, and
+    """Every first-parent commit of HEAD (every commit, with ``all_commits``) that changes
+    something under root, oldest first, and
     the bytes of each blob of a change ``wanted`` picks up to ``max_bytes`` long (the size of
     each longer one, never read)."""
     procs: list[tuple[subprocess.Popen[bytes], IO[bytes], str]] = []
@@ -52,7 +62,7 @@ def history(
         ThreadPoolExecutor(2, thread_name_prefix="cat-file") as drains,
     ):
         try:
-            log = _start(root, procs, log_err, *LOG_ARGS)
+            log = _start(root, procs, log_err, *log_args(all_commits))
             check = _start(root, procs, check_err, "cat-file", "--batch-check", "--buffer")
             batch = _start(root, procs, batch_err, "cat-file", "--batch", "--buffer")
             sizes = drains.submit(_sizes, check, batch, max_bytes)

@@ -118,11 +118,12 @@ def _finish(plan: Plan, state: dict[str, _State], notes: Notes) -> None:
             notes.add(s.path, f"{p.unaddressed}: imported without a page address")
 
 
-def from_git(root: Path, notes: Notes, select: Taken) -> Plan:
+def from_git(root: Path, notes: Notes, select: Taken, all_commits: bool = False) -> Plan:
     history, data = gitstream.history(
         root,
         lambda c: c.status != "D" and c.mode != git.SYMLINK_MODE and select(c.path),
         MAX_ARTICLE_BYTES,
+        all_commits,
     )
     head = git.head_files(root)
     texts: dict[str, str | None] = {sha: decoded(b)[0] for sha, b in data.items()}

@@ -72,6 +72,20 @@ BASE: dict[str, tuple[str, str]] = {
         "the real help centre's log of the panel the shape was fitted to (a real-shape arm's,"
         " or the calibration's)",
     ),
+    # advise_backtest.csv (sim/advise/backtest.py)
+    "site": (TEXT, "the site (its edit log): in the atlas (sim/atlas/sites.csv), or backtested"),
+    "pick": (TEXT, "the closed forms' pick from the history before the held-out last year"),
+    "target_min": ("minutes", "the target: a change to a cited article unnoticed on average"),
+    "predicted_min": ("minutes", "the pick's unnoticed time by the closed forms"),
+    "unnoticed_min": ("minutes", "the pick's unnoticed time replayed on the held-out year"),
+    "unnoticed_lo": ("minutes", "low end of its 95 % interval over the weekly windows"),
+    "unnoticed_hi": ("minutes", "high end of its 95 % interval over the weekly windows"),
+    "met": (FLAG, "the replayed unnoticed time at most the target (empty: nothing to replay)"),
+    "calls_predicted": ("calls a day", "the pick's calls a day by the closed forms"),
+    "calls_replayed": ("calls a day", "the pick's calls a day on the held-out year's saves"),
+    "windows": (COUNT, "weekly windows of the held-out year replayed (the advice's day)"),
+    "windows_changed": (COUNT, "of them, windows with a change to an article"),
+    "why_not": (TEXT, "why the site has no backtest (a log too short for it)"),
     "zipf_s": ("exponent", "the Zipf exponent fitted to the log's body edits (any family fitted)"),
     "burstiness_b": (
         "−1 to 1",
@@ -366,7 +380,6 @@ BASE: dict[str, tuple[str, str]] = {
     "bulk_save_share": (SHARE, "saves in publishes that change 10 or more articles"),
     "saves_per_hour": ("saves per hour", "the log's saves over its span"),
     # the atlas (sim/atlas/, sim/report/atlas.py): sites, their spread, the checks
-    "site": (TEXT, "the atlas's documentation site (sim/atlas/sites.csv)"),
     "kind": (TEXT, "kind of site: help (help centres), product (user docs), developer (API)"),
     "generator": (TEXT, "the generator that builds the site (MkDocs, Hugo, Sphinx, ...)"),
     "lo": (SHARE, "low end of the measured share's 95 % interval over the site's history"),
@@ -458,6 +471,8 @@ FILES: dict[str, str] = {
     "map_break_even.csv": "poll's calls over re-read's by saves per check and questions",
     "map_break_even_points.csv": "saves per check where polling stops being cheaper",
     "map_break_even_settings.csv": "the same by events a poll call takes and spread of saves",
+    "advise_backtest.csv": "advice from each log before its last year, replayed on that year"
+    " (python -m sim backtest)",
 }
 """What each file holds (the per-seed rows in seeds/ share a table's name)."""
 SEED_FILES = {

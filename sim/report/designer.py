@@ -98,6 +98,23 @@ def _move(row: pd.Series) -> dict[str, Any]:
     }
 
 
+def _volume(
+    realshape: pd.DataFrame, row: pd.Series, own_per_day: pd.Series | None
+) -> dict[str, Any]:
+    """The saves a day the move's arm ran at on its log (the write-up's volume put into the
+    log's shape) and the log's own saves a calendar day; empty without the logs' rates."""
+    if own_per_day is None or "log" not in realshape or row.get("log") not in own_per_day:
+        return {}
+    saves = realshape[
+        (realshape["figure"] == "saves")
+        & (realshape["arm"] == row["arm"])
+        & (realshape["log"] == row["log"])
+    ]
+    if saves.empty:
+        return {}
+    return {"saves": float(saves["mean"].iloc[0]), "own_per_day": float(own_per_day[row["log"]])}
+
+
 def panel_family(realshape: pd.DataFrame) -> pd.DataFrame:
     """Every panel move this page picks a largest from: on each log and each of PAGE_PANEL's
     figures, each arm that changes how questions relate to edits (an assumption no edit log
@@ -110,17 +127,23 @@ def panel_family(realshape: pd.DataFrame) -> pd.DataFrame:
     return picks.with_holm(r[assumed], "diff_p")
 
 
-def top_real_move(realshape: pd.DataFrame | None, figure: str) -> dict[str, Any] | None:
+def top_real_move(
+    realshape: pd.DataFrame | None, figure: str, own_per_day: pd.Series | None = None
+) -> dict[str, Any] | None:
     """The arm of an assumed question relation that moves a figure most against its
     reference arm on any log, among those Holm's correction over the page's family keeps
-    (``assumption`` None where none is kept)."""
+    (``assumption`` None where none is kept); with ``own_per_day`` (each log's saves a
+    calendar day over its span), the volume the move ran at beside the log's own."""
     if realshape is None or "diff_mean" not in realshape:
         return None
     family = panel_family(realshape)
     mine = family[family["figure"] == figure]
     if mine.empty:
         return None
-    named = [_move(r) for _, r in picks.ranked(mine, "diff_mean").iterrows()]
+    named = [
+        _move(r) | _volume(realshape, r, own_per_day)
+        for _, r in picks.ranked(mine, "diff_mean").iterrows()
+    ]
     return {
         "assumption": next(iter(named), None),
         "family": family,

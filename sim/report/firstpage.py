@@ -85,7 +85,8 @@ def page(
     at_8h = stale_at(steady, "same", writeup_rate, 8 * HOUR_S)
     wk_same, wk_ind = (stale_at(steady, r, 0.01, 7 * DAY_S) for r in ("same", "independent"))
     st_read = designer.top_reading(sens, "zipf_stale_share") if sens is not None else None
-    st_real = designer.top_real_move(realshape, "stale_share")
+    own_per_day = traits["saves_per_hour"] * 24  # the logs' own saves a calendar day
+    st_real = designer.top_real_move(realshape, "stale_share", own_per_day)
 
     ex = rows["exposure"]
     n_ex = ex["seed"].nunique()
@@ -106,8 +107,8 @@ def page(
     fast = float(cas.index.min())
     agent_1h = cas_map[(cas_map["rejected_by"] == "agent") & (cas_map["delay_s"] == HOUR_S)]
     cas_read = designer.top_reading(sens, "cas_reject_share_3600s") if sens is not None else None
-    cas_real = designer.top_real_move(realshape, "cas_reject_3600s")
-    poll_real = designer.top_real_move(realshape, "poll_calls")
+    cas_real = designer.top_real_move(realshape, "cas_reject_3600s", own_per_day)
+    poll_real = designer.top_real_move(realshape, "poll_calls", own_per_day)
 
     return render(
         "firstpage_page.md.j2",

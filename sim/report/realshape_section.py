@@ -124,8 +124,34 @@ def _brackets(table: pd.DataFrame, traits: pd.DataFrame) -> dict[str, object] | 
     return {"process": md(process_rows(traits)), "moves": md(rows), "hits": hits, "total": len(g)}
 
 
-def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
-    """The panel's subsection: each log's traits, each effect per log, what holds across."""
+def volume(table: pd.DataFrame, own_per_day: pd.Series | None) -> dict[str, object] | None:
+    """The saves a day the shaped arms ran at (the write-up's volume in each log's shape),
+    their range over arms and logs, and each log's own saves a calendar day with how many
+    times that the arms ran; None without the logs' rates."""
+    from sim.study.realshape import SHARED_ARMS
+
+    saves = table[(table["figure"] == "saves") & ~table["arm"].isin(SHARED_ARMS)]
+    if own_per_day is None or saves.empty:
+        return None
+    by_log = saves.groupby("log", sort=False)["mean"]
+    own = [
+        {"log": log, "rate": float(own_per_day[log]), "lo": g.min(), "hi": g.max()}
+        for log, g in by_log
+    ]
+    return {
+        "lo": float(saves["mean"].min()),
+        "hi": float(saves["mean"].max()),
+        "own": own,
+        "times_lo": min(o["lo"] / o["rate"] for o in own),
+        "times_hi": max(o["hi"] / o["rate"] for o in own),
+    }
+
+
+def panel_text(
+    table: pd.DataFrame, traits: pd.DataFrame, own_per_day: pd.Series | None = None
+) -> str:
+    """The panel's subsection: each log's traits, the volume its arms ran at (the
+    write-up's, against each log's own), each effect per log, what holds across."""
     logs = list(dict.fromkeys(table["log"]))
     holds, depends, undecided = [], [], []
     every_order = _orders_covered(traits, logs) == math.factorial(len(logs))
@@ -146,6 +172,7 @@ def panel_text(table: pd.DataFrame, traits: pd.DataFrame) -> str:
     return render(
         "realshape_panel.md.j2",
         n_logs=len(logs),
+        volume=volume(table, own_per_day),
         seeds=seeds_text(table),
         traits_table=md(traits_rows(table, traits)),
         effects=md(panel_rows(table)),
@@ -166,10 +193,12 @@ def section_text(
     seeds: int,
     setting: Setting,
     paired: pd.DataFrame | None = None,
+    own_per_day: pd.Series | None = None,
 ) -> str:
     """The section; `setting` says what was run: shape source, window, volumes, advice. A
-    panel table (with a log column) adds the panel's subsection; the ablation and the
-    question relations are read on the shared log."""
+    panel table (with a log column) adds the panel's subsection, with ``own_per_day`` (each
+    log's saves a calendar day) the volume its arms ran at beside the logs' own; the
+    ablation and the question relations are read on the shared log."""
     panel = table if "log" in table.columns else None
     table, moves = shared_log(table), shared_log(moves)
     grids = table if paired is None else shared_log(paired)
@@ -177,7 +206,7 @@ def section_text(
     n = int(table["seeds"].max())
     panel_words = ""
     if panel is not None and "traits" in setting:
-        panel_words = panel_text(panel, setting["traits"])
+        panel_words = panel_text(panel, setting["traits"], own_per_day)
     return render(
         "realshape_section.md.j2",
         setting=setting,

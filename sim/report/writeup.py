@@ -132,8 +132,16 @@ def _realshape(t: dict[str, pd.DataFrame], seeds: dict[str, int], setting: Setti
     """Appendix C's body, empty without the real-shape tables."""
     if "realshape" not in t or setting is None:
         return ""
+    own = None
+    if "map_logs" in t:  # the logs' own saves a calendar day, beside the volume the arms ran at
+        own = t["map_logs"].drop_duplicates("log").set_index("log")["saves_per_hour"] * 24
     return realshape_section.section_text(
-        t["realshape"], t["realshape_moves"], seeds["realshape"], setting, t["realshape_paired"]
+        t["realshape"],
+        t["realshape_moves"],
+        seeds["realshape"],
+        setting,
+        t["realshape_paired"],
+        own,
     )
 
 

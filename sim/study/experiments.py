@@ -11,12 +11,11 @@ Dask) share one request type, and a split would cut that contract in two.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import gc
 import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
@@ -27,6 +26,7 @@ from sim.model.day import DayResult, run_day
 from sim.model.opening import Opening
 from sim.model.records import as_row
 from sim.params import Params
+from sim.pools import ending_with_caller, local_pool
 
 CURVE_DELAYS_S: tuple[float, ...] = tuple(float(d) for d in np.round(np.geomspace(1, 8 * 3600, 13)))
 """13 log-spaced delays from 1 s to 8 h, whole seconds."""
@@ -245,14 +245,12 @@ def run_requests(
         results: Iterator[list[SeedRows]] = _on_cluster(scheduler, tasks)
     elif workers == 1 or len(tasks) <= 1:
         results = map(_seed_days_args, tasks)
-    else:
-        # what a worker starts with (the parent's modules) is frozen out of the cyclic
-        # collector's full passes, which a day's many objects trigger: days ran 5-8 % faster
-        pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=gc.freeze)
+    else:  # workers that end with this process (sim/pools.py)
+        pool = local_pool(min(workers, len(tasks)))
         results = pool.map(_seed_days_args, tasks)
     day_rows: dict[tuple[int, DayKey], SeedRows] = {}
     bar = tqdm(total=len(users), desc="days", unit="day", disable=not progress)
-    try:
+    with ending_with_caller(pool), contextlib.closing(bar):
         for (seed, seed_days, _), rows in zip(tasks, results, strict=True):
             bar.update(len(seed_days))
             day_rows.update({(seed, d): r for d, r in zip(seed_days, rows, strict=True)})
@@ -262,10 +260,6 @@ def run_requests(
                     users[key] -= 1
                     if not users[key]:
                         del day_rows[key]
-    finally:
-        bar.close()
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
 
 
 def _on_cluster(scheduler: str, tasks: list) -> Iterator[list[SeedRows]]:
