@@ -147,6 +147,7 @@ def page_values(t: Tables) -> dict[str, Any]:
             }
         )
     return {
+        "by_kind": _by_kind(t["atlas_population"], 30 * DAY_S),
         "cas_1h": _cas_1h(t["atlas_population"]),
         "sites": int(sites["site"].nunique()),
         "kinds": [KIND_WORDS.get(k, k) for k in sorted(sites["kind"].unique())],
@@ -171,3 +172,22 @@ def _cas_1h(pop: pd.DataFrame) -> dict[str, str]:
         & (pop["age_s"] == 3600.0)
     ]
     return {k: pct(g[k].iloc[0]) if len(g) else "n/a" for k in ("median", "p10", "p90")}
+
+
+def _by_kind(pop: pd.DataFrame, age_s: float) -> list[dict[str, Any]]:
+    """Each kind's spread at one age: its words, sites, median and 10th–90th."""
+    g = pop[
+        (pop["quantity"] == "stale")
+        & (pop["draw"] == HEADLINE_DRAW)
+        & (pop["kind"] != "all")
+        & (pop["age_s"] == age_s)
+    ]
+    return [
+        {
+            "words": KIND_WORDS.get(str(r["kind"]), str(r["kind"])),
+            "sites": int(r["sites"]),
+            "within": PAGE_AGES_S[age_s],
+            **{k: pct(r[k]) for k in ("median", "p10", "p90")},
+        }
+        for _, r in g.iterrows()
+    ]
