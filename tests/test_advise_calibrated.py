@@ -45,6 +45,7 @@ def test_advise_from_the_packaged_log(tmp_path: Path) -> None:
     # the log itself measured as the report's map measures the shared logs
     measured = r.stdout.split("  Stale citations by age, from the log's own rows", 1)[1]
     assert "30 d: 25.9 % [8.85, 75.4]; pooled 25.2 %" in measured
+    assert "  Against the atlas: your 1-day share is at the atlas's " in measured
 
 
 def test_advise_from_a_fitted_shape_as_json(

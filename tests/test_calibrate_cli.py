@@ -170,6 +170,7 @@ def test_calibrate_on_the_shared_log_prints_each_value_with_its_interval(
         assert needle in stdout
     assert "Stale citations by age, from the log's own rows" in stdout
     assert "30 d: 25.9 %" in stdout  # results/map_logs.csv's Obsidian month, the same measure
+    assert "  Against the atlas: your 1-day share is at the atlas's " in stdout
     shape = load_shape(out)
     assert shape.log_articles == 288 and len(shape.hour_weights) == 24
     code, stdout, _ = _run(
@@ -180,6 +181,7 @@ def test_calibrate_on_the_shared_log_prints_each_value_with_its_interval(
     assert {r["quantity"] for r in data["fit"]} >= {"zipf s", "saves per day", "mix body"}
     month = [r for r in data["stale_by_age"] if r["age_s"] == 30 * 86400 and r["draw"] == "uniform"]
     assert len(month) == 1 and 0 < month[0]["measured"] < 1
+    assert [p["age_s"] for p in data["atlas_percentiles"]] == [86400.0, 7 * 86400.0, 30 * 86400.0]
 
 
 def test_map_figure_places_the_log_on_the_map_and_bad_names_change_nothing(
@@ -189,6 +191,9 @@ def test_map_figure_places_the_log_on_the_map_and_bad_names_change_nothing(
     png = folder / "map.png"
     assert code == 0 and f"the map's figure in {png}" in stdout
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    atlas_png = folder / "map-atlas.png"  # the log among the atlas's sites, beside the map's
+    assert f"the atlas's in {atlas_png}" in stdout
+    assert atlas_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     made = png.read_bytes()
     for flags, says in (
         (["--map-figure", str(tmp_path / "map.svg")], "expected a .png file name"),

@@ -129,6 +129,7 @@ def test_a_git_folder_becomes_a_kb_with_its_history_in_order(tmp_path, capsys) -
     # and measured as the report's map measures the shared logs, ages its span allows
     assert "Stale citations by age, from the log's own rows" in out
     assert "1 min: " in out and "30 d: " not in out  # a repository younger than a month
+    assert "  Against the atlas: " in out  # placed among its sites, or why not
 
 
 def test_import_again_appends_only_new_events_and_cursors_stay_valid(tmp_path, capsys) -> None:

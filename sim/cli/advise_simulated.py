@@ -149,10 +149,16 @@ def _with_log(text: str, out: dict[str, Any], log: Path) -> tuple[str, dict[str,
     logs), when there is a log."""
     if not log.exists():
         return text, out
+    from sim.atlas import place
     from sim.studymap import yourlog
 
     lines, rows = yourlog.lines_for(log)
-    return f"{text}\n{lines}", out | {"stale_by_age_from_log": rows}
+    if not rows:
+        return f"{text}\n{lines}", out | {"stale_by_age_from_log": rows}
+    return f"{text}\n{lines}\n{place.line(rows)}", out | {
+        "stale_by_age_from_log": rows,
+        "atlas_percentiles": place.placement(rows),
+    }
 
 
 def _with_backtest(

@@ -15,10 +15,12 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from sim.atlas import place as atlas_place
 from sim.calibrate.fit import GOF_LEVEL, Fit, fit
 from sim.calibrate.gitlog import git_log
 from sim.calibrate.logs import (
@@ -39,6 +41,9 @@ from sim.cli.common import PROG, output_file
 from sim.importer.git import COUNTED
 from sim.studymap import dominant
 from sim.studymap import logs as stale_by_age
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 BURST_REPS = 20
 """Runs of each process over the log's span for their B and M ranges, at most..."""
@@ -61,6 +66,24 @@ def default_out(args: argparse.Namespace) -> Path:
     return Path(f"{args.git.resolve().name}.shape.json")
 
 
+def atlas_figure_path(map_figure: Path) -> Path:
+    """The atlas's figure with the log among its sites: beside the map's, NAME-atlas.png."""
+    return map_figure.with_name(f"{map_figure.stem}-atlas{map_figure.suffix}")
+
+
+def atlas_figure(name: str, stale: list[dict[str, Any]]) -> Figure:
+    """The atlas's sites (the packaged table) with this log's stale share by age over them."""
+    from sim.atlas import population
+    from sim.atlas.table import PACKAGED
+    from sim.report import atlas
+
+    sites = pd.read_csv(PACKAGED)
+    mine = pd.DataFrame(stale)
+    mine = mine[(mine["draw"] == atlas.HEADLINE_DRAW) & (mine["age_s"] >= 60)]
+    you = (name, mine.set_index("age_s")["measured"].sort_index())
+    return atlas.figure(sites, population.population(sites), you=you)
+
+
 def burst_reps(rows: int) -> int:
     return runs_for(rows, BURST_REPS, BURST_SAVES)
 
@@ -81,10 +104,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.map_figure is not None and args.map_figure.suffix.lower() != ".png":
         parser.error(f"--map-figure {args.map_figure}: expected a .png file name")
     taken = {"the edit log": args.log} if args.log is not None else {}
+    atlas_png = atlas_figure_path(args.map_figure) if args.map_figure is not None else None
     for flag, path in (
         ("--out", out),
         ("--log-out", args.log_out),
         ("--map-figure", args.map_figure),
+        ("--map-figure (its atlas figure)", atlas_png),
     ):
         if path is None:
             continue
@@ -143,7 +168,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from sim.studymap import yourlog
 
         try:
-            yourlog.save(yourlog.figure(log, Path(log.source).stem), args.map_figure)
+            name = Path(log.source).stem
+            yourlog.save(yourlog.figure(log, name), args.map_figure)
+            assert atlas_png is not None
+            yourlog.save(atlas_figure(name, stale), atlas_png)
         except OSError as e:
             parser.exit(
                 2,
@@ -156,6 +184,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             json.dumps(
                 as_json(f, bursts, out)
                 | {"stale_by_age": by_age, "warning": warning}
+                | {"atlas_percentiles": atlas_place.placement(stale)}
                 | {"dominant_file": None if one is None else one.as_json()}
                 | {"commits": COUNTED[args.all_commits] if args.git else None},
                 indent=1,
@@ -164,6 +193,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     else:
         print(render(log, f, bursts, args.boot, args.seed, reps))
         print(stale_by_age.render(log, stale))
+        print(atlas_place.line(stale))
         if one is not None:
             print(dominant.render(one, stale))
         if args.git is not None:
@@ -171,7 +201,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(
             f"{'Replaced' if replaced else 'Wrote'} the shape in {out}"
             + (f" and the log in {args.log_out}" if args.log_out else "")
-            + (f", the map's figure in {args.map_figure}" if args.map_figure else "")
+            + (
+                f", the map's figure in {args.map_figure} and the atlas's in {atlas_png}"
+                if args.map_figure
+                else ""
+            )
             + ". Use it:"
         )
         print(f"  {PROG} advise --edit-shape {out}")

@@ -75,7 +75,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--map-figure",
         type=a_path,
         metavar="PNG",
-        help="also draw the log on the map's stale-share figure (REPORT.md § 7), into PNG",
+        help="also draw the log on the map's stale-share figure (REPORT.md § 7), into PNG, and"
+        " among the atlas's sites (the first page's figure), into PNG's NAME-atlas.png",
     )
     cal.add_argument("--json", action="store_true", help="print the fit as JSON, not text")
     cal.add_argument(

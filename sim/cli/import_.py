@@ -216,6 +216,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         text, measured = table.result()
         print(text)
+        if measured:
+            from sim.atlas import place
+
+            print(place.line(measured))
         one = dominant.find(plan.log_rows, str(log_path))
         if one is not None:
             print(dominant.render(one, measured))

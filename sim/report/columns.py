@@ -83,7 +83,7 @@ BASE: dict[str, tuple[str, str]] = {
         " or the calibration's)",
     ),
     # advise_backtest.csv (sim/advise/backtest.py)
-    "site": (TEXT, "the site whose edit log the advice was made from and replayed on"),
+    "site": (TEXT, "the site (its edit log): in the atlas (sim/atlas/sites.csv), or backtested"),
     "pick": (TEXT, "the closed forms' pick from the history before the held-out last year"),
     "target_min": ("minutes", "the target: a change to a cited article unnoticed on average"),
     "predicted_min": ("minutes", "the pick's unnoticed time by the closed forms"),
@@ -393,6 +393,30 @@ BASE: dict[str, tuple[str, str]] = {
     "within_hour_poisson": (SHARE, "the same, for Poisson saves at the log's own article rates"),
     "bulk_save_share": (SHARE, "saves in publishes that change 10 or more articles"),
     "saves_per_hour": ("saves per hour", "the log's saves over its span"),
+    # the atlas (sim/atlas/, sim/report/atlas.py): sites, their spread, the checks
+    "kind": (TEXT, "kind of site: help (help centres), product (user docs), developer (API)"),
+    "generator": (TEXT, "the generator that builds the site (MkDocs, Hugo, Sphinx, ...)"),
+    "lo": (SHARE, "low end of the measured share's 95 % interval over the site's history"),
+    "hi": (SHARE, "high end of the measured share's 95 % interval over the site's history"),
+    "sites": (COUNT, "atlas sites with a share at that age"),
+    "p10": (SHARE, "10th percentile of the sites' shares"),
+    "q25": (SHARE, "25th percentile of the sites' shares"),
+    "median": (SHARE, "median of the sites' shares"),
+    "q75": (SHARE, "75th percentile of the sites' shares"),
+    "p90": (SHARE, "90th percentile of the sites' shares"),
+    "pi_lo": (SHARE, "low end of the 90 % prediction interval for a further site (t on logits)"),
+    "pi_hi": (SHARE, "high end of the 90 % prediction interval for a further site"),
+    "tried": (COUNT, "sites left out with an interval from the others (three others at least)"),
+    "left_out_inside": (COUNT, "left-out sites inside the interval built from the others"),
+    "loo_coverage": (SHARE, "left_out_inside over tried"),
+    "sites_outside": (TEXT, "the left-out sites outside that interval, ;-separated"),
+    "past": (SHARE, "the share measured on the first 70 % of the site's span"),
+    "past_lo": (SHARE, "low end of its 95 % interval"),
+    "past_hi": (SHARE, "high end of its 95 % interval"),
+    "future": (SHARE, "the share measured on the last 30 % of the site's span"),
+    "future_lo": (SHARE, "low end of its 95 % interval"),
+    "future_hi": (SHARE, "high end of its 95 % interval"),
+    "future_inside": (FLAG, "the future's share lies inside the past's 95 % interval"),
 }
 """Base names: (unit, meaning)."""
 
@@ -421,6 +445,10 @@ STATISTIC_PREFIXES = {
 DELAY = re.compile(r"_(\d+)s$")
 
 FILES: dict[str, str] = {
+    "atlas_sites.csv": "each atlas site's stale share by age and CAS rejection by delay, own rows",
+    "atlas_population.csv": "the sites' spread by age and kind, and a further site's 90 % PI",
+    "atlas_loo.csv": "each site left out in turn: inside the interval built from the others?",
+    "atlas_outoftime.csv": "each site's first 70 % against its last 30 %: past predicts future?",
     "per_seed.csv": "every headline quantity per seed (staleness and CAS days joined)",
     "comparison.csv": "each figure of the write-up beside ours, with z and a verdict",
     "sensitivity.csv": "each figure under each reading of an open choice, at full strength",

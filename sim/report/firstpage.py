@@ -2,11 +2,12 @@
 
 Each answer is said in one sentence as a function (of a cited article's edits a day, the
 citation's age, how questions relate to edits, the agent's own edits), then placed at three
-kinds of point: the real help centres measured from their own rows (the map's
-``map_logs``), the write-up's day simulated (its one canonical number, defined beside it),
-and the reader's own KB (the command that gives it). What moves the write-up's point most is
-picked by Holm's correction over the family it is picked from (``designer``). Every number
-comes from the run's tables and rows; the words are templates/firstpage_page.md.j2's.
+kinds of point: the atlas's documentation sites measured from their own rows (their spread,
+prediction interval and checks: ``sim.report.atlas``), the write-up's day simulated (its one
+canonical number, defined beside it), and the reader's own KB (the command that gives it).
+What moves the write-up's point most is picked by Holm's correction over the family it is
+picked from (``designer``). Every number comes from the run's tables and rows; the words are
+templates/firstpage_page.md.j2's.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from sim.report import designer
+from sim.report import atlas, designer
 from sim.report.designer import (
     HOUR_S,
     METHOD_WORDS,
@@ -31,23 +32,6 @@ from sim.studymap.figures import pct
 from sim.studymap.tables import stale_at
 
 DAY_S = 86400.0
-
-
-def _span(values: pd.DataFrame) -> dict[str, dict[str, str]]:
-    """The lowest and highest log's measured share, each with its window interval, in the
-    map's format."""
-    ends = {"lo": values["measured"].idxmin(), "hi": values["measured"].idxmax()}
-    return {
-        end: {"log": str(name), **{k: pct(v) for k, v in values.loc[name].items()}}
-        for end, name in ends.items()
-    }
-
-
-def _logs_at(logs: pd.DataFrame, age_s: float, draw: str = "popularity") -> pd.DataFrame:
-    """Each log's measured stale share at an age (reads drawn by its edit popularity or
-    uniformly) with its window interval, by log name."""
-    g = logs[(logs["draw"] == draw) & (logs["age_s"] == age_s)]
-    return g.set_index("log")[["measured", "measured_ci_lo", "measured_ci_hi"]]
 
 
 def _range(values: pd.Series) -> dict[str, float]:
@@ -93,16 +77,10 @@ def page(
     comparison, sens, realshape = t["comparison"], t.get("sensitivity"), t.get("realshape")
     logs, cas_map = t["map_logs"], t["map_cas"]
     traits = logs.drop_duplicates("log").set_index("log")
-    rates = traits["edits_per_article_day"]
-    busier = writeup_rate / rates
 
     stale = _comparison_interval(comparison, "zipf_stale_share")
     answers = _comparison_interval(comparison, "zipf_answers_with_stale_share")
     title = _comparison_interval(comparison, "title_caught_share")
-    day, week, month = (_logs_at(logs, a * DAY_S) for a in (1, 7, 30))
-    flat_over = _logs_at(logs, 30 * DAY_S, "uniform")["measured"] / month["measured"]
-    pop_month = logs[(logs["draw"] == "popularity") & (logs["age_s"] == 30 * DAY_S)]
-    bursts = month["measured"] / pop_month.set_index("log")["poisson_own_rates"]
     steady = t["map_stale"]
     at_8h = stale_at(steady, "same", writeup_rate, 8 * HOUR_S)
     wk_same, wk_ind = (stale_at(steady, r, 0.01, 7 * DAY_S) for r in ("same", "independent"))
@@ -127,13 +105,7 @@ def page(
     )
     cas = t["cas_by_delay"].set_index("delay_s")
     fast = float(cas.index.min())
-    log_1h = _logs_at(logs, HOUR_S)
     agent_1h = cas_map[(cas_map["rejected_by"] == "agent") & (cas_map["delay_s"] == HOUR_S)]
-    human_map_1h = cas_map[
-        (cas_map["rejected_by"] == "human")
-        & (cas_map["delay_s"] == HOUR_S)
-        & ((cas_map["edits_per_article_day"] / writeup_rate - 1).abs() < 1e-9)
-    ]["rejected_share"]
     cas_read = designer.top_reading(sens, "cas_reject_share_3600s") if sens is not None else None
     cas_real = designer.top_real_move(realshape, "cas_reject_3600s", own_per_day)
     poll_real = designer.top_real_move(realshape, "poll_calls", own_per_day)
@@ -142,14 +114,8 @@ def page(
         "firstpage_page.md.j2",
         server=designer.SERVER,
         writeup_title=designer.WRITEUP_TITLE,
-        logs=list(rates.index),
-        rate=_range(rates),
+        atlas=atlas.page_values(t),
         writeup_rate=writeup_rate,
-        busier=_range(busier),
-        day=_span(day),
-        week=_span(week),
-        month=_span(month),
-        log_1h=_span(log_1h),
         stale=stale,
         answers=answers,
         title=title,
@@ -157,10 +123,7 @@ def page(
             "at_8h": pct(at_8h),
             "week_same": pct(wk_same),
             "week_independent": pct(wk_ind),
-            "human_1h": pct(float(human_map_1h.iloc[0])),
         },
-        flat_over=_range(flat_over),
-        bursts=_range(bursts),
         stale_reading=st_read,
         stale_real=st_real,
         exposure_seeds=n_ex,

@@ -18,6 +18,7 @@ from sim.calibrate.fit import fit
 from sim.calibrate.logs import BUNDLED, read_log
 from sim.calibrate.validate import figure as calibration_figure
 from sim.params import Params
+from sim.report import atlas as atlas_report
 from sim.report import breakeven, exposure, figures, gate, openchoices, realshape_section, tornado
 from sim.studymap import figures as map_figures
 from sim.studymap.report import writeup_rate
@@ -67,6 +68,12 @@ def _per_hour(base: Params, t: Tables) -> tuple[object, ...]:
     return (dict(logs["saves_per_hour"]),)
 
 
+def _writeup_line(base: Params, t: Tables) -> tuple[object, ...]:
+    same = t["map_stale"][t["map_stale"]["relation"] == "same"]
+    at = same[(same["edits_per_article_day"] / writeup_rate(base) - 1).abs() < 1e-9]
+    return (at.set_index("age_s")["stale_at_age"].sort_index(),)
+
+
 def _bundled_log(base: Params, t: Tables) -> tuple[object, ...]:
     log = read_log(BUNDLED)
     return log, fit(log, boot=0, shape_only=True)
@@ -75,7 +82,12 @@ def _bundled_log(base: Params, t: Tables) -> tuple[object, ...]:
 RATE = "the write-up's edits per article a day (`Params`)"
 MAP = "7. The map: your KB's answers"
 REAL = "Appendix C. On a real help centre's edits"
+FIRST = "The answers on one page"
 FIGURES: tuple[Entry, ...] = (
+    Entry(
+        "atlas.png", atlas_report.figure, ("atlas_sites", "atlas_population"), REPORT, FIRST,
+        extra=_writeup_line, also="the map's stale share at the write-up's rate (`map_stale.csv`)",
+    ),
     Entry(
         "stale_over_day.png", figures.stale_over_day, ("stale_over_day",), REPORT,
         "1. How fast citations go stale",

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 
 from sim import advise, environment, pages
 from sim.advise.choice import advised_choice
+from sim.atlas.table import PACKAGED as PACKAGED_SITES
 from sim.calibrate.shape import EditShape
 from sim.params import Params
 from sim.popularity import top_share
@@ -165,7 +166,8 @@ def rebuild(out: Path, readme_path: Path | None = None, base: Params | None = No
 
 def _dictionary_and_readme(out: Path, t: Tables, readme_path: Path | None) -> None:
     (out / "DATA.md").write_text(columns.data_dictionary(out, figtable.rows()))
-    if readme_path is not None:
+    if readme_path is not None:  # the repository's own results/: the package's copy too
+        PACKAGED_SITES.write_bytes((out / "atlas_sites.csv").read_bytes())
         for name, block in readme_blocks(out, t).items():
             readme.update(readme_path, name, block)
 

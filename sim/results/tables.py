@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from sim.params import Params
+from sim.report import atlas as atlas_report
 from sim.report import (
     breakeven,
     exposure,
@@ -127,6 +128,7 @@ TABLES: tuple[Table, ...] = (
     Table("realshape_moves", lambda base, rows, t: realshape_effects.moves_table(t["realshape"])),
     Table("realshape_paired", lambda base, rows, t: _paired(rows["realshape"], t["realshape"])),
     *(Table(name, make) for name, make in studymap.TABLES),
+    *(Table(name, make) for name, make in atlas_report.TABLES),
     *(
         Table(part, _committed(part))
         for part in seedrows.CALIBRATION_PARTS
