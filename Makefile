@@ -85,7 +85,7 @@ reproduce: $(VENV)/.installed
 # README's blocks must equal it; then the tests marked deep on their full samples.
 # Run before committing a change to sim/ or results/.
 check: $(VENV)/.installed
-	$(PY) -m sim.results.check
+	STALE_CITATIONS_CACHE=off $(PY) -m sim.results.check
 	$(PY) -m pytest -q --deep -m deep
 
 bench: $(VENV)/.installed

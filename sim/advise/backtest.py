@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sim import stats
+from sim import exactmath, stats
 from sim.advise import Costs, Sizes
 from sim.calibrate.logs import CHANGES, EditLog, week_offset
 from sim.params import Params
@@ -243,7 +243,7 @@ def _held_reads(t: np.ndarray, interval_s: float, d: float, rate: float) -> floa
         slot = np.minimum(np.ceil(t / interval_s), math.ceil(d / interval_s))
         _, first = np.unique(slot, return_index=True)
         t = t[first]
-    return float((-np.expm1(-rate * t)).sum())
+    return float((-exactmath.expm1(-rate * t)).sum())
 
 
 def _pages(s: np.ndarray, interval_s: float, d: float) -> float:

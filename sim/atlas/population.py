@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from sim import exactmath
+
 LEVEL = 0.90
 FLOOR = 1e-9
 """Shares are clipped to [FLOOR, 1 − FLOOR] before the logit, and compared with an interval
@@ -30,7 +32,7 @@ QUANTILES = {"p10": 0.10, "q25": 0.25, "median": 0.50, "q75": 0.75, "p90": 0.90}
 
 def _logit(p: np.ndarray) -> np.ndarray:
     p = np.clip(p, FLOOR, 1 - FLOOR)
-    return np.log(p / (1 - p))
+    return exactmath.log(p / (1 - p))
 
 
 def prediction_interval(

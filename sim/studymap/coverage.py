@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sim import exactmath
 from sim.calibrate.logs import CHANGES, EditLog
 from sim.studymap import instants, logs
 from sim.studymap.forms import DAY_S
@@ -59,7 +60,7 @@ def site(rng: np.random.Generator) -> Site:
     born = np.where(rng.random(n) < 0.4, 0.0, rng.uniform(0, span, n))
     born[0] = 0.0
     dies = np.where(rng.random(n) < 0.1, rng.uniform(born, span), np.inf)
-    return Site(born, dies, BASE_RATE / DAY_S * np.exp(rng.standard_normal(n)))
+    return Site(born, dies, BASE_RATE / DAY_S * exactmath.exp(rng.standard_normal(n)))
 
 
 def bursty_log(at: Site, rng: np.random.Generator, regime_days: float, bulk: bool) -> EditLog:
@@ -69,7 +70,7 @@ def bursty_log(at: Site, rng: np.random.Generator, regime_days: float, bulk: boo
     regime_s = regime_days * DAY_S
     bounds = np.cumsum(rng.exponential(regime_s, int(4 * span / regime_s) + 8))
     bounds = np.concatenate([[0.0], bounds[bounds < span], [span]])
-    level = np.exp(REGIME_SIGMA * rng.standard_normal(len(bounds) - 1) - REGIME_SIGMA**2 / 2)
+    level = exactmath.exp(REGIME_SIGMA * rng.standard_normal(len(bounds) - 1) - REGIME_SIGMA**2 / 2)
     lo = np.maximum(bounds[:-1][None, :], born[:, None])  # article × regime
     hi = np.minimum(bounds[1:][None, :], np.minimum(dies, span)[:, None])
     counts = rng.poisson(base[:, None] * level[None, :] * np.clip(hi - lo, 0, None))

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim import exactmath
+
 WINDOWS = 128
 """Equal time windows the bootstrap resamples."""
 BOOT = 2000
@@ -93,11 +95,11 @@ def block_length(x: np.ndarray) -> int:
     the series ``x`` (corrected as in Patton, Politis & White 2009)."""
     n = len(x)
     x = x - x.mean()
-    var = float(x @ x) / n
+    var = exactmath.dot(x, x) / n
     if n < 8 or var <= 0:
         return 1
     lags = np.arange(n)
-    acov = np.array([float(x[: n - k] @ x[k:]) / n for k in lags])
+    acov = np.array([exactmath.dot(x[: n - k], x[k:]) / n for k in lags])
     rho = acov / acov[0]
     k_n = max(5, math.ceil(math.sqrt(math.log10(n))))
     m_max = math.ceil(math.sqrt(n)) + k_n
@@ -113,7 +115,7 @@ def block_length(x: np.ndarray) -> int:
     long_run = acov[0] + 2 * float((flat_top * acov[k]).sum())
     if long_run <= 0 or g == 0:
         return 1
-    b = (2 * g**2 / ((4 / 3) * long_run**2)) ** (1 / 3) * n ** (1 / 3)
+    b = float(exactmath.power(2 * g**2 / ((4 / 3) * long_run**2) * n, 1 / 3))
     return int(min(max(1, round(b)), math.ceil(min(3 * math.sqrt(n), n / 3))))
 
 
