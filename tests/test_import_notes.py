@@ -52,3 +52,18 @@ def test_export_into_the_kb_file_says_it_is_the_db(tmp_path: Path, capsys) -> No
     status, _, err = _export(capsys, str(root / "a.md"), "--db", str(db))
     assert status == 2 and f"OUT_DIR {root / 'a.md'}: a file, not a folder" in err, err
     assert db.read_bytes() == before
+
+
+def test_a_file_name_or_value_with_an_escape_byte_is_printed_escaped(
+    tmp_path: Path, capsys
+) -> None:
+    """A docs file named with an escape sequence, and a draft's front matter holding one,
+    reach the terminal as \\x1b text, not as bytes that clear or recolour it."""
+    root = _folder(tmp_path)
+    (root / "draft\x1b[2J.md").write_text('---\ndraft: true\ntitle: "x\x1b[31m"\n---\n\nNot yet.\n')
+    kb = tmp_path / "kb\x1b]0;title\x07.sqlite"
+    status, out, err = _import(capsys, str(root), "--db", str(kb))
+    assert status == 0, err
+    assert "\x1b" not in out + err and "\x07" not in out + err
+    assert "draft\\x1b[2J.md" in err or "draft\\x1b[2J.md" in out
+    assert "kb\\x1b]0;title\\x07.sqlite" in out

@@ -24,6 +24,7 @@ from sim.importer.select import Taken
 from sim.kb.importing import AgentEditsNotTaken, HistoryDiverged, digest
 from sim.kb.rows import StoreError
 from sim.kb.store import KBStore
+from sim.server.describe import terminal
 
 HELP = """\
 Import a folder of Markdown (.md, .markdown, .mdx) articles into a KB file that `serve
@@ -97,7 +98,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def _say(line: str) -> None:
-    print(f"import: {line}", file=sys.stderr)
+    print(terminal(f"import: {line}"), file=sys.stderr)
 
 
 def _base_url(value: str | None, parser: argparse.ArgumentParser) -> str | None:
@@ -196,8 +197,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             "glob is matched against paths relative to DOCS_DIR, e.g. 'i18n/**')"
         )
     print(
-        f"Imported {folder} into {db}: {plan.present:,} articles in the folder, "
-        f"{appended:,} new events (the KB's event log now ends at {head:,})."
+        terminal(
+            f"Imported {folder} into {db}: {plan.present:,} articles in the folder, "
+            f"{appended:,} new events (the KB's event log now ends at {head:,})."
+        )
     )
     if table is not None and log is not None:  # a history gave the edit log its rows
         try:
@@ -209,8 +212,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         print(
-            f"Edit log: {log_path} ({len(plan.log_rows):,} rows; commits counted: "
-            f"{git.COUNTED[args.all_commits]})."
+            terminal(
+                f"Edit log: {log_path} ({len(plan.log_rows):,} rows; commits counted: "
+                f"{git.COUNTED[args.all_commits]})."
+            )
         )
         from sim.studymap import dominant  # loaded by the table's thread already
 
@@ -223,7 +228,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         one = dominant.find(plan.log_rows, str(log_path))
         if one is not None:
             print(dominant.render(one, measured))
-    print(f"Serve it: {PROG} serve --db {db}   Study it: {PROG} advise --db {db}")
+    print(terminal(f"Serve it: {PROG} serve --db {db}   Study it: {PROG} advise --db {db}"))
     return 0
 
 

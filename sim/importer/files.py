@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sim.importer.select import Taken
 from sim.prog import PROG
+from sim.server.describe import terminal
 
 MAX_ARTICLE_BYTES = 1 << 20
 """A larger file is skipped: a help article is some kilobytes, and a megabyte of one is a
@@ -30,7 +31,9 @@ class Notes:
     lines: list[str] = field(default_factory=list)
 
     def add(self, path: str, what: str) -> None:
-        self.lines.append(f"{path}: {what}")
+        """A file's line, escaped as printed: a name or front matter value holding an escape
+        byte cannot move or recolour the user's terminal."""
+        self.lines.append(terminal(f"{path}: {what}"))
 
 
 def named(path: str) -> bool:
