@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from sim.cli.advise_simulated import simulated
-from sim.cli.common import PROG, a_path, bounded
+from sim.cli.common import PROG, a_path, bounded, target_flag
 from sim.cli.paramflags import param_flag, param_flags
 
 MAX_SIMULATE = 20
@@ -106,13 +106,7 @@ def _cost_flags(adv: argparse.ArgumentParser) -> None:
         default=4.0,
         help="characters a token, to state characters as tokens (default 4; --db)",
     )
-    adv.add_argument(
-        "--max-unnoticed-min",
-        type=bounded(float, 0, 1e6),
-        default=30.0,
-        help="target: mean minutes a change to a cited article goes unnoticed "
-        "(default: %(default)s)",
-    )
+    target_flag(adv)
     adv.add_argument(
         "--simulate",
         # at most what runs in about a minute on two cores: a default day is 5.6 CPU-s

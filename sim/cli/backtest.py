@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sim.cli.common import a_path, bounded, output_file
+from sim.cli.common import a_path, output_file, target_flag
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -23,13 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="LOG.csv",
         help="edit logs in the shared format, plain or gzip (default: the atlas's sites)",
     )
-    bt.add_argument(
-        "--max-unnoticed-min",
-        type=bounded(float, 0.01, 1440),
-        default=30.0,
-        help="the target: minutes a change to a cited article goes unnoticed on average "
-        "(default: %(default)s)",
-    )
+    target_flag(bt)
     bt.add_argument(
         "--out",
         type=a_path,

@@ -103,3 +103,14 @@ def needs(parser: argparse.ArgumentParser, name: str, *modules: str) -> None:
     for module in modules:
         if importlib.util.find_spec(module) is None:
             extra(parser, name, ModuleNotFoundError(name=module))
+
+
+def target_flag(parser: argparse.ArgumentParser) -> None:
+    """--max-unnoticed-min, the target every piece of advice is made for (advise, backtest)."""
+    parser.add_argument(
+        "--max-unnoticed-min",
+        type=bounded(float, 0, 1e6),
+        default=30.0,
+        help="target: mean minutes a change to a cited article goes unnoticed "
+        "(default: %(default)s)",
+    )
