@@ -115,6 +115,7 @@ def page(
         server=designer.SERVER,
         writeup_title=designer.WRITEUP_TITLE,
         atlas=atlas.page_values(t),
+        backtest=backtest_values(t["advise_backtest"]),
         writeup_rate=writeup_rate,
         stale=stale,
         answers=answers,
@@ -159,3 +160,20 @@ def page(
             "share": cas.loc[fast, "rejected_share_all_seeds_mean"],
         },
     )
+
+
+def backtest_values(bt: pd.DataFrame) -> dict[str, Any]:
+    """The advice held to the atlas sites' futures (results/advise_backtest.csv): how many
+    sites had a change to a cited article to replay, at how many the replayed mean met the
+    target, at how many its 95 % interval's top did too, and the changed weeks behind it."""
+    judged = bt[bt["met"].notna()]
+    met = judged["met"].astype(str) == "True"
+    return {
+        "sites": len(bt),
+        "judged": len(judged),
+        "met": int(met.sum()),
+        "met_upper": int((judged["unnoticed_hi"] <= judged["target_min"]).sum()),
+        "target": float(bt["target_min"].iloc[0]) if len(bt) else float("nan"),
+        "picks": sorted(judged["pick"].unique()),
+        "windows": int(judged["windows_changed"].median()) if len(judged) else 0,
+    }
