@@ -9,7 +9,7 @@ Monte-Carlo standard errors; a verdict whose truth sits on its threshold must be
 decided no more often than at a fixed count. The rule the readings' replaced (on while a
 verdict is undecided) runs through the same simulation and fails it. `make test` runs a
 hundred replications a scenario; `make check` the committed table's 2,000, and checks that
-results/seedrule_coverage.csv is that run.
+results/coverage/seedrule_coverage.csv is that run.
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ def test_the_replaced_rule_fails_the_same_check(deep: bool, table: pd.DataFrame)
 
 @pytest.mark.deep
 def test_the_committed_table_is_this_run(deep: bool, table: pd.DataFrame) -> None:
-    """results/seedrule_coverage.csv (``python -m sim.results.coverage``) is the table of the
-    committed rows; `make test`'s smaller run checks only its shape."""
+    """results/coverage/seedrule_coverage.csv (``python -m sim.results.coverage``) is the
+    table of the committed rows; `make test`'s smaller run checks only its shape."""
     committed = pd.read_csv(RESULTS / NAME)
     assert list(committed.columns) == list(table.columns)
     assert committed[["seed_rule", "scenario", "stopping", "error_kind"]].equals(

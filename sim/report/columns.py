@@ -468,7 +468,6 @@ FILES: dict[str, str] = {
     "exposure_crossings.csv": "intervals where a periodic method costs what push costs",
     "exposure_theory.csv": "simulated against closed-form exposure quantities",
     "realshape.csv": "headline figures per real-shape arm, with paired differences",
-    "seedrule_coverage.csv": "each seed rule's error as it runs, simulated on resampled seeds",
     "realshape_moves.csv": "the real feature that moves each figure most, Holm-corrected",
     "realshape_paired.csv": "realshape.csv on the seeds every arm of a log ran (the grids)",
     "calibration_fit.csv": "the bundled log's fitted edit process, with bootstrap intervals",

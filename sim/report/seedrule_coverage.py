@@ -1,5 +1,5 @@
 """How often the seed rules' intervals and calls err, simulated through the rules as they run:
-results/seedrule_coverage.csv.
+results/coverage/seedrule_coverage.csv.
 
 Each replication draws a unit's per-seed values by resampling committed rows, moved so the
 truth is known: a reading's (default, reading) pairs and the headline's seeds; a panel arm's

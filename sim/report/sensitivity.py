@@ -83,7 +83,7 @@ def unsettled(table: pd.DataFrame) -> pd.DataFrame:
     undecided. The earlier rule also ran on while a verdict was undecided: with the truth on a
     CAS verdict's threshold it called the verdict decided 19 % of the time against 10 % at a
     fixed count, and its intervals missed 6.2 % (``sim.report.seedrule_coverage``,
-    results/seedrule_coverage.csv)."""
+    results/coverage/seedrule_coverage.csv)."""
     moving = simulated_moves(table)
     return moving[(moving["shift_ci_hi"] - moving["shift_ci_lo"]) / 2 > SHIFT_BOUND]
 

@@ -24,7 +24,7 @@ from sim.results.reproduce import readme_blocks, reproduce
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
-NOT_REPRODUCED = {"bench.json", "SPEED.md", "seedrule_coverage.csv"}
+NOT_REPRODUCED = {"bench.json", "SPEED.md", "coverage/seedrule_coverage.csv"}
 """Written by `make bench` (its figures and their table), and by `python -m
 sim.results.coverage` (the seed rules' error over 2,000 replications, 80 CPU-s, held to a
 fresh run by tests/test_seedrule_coverage.py under --deep, which `make check` runs), not by

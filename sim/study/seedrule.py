@@ -14,7 +14,7 @@ No experiment stops a unit on where its estimate lies: the readings stop on the 
 their intervals alone, the panel on a fixed count. Stopping once a verdict is reached is
 optional stopping, which inflates a 95 % interval's error (Armitage, McPherson & Rowe,
 J. R. Stat. Soc. A 132, 1969); ``sim.report.seedrule_coverage`` runs both rules as they run,
-over many replications, and results/seedrule_coverage.csv states the level each keeps.
+over many replications, and results/coverage/seedrule_coverage.csv states the level each keeps.
 """
 
 from __future__ import annotations
