@@ -4,8 +4,6 @@ naming the article with nothing written, and no stored byte ends in a traceback.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import shutil
 import sqlite3
 import tempfile
@@ -15,20 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim.cli import main
 from sim.kb.store import KBStore
 from sim.model.opening import KB_ID
 from tests.conftest import examples
-
-
-def _run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(list(argv))
-        except SystemExit as e:
-            status = int(e.code or 0)
-    return status, out.getvalue(), err.getvalue()
+from tests.test_export_roundtrip import _run
 
 
 def _kb(folder: Path) -> Path:

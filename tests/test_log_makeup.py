@@ -14,21 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from sim.__main__ import main
 from sim.calibrate.gitlog import git_log_text
 from sim.calibrate.logs import LogError, read_log
 from sim.studymap import dominant
+from tests.test_calibrate_cli import _run
 
 HEADER = "time,publish,author,article,change,lines_added,lines_removed"
-
-
-def _run(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _git(repo: Path, *args: str, when: int = 0) -> None:
