@@ -404,7 +404,7 @@ BASE: dict[str, tuple[str, str]] = {
     "median": (SHARE, "median of the sites' shares"),
     "q75": (SHARE, "75th percentile of the sites' shares"),
     "p90": (SHARE, "90th percentile of the sites' shares"),
-    "pi_lo": (SHARE, "low end of the 90 % prediction interval for a further site (t on logits)"),
+    "pi_lo": (SHARE, "low end of the 90 % prediction interval for a further site (a ranked share)"),
     "pi_hi": (SHARE, "high end of the 90 % prediction interval for a further site"),
     "tried": (COUNT, "sites left out with an interval from the others (three others at least)"),
     "left_out_inside": (COUNT, "left-out sites inside the interval built from the others"),
@@ -417,6 +417,8 @@ BASE: dict[str, tuple[str, str]] = {
     "future_lo": (SHARE, "low end of its 95 % interval"),
     "future_hi": (SHARE, "high end of its 95 % interval"),
     "future_inside": (FLAG, "the future's share lies inside the past's 95 % interval"),
+    "inside_pi": (FLAG, "the held-out site's share lies inside the atlas's 90 % PI (ends in)"),
+    "percentile": ("percentile", "where a held-out site's share stands among the atlas's, 0–100"),
 }
 """Base names: (unit, meaning)."""
 
@@ -448,6 +450,7 @@ FILES: dict[str, str] = {
     "atlas_sites.csv": "each atlas site's stale share by age and CAS rejection by delay, own rows",
     "atlas_population.csv": "the sites' spread by age and kind, and a further site's 90 % PI",
     "atlas_loo.csv": "each site left out in turn: inside the interval built from the others?",
+    "atlas_heldout.csv": "real docs sites not in the atlas against its 90 % PI: inside?",
     "atlas_outoftime.csv": "each site's first 70 % against its last 30 %: past predicts future?",
     "per_seed.csv": "every headline quantity per seed (staleness and CAS days joined)",
     "comparison.csv": "each figure of the write-up beside ours, with z and a verdict",
