@@ -83,7 +83,10 @@ BASE: dict[str, tuple[str, str]] = {
         " or the calibration's)",
     ),
     # advise_backtest.csv (sim/advise/backtest.py)
-    "site": (TEXT, "the site (its edit log): in the atlas (sim/atlas/sites.csv), or backtested"),
+    "site": (
+        TEXT,
+        "the site (its edit log): in the atlas (sim/atlas/sites.csv), held out, or backtested",
+    ),
     "pick": (TEXT, "the closed forms' pick from the history before the held-out last year"),
     "target_min": ("minutes", "the target: a change to a cited article unnoticed on average"),
     "predicted_min": ("minutes", "the pick's unnoticed time by the closed forms"),
