@@ -1,6 +1,7 @@
 """The atlas's data: each site of sites.csv has its log, which parses and meets the stated
 selection rule (3 years, 30 articles, 200 rows), with the counts sites.csv gives; the atlas
-has 30 sites, 3 kinds and 4 generators; its gzip files are byte-reproducible (no name, no
+has 30 sites, 3 kinds and 4 generators; the held-out sites are listed and checked alike and
+share no repository with it; its gzip files are byte-reproducible (no name, no
 time); the package ships them; and the stated extract command, run on a tiny repository,
 gives a log in the shared format with pseudonymous ids."""
 
@@ -20,6 +21,7 @@ import pytest
 
 import sim.atlas as atlas
 from sim.__main__ import main
+from sim.atlas import heldout
 from sim.calibrate.logs import COLUMNS, LogError, read_log
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,10 +36,13 @@ def test_the_atlas_has_30_sites_of_3_kinds_and_4_generators() -> None:
     assert len({s.site for s in sites}) == len(sites) == len({s.repo for s in sites})
 
 
-@pytest.mark.parametrize("site", [s.site for s in atlas.sites()])
+ALL_SITES = [*atlas.sites(), *heldout.sites()]
+
+
+@pytest.mark.parametrize("site", [s.site for s in ALL_SITES])
 def test_each_log_parses_meets_the_rule_and_matches_its_row(site: str) -> None:
-    s = next(x for x in atlas.sites() if x.site == site)
-    log = atlas.log(site)
+    s = next(x for x in ALL_SITES if x.site == site)
+    log = read_log(s.path)
     assert (log.epoch_s.max() - log.epoch_s.min()) / YEAR_S >= 3
     assert log.n_articles >= 30 and len(log) >= 200
     assert (len(log), len(np.unique(log.publish)), log.n_articles) == (
@@ -51,10 +56,21 @@ def test_each_log_parses_meets_the_rule_and_matches_its_row(site: str) -> None:
     assert s.licence and s.extract.count(s.commit) == 1
 
 
-def test_the_gzip_logs_are_reproducible_bytes() -> None:
-    packed = sorted((ROOT / "sim/atlas/logs").glob("*.csv.gz"))
+def test_the_held_out_sites_are_not_in_the_atlas_and_every_kind_is_there() -> None:
+    """Held out means not in the population: no repository, no name shared."""
+    held = heldout.sites()
+    assert 3 <= len(held) <= 6
+    assert not {s.repo for s in held} & {s.repo for s in atlas.sites()}
+    assert not {s.site for s in held} & {s.site for s in atlas.sites()}
+    assert {s.kind for s in held} == {"help", "product", "developer"}
+    assert all(s.log == f"atlas/heldout/{s.site}.csv.gz" for s in held)
+
+
+@pytest.mark.parametrize(("folder", "records"), [("logs", atlas.sites), ("heldout", heldout.sites)])
+def test_the_gzip_logs_are_reproducible_bytes(folder: str, records) -> None:
+    packed = sorted((ROOT / "sim/atlas" / folder).glob("*.csv.gz"))
     assert {p.name for p in packed} == {
-        Path(s.log).name for s in atlas.sites() if s.log.startswith("atlas/")
+        Path(s.log).name for s in records() if s.log.startswith("atlas/")
     }
     for p in packed:
         raw = p.read_bytes()
@@ -67,7 +83,8 @@ def test_the_gzip_logs_are_reproducible_bytes() -> None:
 def test_the_package_ships_the_atlas() -> None:
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     globs = data["package-data"]["sim.atlas"]
-    for path in [atlas.SITES, *(ROOT / "sim/atlas/logs").iterdir()]:
+    held = (ROOT / "sim/atlas/heldout").iterdir()
+    for path in [atlas.SITES, *(ROOT / "sim/atlas/logs").iterdir(), *held]:
         rel = path.relative_to(ROOT / "sim/atlas").as_posix()
         assert any(fnmatch(rel, g) for g in globs), rel
 

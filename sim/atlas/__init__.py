@@ -42,13 +42,19 @@ class Site:
         return HERE.parent / self.log
 
 
-@functools.cache
-def sites() -> tuple[Site, ...]:
-    """The atlas's sites in the order of sites.csv."""
-    with SITES.open(newline="", encoding="utf-8") as f:
+def read_sites(path: Path) -> tuple[Site, ...]:
+    """The sites a file in ``sites.csv``'s columns lists, in its order (the atlas's, or the
+    held-out sites' of ``heldout/sites.csv``)."""
+    with path.open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     counts = ("rows", "publishes", "articles")
     return tuple(Site(**(r | {k: int(r[k]) for k in counts})) for r in rows)  # type: ignore[arg-type]
+
+
+@functools.cache
+def sites() -> tuple[Site, ...]:
+    """The atlas's sites in the order of sites.csv."""
+    return read_sites(SITES)
 
 
 @functools.cache

@@ -2,11 +2,13 @@
 quartiles, 10th–90th percentiles) by citation age and kind of site, and a 90 % prediction
 interval for a site not in the atlas, checked by leaving each site out in turn.
 
-The interval is Student's t on the logit of the sites' shares: with m and s the mean and
-standard deviation of logit(share) over n sites, a new site's logit lies in
-m ± t(0.95, n − 1)·s·√(1 + 1/n) with probability 0.90 when the sites' logits are
-exchangeable draws of one normal distribution; the bounds are mapped back to shares. A share
-of 0 (no save at that age in the site's history) is taken as ``FLOOR`` before the logit."""
+The interval is the sites' own order statistics, no distribution assumed: for n sites,
+[X_(k), X_(n+1−k)] holds a further site's share with probability at least (n+1−2k)/(n+1)
+when the n + 1 sites are exchangeable (Wilks 1941, tolerance limits; Vovk, Gammerman and
+Shafer 2005, conformal prediction), whatever the shares' distribution; k is the largest with
+that bound at least ``LEVEL``. The condition is exchangeability: a new site is drawn as the
+atlas's sites were (the selection rule of README.md), not picked for being unusual. Ties and
+the inclusive bounds only add coverage."""
 
 from __future__ import annotations
 
@@ -15,38 +17,34 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-
-from sim import exactmath
 
 LEVEL = 0.90
-FLOOR = 1e-9
-"""Shares are clipped to [FLOOR, 1 − FLOOR] before the logit, and compared with an interval
-so clipped: a zero share (no save so soon after another in a site's history) is 10⁻⁷ %,
-below every site's share at 5 s (about 10⁻⁴ %)."""
-MIN_SITES = 3
-"""Fewer sites give no interval (a standard deviation needs two, a t quantile one more)."""
 KEYS = ["quantity", "draw", "age_s"]
 QUANTILES = {"p10": 0.10, "q25": 0.25, "median": 0.50, "q75": 0.75, "p90": 0.90}
 
 
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, FLOOR, 1 - FLOOR)
-    return exactmath.log(p / (1 - p))
+def rank(n: int, level: float = LEVEL) -> int:
+    """The largest k with (n+1−2k)/(n+1) ≥ ``level`` (0: n sites are too few for an
+    interval at that level; 19 at least for 90 %)."""
+    return max(0, math.floor((n + 1) * (1 - level) / 2 + 1e-9))
+
+
+def min_sites(level: float = LEVEL) -> int:
+    """The fewest sites that give an interval at ``level``."""
+    return next(n for n in range(1, 10**6) if rank(n, level) >= 1)
 
 
 def prediction_interval(
     shares: Sequence[float] | np.ndarray, level: float = LEVEL
 ) -> tuple[float, float]:
-    """The interval a further site's share falls in with probability ``level`` (NaN for
-    fewer than ``MIN_SITES`` sites)."""
-    x = _logit(np.asarray(shares, dtype=float))
-    n = len(x)
-    if n < MIN_SITES:
+    """The k-th smallest and k-th largest share, k = ``rank(n, level)``: a further
+    exchangeable site falls inside with probability at least ``level`` (NaN where the sites
+    are too few)."""
+    x = np.sort(np.asarray(shares, dtype=float))
+    k = rank(len(x), level)
+    if k < 1:
         return math.nan, math.nan
-    half = stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) * math.sqrt(1 + 1 / n)
-    lo, hi = x.mean() - half, x.mean() + half
-    return float(1 / (1 + math.exp(-lo))), float(1 / (1 + math.exp(-hi)))
+    return float(x[k - 1]), float(x[len(x) - k])
 
 
 def _spread(g: pd.DataFrame) -> dict[str, float]:
@@ -80,7 +78,7 @@ def leave_one_out(sites: pd.DataFrame) -> pd.DataFrame:
         inside, outside = 0, []
         for i in range(len(v)):
             lo, hi = prediction_interval(np.delete(v, i))
-            if lo <= min(max(v[i], FLOOR), 1 - FLOOR) <= hi:
+            if lo <= v[i] <= hi:
                 inside += 1
             elif not math.isnan(lo):
                 outside.append(names[i])

@@ -58,11 +58,14 @@ def atlas_logs() -> dict[str, EditLog]:
     return {r.site: atlas.log(r.site) for r in atlas.sites()}
 
 
-def sites_table(logs: dict[str, EditLog] | None = None) -> pd.DataFrame:
-    """Every site's rows (``logs``: by site, the atlas's own when not given)."""
+def sites_table(
+    logs: dict[str, EditLog] | None = None, records: tuple[atlas.Site, ...] | None = None
+) -> pd.DataFrame:
+    """Every site's rows (``logs``: by site, the atlas's own when not given; ``records``:
+    the sites they belong to, the atlas's when not given)."""
     import pandas as pd
 
-    records = atlas.sites()
+    records = atlas.sites() if records is None else records
     logs = atlas_logs() if logs is None else logs
     rows = [row for r in records if r.site in logs for row in site_rows(r, logs[r.site])]
     return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -1,7 +1,8 @@
 """The atlas in `make reproduce`: its tables (each site's shares from its own rows, the
-population's spread and prediction interval, the leave-one-out check, past against future),
-its figure (every site on one map of stale share by citation age), and what the first page
-quotes of it. Model-free, so `reproduce --from-rows` builds it too."""
+population's spread and prediction interval, the leave-one-out check, past against future,
+the held-out sites placed against the interval), its figure (every site on one map of stale
+share by citation age), what the first page quotes of it and REPORT.md § 7's part on a site
+not in it. Model-free, so `reproduce --from-rows` builds it too."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from sim import atlas
-from sim.atlas import outoftime, population, table
+from sim.atlas import heldout, outoftime, population, table
 from sim.params import Params
+from sim.report.render import render
 from sim.studymap.figures import age_label, pct
 
 Tables = dict[str, pd.DataFrame]
@@ -43,6 +45,7 @@ TABLES: tuple[tuple[str, Make], ...] = (
         "atlas_outoftime",
         lambda base, rows, t: outoftime.table(atlas.sites(), table.atlas_logs()),
     ),
+    ("atlas_heldout", lambda base, rows, t: heldout.heldout_table(t["atlas_sites"])),
 )
 
 
@@ -153,8 +156,52 @@ def page_values(t: Tables) -> dict[str, Any]:
         "kinds": [KIND_WORDS.get(k, k) for k in sorted(sites["kind"].unique())],
         "generators": int(sites["generator"].nunique()),
         "level": population.LEVEL,
+        "min_sites": population.min_sites(),
         "ages": ages,
     }
+
+
+def section_text(t: Tables) -> str:
+    """REPORT.md § 7's part on a site not in the atlas: the interval's rule and guarantee,
+    each site left out in turn at every age, the held-out sites at a day, a week and a month
+    (templates/atlas_section.md.j2)."""
+    loo = t["atlas_loo"]
+    loo = loo[(loo["quantity"] == "stale") & (loo["draw"] == HEADLINE_DRAW)].sort_values("age_s")
+    n = int(loo["sites"].max())
+    held = _stale(t["atlas_heldout"])
+    kinds = _stale(t["atlas_sites"]).drop_duplicates("site")["kind"].value_counts()
+    return render(
+        "atlas_section.md.j2",
+        level=population.LEVEL,
+        n=n,
+        k=population.rank(n),
+        k_loo=population.rank(n - 1),
+        min_sites=population.min_sites(),
+        kind_sites=(int(kinds.min()), int(kinds.max())),
+        loo=[
+            {
+                "age": age_label(r["age_s"]),
+                "inside": int(r["left_out_inside"]),
+                "tried": int(r["tried"]),
+            }
+            for _, r in loo.iterrows()
+            if r["tried"]
+        ],
+        held_sites=held["site"].nunique(),
+        held=[
+            {
+                "within": words,
+                "inside": int(g["inside_pi"].sum()),
+                "sites": len(g),
+                "outside": [
+                    (r["site"], pct(r["measured"]), r["measured"] > r["pi_hi"])
+                    for _, r in g[~g["inside_pi"]].iterrows()
+                ],
+            }
+            for a, words in PAGE_AGES_S.items()
+            if len(g := held[held["age_s"] == a])
+        ],
+    )
 
 
 def _loo(r: pd.Series) -> dict[str, Any] | None:

@@ -83,7 +83,10 @@ BASE: dict[str, tuple[str, str]] = {
         " or the calibration's)",
     ),
     # advise_backtest.csv (sim/advise/backtest.py)
-    "site": (TEXT, "the site (its edit log): in the atlas (sim/atlas/sites.csv), or backtested"),
+    "site": (
+        TEXT,
+        "the site (its edit log): in the atlas (sim/atlas/sites.csv), held out, or backtested",
+    ),
     "pick": (TEXT, "the closed forms' pick from the history before the held-out last year"),
     "target_min": ("minutes", "the target: a change to a cited article unnoticed on average"),
     "predicted_min": ("minutes", "the pick's unnoticed time by the closed forms"),
@@ -404,7 +407,7 @@ BASE: dict[str, tuple[str, str]] = {
     "median": (SHARE, "median of the sites' shares"),
     "q75": (SHARE, "75th percentile of the sites' shares"),
     "p90": (SHARE, "90th percentile of the sites' shares"),
-    "pi_lo": (SHARE, "low end of the 90 % prediction interval for a further site (t on logits)"),
+    "pi_lo": (SHARE, "low end of the 90 % prediction interval for a further site (a ranked share)"),
     "pi_hi": (SHARE, "high end of the 90 % prediction interval for a further site"),
     "tried": (COUNT, "sites left out with an interval from the others (three others at least)"),
     "left_out_inside": (COUNT, "left-out sites inside the interval built from the others"),
@@ -417,6 +420,8 @@ BASE: dict[str, tuple[str, str]] = {
     "future_lo": (SHARE, "low end of its 95 % interval"),
     "future_hi": (SHARE, "high end of its 95 % interval"),
     "future_inside": (FLAG, "the future's share lies inside the past's 95 % interval"),
+    "inside_pi": (FLAG, "the held-out site's share lies inside the atlas's 90 % PI (ends in)"),
+    "percentile": ("percentile", "where a held-out site's share stands among the atlas's, 0–100"),
 }
 """Base names: (unit, meaning)."""
 
@@ -448,6 +453,7 @@ FILES: dict[str, str] = {
     "atlas_sites.csv": "each atlas site's stale share by age and CAS rejection by delay, own rows",
     "atlas_population.csv": "the sites' spread by age and kind, and a further site's 90 % PI",
     "atlas_loo.csv": "each site left out in turn: inside the interval built from the others?",
+    "atlas_heldout.csv": "real docs sites not in the atlas against its 90 % PI: inside?",
     "atlas_outoftime.csv": "each site's first 70 % against its last 30 %: past predicts future?",
     "per_seed.csv": "every headline quantity per seed (staleness and CAS days joined)",
     "comparison.csv": "each figure of the write-up beside ours, with z and a verdict",

@@ -9,7 +9,7 @@ import pandas as pd
 
 from sim.pages import md
 from sim.params import Params, param_docs
-from sim.report import breakeven, map_section, realshape_section
+from sim.report import atlas, breakeven, map_section, realshape_section
 from sim.report.audit import audit_table, seeds_needed_table
 from sim.report.calibration import calibration_text
 from sim.report.exposure import section_text
@@ -272,6 +272,7 @@ def render(
         if "exposure" in t
         else "",
         map=map_section.text(base, t) if "map_agreement" in t else "",
+        atlas=atlas.section_text(t) if "atlas_heldout" in t else "",
         audit_table=audit,
         notes=notes,
         multiple_testing=multiple_testing_text(comparison),
