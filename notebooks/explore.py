@@ -20,14 +20,16 @@
 # The rest reruns the simulation with the parameters of the next cell: change them
 # and run all cells. The cell is tagged `parameters`, so the notebook also runs
 # headless with other values (papermill style; `make test` runs it on small ones).
+# A value of None keeps the study's own default (`sim.params.Params`); the cell after
+# the imports shows the day's parameters the run uses.
 
 # %% tags=["parameters"]
 SEEDS = 20  # seeds per setting; the report's intervals use more
-ZIPF_S = 0.9  # Zipf exponent of popularity
-N_SAVES = 300  # human saves in the 8-hour day
-EDIT_FOLLOWS = 1.0  # 1: edits follow question popularity fully; 0: independently
-CHECK_INTERVAL_S = 3600.0  # seconds between checks
-CITATIONS = 2  # citations per answer
+ZIPF_S = None  # Zipf exponent of popularity
+N_SAVES = None  # human saves in the 8-hour day
+EDIT_FOLLOWS = None  # 1: edits follow question popularity fully; 0: independently
+CHECK_INTERVAL_S = None  # seconds between checks
+CITATIONS = None  # citations per answer
 SENSITIVITY_S = (0.0, 0.5, 0.9, 1.2)  # Zipf exponents to compare
 SENSITIVITY_SAVES = (75, 150, 300, 600, 1200)  # edit volumes to compare
 SENSITIVITY_FOLLOWS = (0.0, 0.5, 1.0)  # edit-popularity couplings to compare
@@ -80,6 +82,17 @@ def show(fig: plt.Figure) -> None:
     display(fig)
 
 
+# %%
+chosen = {
+    "zipf_s": ZIPF_S,
+    "n_saves": N_SAVES,
+    "edit_follows_questions": EDIT_FOLLOWS,
+    "check_interval_s": CHECK_INTERVAL_S,
+    "citations_per_answer": CITATIONS,
+}
+params = Params(**{field: v for field, v in chosen.items() if v is not None})
+pd.Series({field: getattr(params, field) for field in chosen}, name="the day's parameters")
+
 # %% [markdown]
 # ## 1. The default day, as reported
 
@@ -91,13 +104,6 @@ comparison[["figure", "reported", "seeds_1_5", "mean", "ci_lo", "ci_hi", "verdic
 # ## 2. Your parameters: staleness, cost of checks, CAS by delay
 
 # %%
-params = Params(
-    zipf_s=ZIPF_S,
-    n_saves=N_SAVES,
-    edit_follows_questions=EDIT_FOLLOWS,
-    check_interval_s=CHECK_INTERVAL_S,
-    citations_per_answer=CITATIONS,
-)
 seeds = list(range(1, SEEDS + 1))
 frames = run_study(params, seeds, ("staleness", "control", "cas"), workers=WORKERS)
 mine = per_seed(frames)
@@ -117,7 +123,7 @@ checks = frames.checks[
 ]
 cost = checks.groupby(["method", "check"], as_index=False)[["calls", "result_chars"]].mean()
 fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
-hours = CHECK_INTERVAL_S / 3600
+hours = params.check_interval_s / 3600
 for method, g in cost.groupby("method"):
     label, colour = BY_NAME[method].label, BY_NAME[method].colour  # the report's, too
     a1.plot(g["check"] * hours, g["calls"], marker="o", label=label, color=colour)
@@ -344,7 +350,7 @@ if KB_DB:
     try:
         kb_text, kb_advice = advise_for_db(
             Path(KB_DB),
-            Params(zipf_s=ZIPF_S, citations_per_answer=CITATIONS),
+            params,
             Costs(),
             30.0,
             Precision(),

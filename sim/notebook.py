@@ -105,9 +105,16 @@ def overrides(pairs: list[str], known: dict[str, Any]) -> dict[str, Any]:
                 f"-p {pair}: the notebook has no parameter {name}; its parameters: "
                 + ", ".join(n for n in known if n not in SET_BY_FLAGS)
             )
-        out[name] = _value(name, text.strip(), known[name])
+        out[name] = _value(name, text.strip(), _typed(name, known[name]))
         _as_params(name, text.strip(), out[name])
     return out
+
+
+def _typed(name: str, default: Any) -> Any:
+    """A parameter left None to keep Params' own default takes that default's type."""
+    if default is None and name in AS_PARAMS:
+        return getattr(Params(), AS_PARAMS[name][0])
+    return default
 
 
 def _literal(text: str) -> Any:

@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 from sim.notebook import (
+    AS_PARAMS,
     ParameterError,
     clean,
     defaults,
@@ -351,3 +352,17 @@ def test_notebook_db_runs_the_kb_section_alone_and_says_so(
     assert headings == ["## 7. Your own KB"]
     assert any("`--all-sections` runs them too" in c.source for c in nb.cells)
     assert f"Advice for the KB {db.resolve()}: 20 published articles." in "".join(text_outputs(nb))
+
+
+def test_the_parameters_cell_repeats_no_default_of_params() -> None:
+    """A day's parameter left None keeps Params' default, so the two cannot drift apart;
+    a -p value still takes that default's type."""
+    known = defaults(NOTEBOOKS / "explore.py")
+    days = [name for name in AS_PARAMS if not isinstance(known[name], tuple)]
+    assert days and all(known[name] is None for name in days), {n: known[n] for n in days}
+    assert overrides(["CITATIONS=3", "EDIT_FOLLOWS=0"], known) == {
+        "CITATIONS": 3,
+        "EDIT_FOLLOWS": 0.0,
+    }
+    with pytest.raises(ParameterError, match=r"CITATIONS takes a whole number ≥ 0 \(default 2\)"):
+        overrides(["CITATIONS=two"], known)
