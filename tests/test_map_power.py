@@ -42,9 +42,7 @@ def test_committed_points_state_margin_power_and_seeds() -> None:
     rel = a["quantity"].map(MARGINS)
     assert np.allclose(a["margin_rel"], rel)
     assert np.allclose(a["margin"], np.maximum(rel * a["closed_form"].abs(), MARGIN_FLOOR))
-    power = [
-        detection_power(m, s, Z_TOLERANCE) for m, s in zip(a["margin"], a["se"], strict=True)
-    ]
+    power = [detection_power(m, s, Z_TOLERANCE) for m, s in zip(a["margin"], a["se"], strict=True)]
     assert np.allclose(a["power"], power)
     short = a[a["power"] < POWER]
     assert (short["seeds_for_80_power"] > short["seeds"]).all()
