@@ -97,6 +97,48 @@ def normal_interval(values: np.ndarray | Sequence[float]) -> Interval:
     return Interval(mean, mean - half, mean + half, sd, n)
 
 
+def control_variate_interval(
+    values: np.ndarray | Sequence[float], controls: np.ndarray, means: Sequence[float]
+) -> Interval:
+    """The controlled mean Ȳ − β̂ᵀ(C̄ − μ) over units with its 95 % interval (Nelson 1990;
+    Law & Kelton § 11.3; Glasserman § 4.1): β̂ and the interval from the least-squares
+    regression of Y on the controls' deviations from their known means μ, Student's t
+    on the residuals with n − q − 1 degrees of freedom, so an estimated β̂ costs the
+    interval what it must. ``sd`` is the residual spread: (sd/plain sd)² is the variance
+    the controls leave. NaN bounds while n ≤ q + 1."""
+    y = np.asarray(values, dtype=float)
+    c = np.asarray(controls, dtype=float).reshape(len(y), -1)
+    n, q = c.shape
+    x = np.column_stack([np.ones(n), c - np.asarray(means, dtype=float)])
+    coef, *_ = np.linalg.lstsq(x, y, rcond=None)
+    mean = float(coef[0])
+    if n <= q + 1:
+        return Interval(mean, math.nan, math.nan, math.nan, n)
+    resid = y - x @ coef
+    s2 = float(resid @ resid) / (n - q - 1)
+    se = math.sqrt(s2 * float(np.linalg.pinv(x.T @ x)[0, 0]))
+    half = _t975(n - q - 1) * se
+    return Interval(mean, mean - half, mean + half, math.sqrt(s2), n)
+
+
+def detection_power(gap: float, se: float, z_crit: float) -> float:
+    """Chance a two-sided |z| > z_crit test detects a true gap of `gap` between a mean
+    with standard error `se` and its reference (normal approximation):
+    Φ(gap/se − z_crit) + Φ(−gap/se − z_crit)."""
+    if se <= 0:
+        return 1.0 if gap > 0 else 0.0
+    phi = NormalDist().cdf
+    return phi(gap / se - z_crit) + phi(-gap / se - z_crit)
+
+
+def units_for_power(units: int, gap: float, se: float, z_crit: float, power: float) -> int:
+    """Units a mean whose standard error is `se` on `units` of them needs for `power` to
+    detect `gap` at z_crit (its standard error falling as 1/√units; the small opposite
+    tail left out, so a slight overcount)."""
+    need = (z_crit + NormalDist().inv_cdf(power)) * se / gap
+    return max(2, math.ceil(units * need * need))
+
+
 def mean_p(values: np.ndarray | Sequence[float]) -> float:
     """Two-sided p of a mean of zero by Student's t: a paired move's p from its per-seed
     differences (one unit: NaN; no spread: 0 or 1). scipy.stats' t.sf is this same stdtr

@@ -13,10 +13,19 @@ import pandas as pd
 from sim.pages import md
 from sim.params import Params
 from sim.report.render import render
+from sim.studymap.bias import form_gap
 from sim.studymap.figures import age_label, pct
 from sim.studymap.forms import DAY_S
 from sim.studymap.report import writeup_rate
-from sim.studymap.tables import AGENT_FACTOR, RATIO_TOLERANCE, Z_TOLERANCE, stale_at
+from sim.studymap.tables import (
+    AGENT_FACTOR,
+    MARGIN_FLOOR,
+    MARGINS,
+    POWER,
+    RATIO_TOLERANCE,
+    Z_TOLERANCE,
+    stale_at,
+)
 
 TABLE_RATES = (0.001, 0.01, 0.1, 1.0, 10.0)
 """Intensities shown in the section's stale table (beside the write-up's and the logs')."""
@@ -105,6 +114,9 @@ def agreement_table(a: pd.DataFrame) -> str:
             "closed form": a["closed_form"].map(lambda x: f"{x:.4f}"),
             "z": a["form_z"].map(lambda x: f"{x:+.1f}" if math.isfinite(x) else "–"),
             "within": a["within_tolerance"].map({True: "yes", False: "**no**"}),
+            "margin": a["margin"].map(lambda x: f"±{x:.4f}"),
+            "power": a["power"].map(lambda x: f"{100 * x:.0f} %"),
+            "seeds for 80 %": a["seeds_for_80_power"],
         }
     )
     return md(shown)
@@ -224,6 +236,11 @@ def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
         agent=count(agent, "within_tolerance"),
         agent_gap=_span((agent["simulated"] / agent["closed_form"])[agent["delay_s"] >= 3600.0]),
         stale_z=_span(a[a["quantity"] == "stale_at_day_end"]["form_z"]),
+        margins=MARGINS,
+        margin_floor=MARGIN_FLOOR,
+        power=POWER,
+        powered=(int((a["power"] >= POWER).sum()), len(a)),
+        gaps=form_gap(a).set_index("quantity").to_dict("index"),
         agreement_table=agreement_table(a),
         cas_logs_table=cas_logs_table(logs),
         logs_table=logs_table(logs),

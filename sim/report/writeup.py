@@ -23,6 +23,7 @@ from sim.report.openchoices import (
 )
 from sim.report.render import pct
 from sim.report.render import render as render_template
+from sim.report.variance import variance_text
 from sim.study.realshape import Setting
 
 
@@ -274,6 +275,7 @@ def render(
         map=map_section.text(base, t) if "map_agreement" in t else "",
         atlas=atlas.section_text(t) if "atlas_heldout" in t else "",
         audit_table=audit,
+        variance=variance_text(t["variance_reduction"], base) if "variance_reduction" in t else "",
         notes=notes,
         multiple_testing=multiple_testing_text(comparison),
         control_outlier=""

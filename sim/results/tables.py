@@ -18,6 +18,7 @@ from sim.report import (
     sensitivity,
     sizes,
     tables,
+    variance,
 )
 from sim.report.comparison import comparison_table
 from sim.results import seedrows
@@ -86,6 +87,10 @@ TABLES: tuple[Table, ...] = (
         ),
     ),
     Table("comparison", _comparison),
+    Table(
+        "variance_reduction",
+        lambda base, rows, t: variance.variance_table(t["per_seed"], base),
+    ),
     Table(
         "staleness",
         lambda base, rows, t: tables.staleness_table(

@@ -219,3 +219,20 @@ def closed_forms(base: Params) -> dict[str, float]:
         "control_stale_share": even["citations"],
         "control_answers_with_stale_share": even["answers"],
     }
+
+
+def control_means(base: Params) -> dict[str, float]:
+    """The per-seed counts whose expectation ``Params`` fixes exactly, for control variates:
+    the day's questions and human saves on the ten most popular articles, each target drawn
+    with replacement by the Zipf weights (``sim.model.schedule``), so n·w₁₀ with w₁₀ the
+    top ten's weight (n the count, or its Poisson mean). None where the draws are not that:
+    a calibrated process, questions clustered or on another ranking, saves without
+    replacement, evenly spread or not on the questions' ranking."""
+    if base.save_process != "writeup" or base.question_relation != "same":
+        return {}
+    top = top_share(base.n_articles, base.zipf_s)
+    means = {"questions_top10": base.n_questions * top}
+    saves_zipf = base.save_popularity == "zipf" and base.edit_follows_questions == 1.0
+    if saves_zipf and base.save_spread != "distinct_articles":
+        means["saves_top10"] = base.n_saves * top
+    return means

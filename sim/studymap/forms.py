@@ -145,13 +145,14 @@ def day_cas(params: Params, relation: Relation, delays_s: tuple[float, ...]) -> 
     for the human part, so a random article there). Its edits of article i land at τ at rate
     (Q/D)·(1/K)·Σ_δ′ Wᵢ(τ − δ′), W the first citation's weight at the read. Approximate for
     the agent: a retry's later landing and a rejected edit (which changes no version) are
-    counted as landing; the tolerance says how much that is."""
+    counted as landing; the tolerance says how much that is. The human part weights each
+    delay's reads by when they come (``_read_density``); the agent's takes them uniform."""
     p = _writeup(params)
     w = _first_on_day(p, relation)  # rank × t
     out: dict[float, dict[str, float]] = {}
     for delay in delays_s:
         no_human = _no_human_save(p, delay)
-        human = (w * (1 - no_human)).sum(0)
+        human = (w * (1 - no_human)).sum(0) * _read_density(p, delay)
         out[delay] = {"human": float(np.trapezoid(human, dx=1.0 / (_GRID - 1)))}
     if relation == "same":
         for delay, share in _agent_only(p, delays_s).items():
@@ -190,6 +191,29 @@ def _agent_only(p: Params, delays_s: tuple[float, ...]) -> dict[float, float]:
             agent_only = (w * no_humans[k] * -exactmath.expm1(-nu)).sum(0)
             shares[k] += np.trapezoid(agent_only, dx=1.0 / (_AGENT_GRID - 1)) / _MAPS
     return {delay: float(v) for delay, v in zip(delays_s, shares, strict=True)}
+
+
+@functools.lru_cache(maxsize=32)
+def _read_density(p: Params, delay: float) -> np.ndarray:
+    """Density of the read time (per share of the day, on the day's grid, read-only) of the
+    answers that edit after `delay`: the answers take the ladder's delays round-robin in
+    time order (``sim.model.day``), so the k-th of K delays holds the order statistics
+    k, k + K, … of n uniform reads, each Beta(j + 1, n − j): a later rung reads later,
+    by about (k − (K − 1)/2)/n of the day, and more of its window is cut by the day's end
+    (a uniform read put the 4-hour rung 1–2 % too high). Uniform for a delay off the ladder
+    or under Poisson arrivals (n not fixed)."""
+    from scipy.stats import beta  # here: the map's other forms never need scipy.stats
+
+    x = np.linspace(0.0, 1.0, _GRID)
+    ladder, n = p.edit_delays_s, int(p.n_questions)
+    if delay not in ladder or p.arrivals != "uniform" or n < len(ladder):
+        density = np.ones(_GRID)
+    else:
+        ranks = np.arange(ladder.index(delay), n, len(ladder))
+        density = beta.pdf(x[None, :], ranks[:, None] + 1, n - ranks[:, None]).mean(0)
+        density = density / np.trapezoid(density, x)
+    density.setflags(write=False)
+    return density
 
 
 @functools.lru_cache(maxsize=8)

@@ -13,7 +13,7 @@ import pandas as pd
 from sim import exactmath
 from sim.calibrate.logs import EditLog
 from sim.params import Params
-from sim.stats import Z95, q95
+from sim.stats import Z95, detection_power, q95, units_for_power
 from sim.studymap import forms, logs
 from sim.studymap.forms import DAY_S, RELATIONS
 
@@ -37,6 +37,18 @@ MAP_DELAYS_S = tuple(
 AGENT_INTENSITIES = (0.09, 0.9, 9.0)
 """The agent's edits per article per day: the write-up's agent (120 answers, each editing,
 in 8 hours on 400 articles) is 0.9."""
+MARGINS = {
+    "stale_at_day_end": 0.05,
+    "human_save_in_window": 0.05,
+    "rejected_by_agent_edit": 0.5,
+    "poll_over_reread_calls": RATIO_TOLERANCE,
+}
+"""Each point's equivalence margin, relative to its closed form: ±5 % for the exact forms,
+half the form for the agent's (held as a lower bound within a factor 2), the break-even's
+10 % tolerance; never below MARGIN_FLOOR absolute (a form of 10⁻⁵ has no 5 % to detect)."""
+MARGIN_FLOOR = 0.005
+POWER = 0.8
+"""The power each point should have to detect a gap of its margin at |z| > Z_TOLERANCE."""
 QUESTIONS = (10, 40, 120, 400)
 """Questions a day of the break-even map (citations held grow with them)."""
 
@@ -142,6 +154,7 @@ def _row(quantity: str, at: _Point, share: pd.Series, form: float) -> dict[str, 
         within = abs(z) <= Z_TOLERANCE or abs(s["simulated"] - form) <= RATIO_TOLERANCE * form
     else:
         within = abs(z) <= Z_TOLERANCE
+    margin = max(MARGINS[quantity] * abs(form), MARGIN_FLOOR)
     return {
         "quantity": quantity,
         "relation": at.relation,
@@ -154,6 +167,11 @@ def _row(quantity: str, at: _Point, share: pd.Series, form: float) -> dict[str, 
         "form_z": z,
         "closed_form_in_ci": bool(s["ci_lo"] <= form <= s["ci_hi"]),
         "within_tolerance": bool(within),
+        "se": s["se"],
+        "margin_rel": MARGINS[quantity],
+        "margin": margin,
+        "power": detection_power(margin, s["se"], Z_TOLERANCE),
+        "seeds_for_80_power": units_for_power(int(s["seeds"]), margin, s["se"], Z_TOLERANCE, POWER),
     }
 
 
