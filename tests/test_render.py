@@ -70,7 +70,7 @@ def test_the_first_page_says_when_the_advisor_did_not_pick_or_misses_its_margin(
     on average (with and without a shorter interval that meets it with margin)."""
     say = _phrases()
     assert (
-        str(say.pick(None, 30.0))
+        str(say.pick(None, 30.0, "8-hour day"))
         == "`python -m sim advise` picks the interval for your rates (§ 6)"
     )
     pick = {
@@ -81,17 +81,17 @@ def test_the_first_page_says_when_the_advisor_did_not_pick_or_misses_its_margin(
         "calls_ci": Interval(1234.0, 1200.0, 1268.0, 50.0, 10),
         "margin": {"met": False, "lo": 27.0, "hi": 32.0, "shorter": None},
     }
-    text = str(say.pick(pick, 30.0))
+    text = str(say.pick(pick, 30.0, "8-hour day"))
     assert "picks **poll with the cursor kept every 60 min**; in simulation (10 seeds)" in text
     assert text.endswith(
-        "at 1,234 (1,200 – 1,268) calls a day (§ 6). Its 95 % interval, 27.0 – 32.0 min, "
+        "at 1,234 (1,200 – 1,268) calls per 8-hour day (§ 6). Its 95 % interval, 27.0 – 32.0 min, "
         "reaches across the target: the pick meets it on average, not with margin"
     )
     pick["margin"]["shorter"] = {"every_min": 30.0, "mean": 15.2, "lo": 14.0, "hi": 16.5,
                                  "calls": Interval(2000.0, 1900.0, 2100.0, 150.0, 10)}  # fmt: skip
-    assert str(say.pick(pick, 30.0)).endswith(
+    assert str(say.pick(pick, 30.0, "8-hour day")).endswith(
         "; every 30 min meets it with margin (15.2 min, 14.0 – 16.5) at 2,000 (1,900 – 2,100) "
-        "calls a day"
+        "calls per 8-hour day"
     )
 
 

@@ -28,7 +28,7 @@ HEADLINE_DRAW = "popularity"
 """The first page's draw: a uniform instant, then an article alive at it drawn by the
 site's edit popularity (the even draw is in the tables beside it)."""
 DAY_S = 86400.0
-PAGE_AGES_S = {DAY_S: "a day", 7 * DAY_S: "a week", 30 * DAY_S: "a month"}
+PAGE_AGES_S = {DAY_S: "24 h", 7 * DAY_S: "a week", 30 * DAY_S: "a month"}
 KIND_WORDS = {
     "help": "help centres and knowledge bases",
     "product": "product and user docs",

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from sim.params import Params
 from sim.report import atlas, designer
 from sim.report.designer import (
     HOUR_S,
@@ -29,6 +30,7 @@ from sim.report.render import render
 from sim.stats import normal_interval, ratio_interval
 from sim.study.ladder import delay_label
 from sim.studymap.figures import pct
+from sim.studymap.report import writeup_rate
 from sim.studymap.tables import stale_at
 
 DAY_S = 86400.0
@@ -71,9 +73,10 @@ def page(
     rows: dict[str, pd.DataFrame],
     advice: dict[str, Any] | None,
     target_min: float,
-    writeup_rate: float,
+    base: Params,
 ) -> str:
-    """The first page of REPORT.md."""
+    """The first page of REPORT.md, for the write-up's day ``base``."""
+    rate = writeup_rate(base)
     comparison, sens, realshape = t["comparison"], t.get("sensitivity"), t.get("realshape")
     logs, cas_map = t["map_logs"], t["map_cas"]
     traits = logs.drop_duplicates("log").set_index("log")
@@ -82,7 +85,7 @@ def page(
     answers = _comparison_interval(comparison, "zipf_answers_with_stale_share")
     title = _comparison_interval(comparison, "title_caught_share")
     steady = t["map_stale"]
-    at_8h = stale_at(steady, "same", writeup_rate, 8 * HOUR_S)
+    at_8h = stale_at(steady, "same", rate, base.day_s)
     wk_same, wk_ind = (stale_at(steady, r, 0.01, 7 * DAY_S) for r in ("same", "independent"))
     st_read = designer.top_reading(sens, "zipf_stale_share") if sens is not None else None
     own_per_day = traits["saves_per_hour"] * 24  # the logs' own saves a calendar day
@@ -116,7 +119,7 @@ def page(
         writeup_title=designer.WRITEUP_TITLE,
         atlas=atlas.page_values(t),
         backtest=backtest_values(t["advise_backtest"]),
-        writeup_rate=writeup_rate,
+        day=_day(base, rate),
         stale=stale,
         answers=answers,
         title=title,
@@ -160,6 +163,20 @@ def page(
             "share": cas.loc[fast, "rejected_share_all_seeds_mean"],
         },
     )
+
+
+def _day(base: Params, rate: float) -> dict[str, float]:
+    """The write-up's day as the page states it: its size, its hours, and its edits per
+    article both per working day and per 24 h (the rate every formula's r is in)."""
+    return {
+        "articles": base.n_articles,
+        "saves": base.n_saves,
+        "questions": base.n_questions,
+        "citations": base.citations_per_answer,
+        "hours": base.day_s / HOUR_S,
+        "per_workday": base.n_saves / base.n_articles,
+        "per_24h": rate,
+    }
 
 
 def backtest_values(bt: pd.DataFrame) -> dict[str, Any]:

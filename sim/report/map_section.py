@@ -11,7 +11,8 @@ import math
 import pandas as pd
 
 from sim.pages import md
-from sim.params import Params
+from sim.params import HOUR_S, Params
+from sim.report import atlas
 from sim.report.render import render
 from sim.studymap.bias import form_gap
 from sim.studymap.figures import age_label, pct
@@ -203,15 +204,30 @@ def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
     def count(rows: pd.DataFrame, column: str) -> tuple[int, int]:
         return int(rows[column].sum()), len(rows)
 
+    day_cas = t["cas_by_delay"].set_index("delay_s") if "cas_by_delay" in t else None
+    human_day = t["comparison"].set_index("key") if "comparison" in t else None
+
     return render(
         "map_section.md.j2",
         share=pct,
         rate=rate,
+        day={
+            "saves": base.n_saves,
+            "articles": base.n_articles,
+            "hours": base.day_s / HOUR_S,
+            "form_1h": None
+            if day_cas is None
+            else day_cas.loc[HOUR_S, "human_save_in_window_theory"],
+            "human_1h": None
+            if human_day is None
+            else human_day.loc["cas_human_reject_share_3600s", "mean"],
+        },
+        atlas=atlas.page_values(t) if "atlas_sites" in t else None,
         times_less=_span(pd.Series([rate / r for r in log_rates.values()])),
         rates=_span(stale["edits_per_article_day"]),
         stale_table=stale_table(stale, rate, log_rates),
         sim_rates=_span(sim_rates),
-        ra=_span(sim_rates * 8 / 24),
+        ra=_span(sim_rates * base.day_s / DAY_S),
         month=_span(pd.Series(log_rates) * 30),
         human_1h={
             "first": (human_1h.index[0], human_1h.iloc[0]),

@@ -24,7 +24,6 @@ from sim.results.seedrows import CAS_SEEDS, STALENESS_SEEDS
 from sim.results.tables import Tables, build_tables, exposure_rows
 from sim.study import exposure as study_exposure
 from sim.study import realshape
-from sim.studymap import report as studymap
 
 __all__ = [
     "CAS_SEEDS",
@@ -84,9 +83,7 @@ def texts(base: Params, rows: Rows, t: Tables) -> dict[str, str]:
     """summary.json, advise.txt and REPORT.md: from the tables and the rows."""
     seeds = seedrows.seed_counts(rows)
     advice, advice_result = advice_example(base, exposure_rows(rows))
-    first_page = firstpage.page(
-        t, rows, advice_result, ADVICE_TARGET_MIN, studymap.writeup_rate(base)
-    )
+    first_page = firstpage.page(t, rows, advice_result, ADVICE_TARGET_MIN, base)
     shape = EditShape.from_json(rows["calibration_shape"]["shape_json"].iloc[0])
     setting = realshape.setting(base, shape, advised_choice(base), rows["realshape_traits"])
     return {
