@@ -7,8 +7,8 @@ five-seed run of our model reaches, estimated from all seeds (``verdicts.py``);
 *infeasible as reported* when it contradicts another reported figure whatever the
 model. Each verdict carries z, a borderline flag and the verdict on the first 150
 seeds, so a reader sees whether it hangs on the seed count. The mean and its interval
-are the control-variate ones where those are narrower (``variance.py``); the five-seed
-range is the plain spread's.
+are the plain ones: what control variates would give is measured beside them
+(``variance.py``).
 
 The reasons' words are templates/comparison_reasons.md.j2.
 """
@@ -23,9 +23,7 @@ import pandas as pd
 
 from sim.params import Params
 from sim.popularity import top_share
-from sim.report import variance
 from sim.report.render import environment
-from sim.report.variance import chosen
 from sim.report.verdicts import judge
 from sim.stats import normal_interval
 from sim.study.reported import RATIOS, REPORTED, Reported, closed_forms, control_form
@@ -118,7 +116,6 @@ def comparison_table(per_seed: pd.DataFrame, base: Params, first5_seeds: list[in
     for r in REPORTED:
         values = df[r.key].dropna().astype(float).to_numpy()
         i = normal_interval(values)
-        shown = chosen(*variance.intervals(df, base, r.key)[:2])  # the narrower, same seeds
         lo5, hi5 = i.range_of(len(first5_seeds))
         ours5 = pooled(first5, r.key)
         judged = judge(r.bounds, values) if r.rule == "share" else {}
@@ -150,9 +147,9 @@ def comparison_table(per_seed: pd.DataFrame, base: Params, first5_seeds: list[in
                 "reported_value": r.value,
                 "band": r.band_text,
                 "seeds_1_5": ours5,
-                "mean": shown.mean,
-                "ci_lo": shown.lo,
-                "ci_hi": shown.hi,
+                "mean": i.mean,
+                "ci_lo": i.lo,
+                "ci_hi": i.hi,
                 "five_seed_lo": lo5,
                 "five_seed_hi": hi5,
                 "seeds": i.n,
