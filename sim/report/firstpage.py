@@ -49,9 +49,7 @@ def _break_even_settings(settings: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def _pick(
-    advice: dict[str, Any] | None, sets: pd.DataFrame | None, target_min: float
-) -> dict[str, Any] | None:
+def _pick(advice: dict[str, Any] | None, sets: pd.DataFrame | None) -> dict[str, Any] | None:
     """The advisor's pick for the write-up's day, with the same rule's pick on each of two
     disjoint seed sets (None where the advisor was not run or picked nothing)."""
     if advice is None or advice.get("choice") is None:
@@ -186,7 +184,7 @@ def page(
         held_settings=_break_even_settings(t["map_break_even_settings"]),
         per_hour=_range(per_hour),
         poll_real=poll_real,
-        pick=_pick(advice, t.get("advise_pick_seedsets"), target_min),
+        pick=_pick(advice, t.get("advise_pick_seedsets")),
         target_min=target_min,
         at_1h=h,
         human=human,
