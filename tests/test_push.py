@@ -395,10 +395,15 @@ def test_the_advisor_steps_to_a_shorter_interval_when_the_simulation_misses() ->
     best = table[table["interval_min"].isin([60.0, 0.0])]
     out = validated(table, best, 30.0).set_index("method")
     assert out.loc["poll", "interval_min"] == 30.0 and out.loc["poll", "closed_form_every"] == 60.0
-    assert out.loc["poll", "sim_miss_min"] == pytest.approx(1.5)
+    assert out.loc["poll", "sim_miss_min"] == pytest.approx(4.5)  # past 27 min: 10 % under
     assert out.loc["push", "sim_miss_min"] == 0.0
     assert "reread" not in out.index
     assert list(out.index) == ["poll", "push"]
+    # at its own edge: the interval ends under the target, not 10 % under it (28.8 against 30)
+    edge = table.assign(sim_unnoticed_hi_min=table["sim_unnoticed_hi_min"].replace(31.5, 29.9))
+    out = validated(edge, best, 30.0).set_index("method")
+    assert out.loc["poll", "interval_min"] == 30.0
+    assert out.loc["poll", "sim_miss_min"] == pytest.approx(2.9)
 
 
 @pytest.mark.parametrize(

@@ -65,34 +65,44 @@ def _phrases() -> Any:
     return environment().get_template("firstpage_phrases.md.j2").module
 
 
-def test_the_first_page_says_when_the_advisor_did_not_pick_or_misses_its_margin() -> None:
-    """Branches the committed run does not take: no pick, a pick that meets its target only
-    on average (with and without a shorter interval that meets it with margin)."""
+def _option(label: str, mean: float, lo: float, hi: float, meets: bool) -> dict[str, object]:
+    calls = Interval(70.0, 65.0, 75.0, 0.0, 0)
+    return {"label": label, "mean": mean, "lo": lo, "hi": hi, "calls": calls, "meets": meets}
+
+
+def test_the_first_page_says_when_the_advisor_did_not_pick_or_the_seed_sets_differ() -> None:
+    """Branches the committed run does not take: no pick, no seed sets, set A's pick not
+    set B's (its check on B short of the margin), and no pick on set A."""
     say = _phrases()
     assert (
         str(say.pick(None, 30.0, "8-hour day"))
         == "`python -m sim advise` picks the interval for your rates (§ 6)"
     )
-    pick = {
+    pick: dict[str, Any] = {
         "words": "poll with the cursor kept",
         "interval_min": 60.0,
-        "seeds": 10,
-        "sim_mean_unnoticed_min": 29.5,
-        "calls_ci": Interval(1234.0, 1200.0, 1268.0, 50.0, 10),
-        "margin": {"met": False, "lo": 27.0, "hi": 32.0, "shorter": None},
+        "sets": None,
     }
-    text = str(say.pick(pick, 30.0, "8-hour day"))
-    assert "picks **poll with the cursor kept every 60 min**; in simulation (10 seeds)" in text
-    assert text.endswith(
-        "at 1,234 (1,200 – 1,268) calls per 8-hour day (§ 6). Its 95 % interval, 27.0 – 32.0 min, "
-        "reaches across the target: the pick meets it on average, not with margin"
-    )
-    pick["margin"]["shorter"] = {"every_min": 30.0, "mean": 15.2, "lo": 14.0, "hi": 16.5,
-                                 "calls": Interval(2000.0, 1900.0, 2100.0, 150.0, 10)}  # fmt: skip
     assert str(say.pick(pick, 30.0, "8-hour day")).endswith(
-        "; every 30 min meets it with margin (15.2 min, 14.0 – 16.5) at 2,000 (1,900 – 2,100) "
-        "calls per 8-hour day"
+        "picks **poll with the cursor kept every 60 min** (§ 6)"
     )
+    sixty = _option("poll every 60 min", 26.0, 25.0, 26.9, True)
+    sixty_b = _option("poll every 60 min", 28.8, 27.9, 29.7, False)
+    thirty = _option("poll every 30 min", 14.5, 14.0, 15.0, True)
+    sets = {"margin_line": 0.1, "target": 30.0, "same": False, "passed": None,
+            "A": {"range": "1–50", "n": 50, "pick": sixty, "a_pick": sixty},
+            "B": {"range": "1001–1050", "n": 50, "pick": thirty, "a_pick": sixty_b}}  # fmt: skip
+    pick["sets"] = sets
+    text = str(say.pick(pick, 30.0, "8-hour day"))
+    assert (
+        "; its rule, made afresh on two disjoint sets of 50 seeds, picks poll every 60 min on "
+        "seeds 1–50 (26.0 min (25.0 – 26.9) at 70 (65 – 75) calls per 8-hour day) but poll every 30 min "
+        "on seeds 1001–1050, where poll every 60 min leaves a change unnoticed 28.8 min "
+        "(27.9 – 29.7) at 70 (65 – 75) calls per 8-hour day, short of the margin. A pick's 95 % interval "
+        "must end 10 % under the target (27 min) or more" in text
+    )
+    sets["A"] = {"range": "1–50", "n": 50, "pick": None, "a_pick": None}
+    assert "; its rule, made afresh on seeds 1–50, picks nothing." in str(say.pick(pick, 30.0, "8-hour day"))
 
 
 def test_the_first_page_says_why_no_reading_or_assumption_is_named() -> None:

@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from sim.advise import Costs, Sizes, advise, sampled
+from sim.advise.closedform import MODEL_MARGIN
 from sim.params import Params
 from sim.server.reads import count
 
@@ -39,11 +40,12 @@ CHECK_COLUMNS = [
 """A check's JSON: the option, the closed form's minutes, the simulated interval, in it?"""
 
 
-CLOSED_FORM_MARGIN = 0.10
+CLOSED_FORM_MARGIN = MODEL_MARGIN
 """A closed-form pick's unnoticed time must lie this share under the target. The forms are
 exact for Poisson saves over a uniform day (the study holds them to its simulated days,
 the write-up's day 14.8 against 14.3 min at every 30 min); a KB's saves are neither, and
-where the days cannot say by how much the forms err, a stated margin stands in for it."""
+where the days cannot say by how much the forms err, a stated margin stands in for it (the
+simulated picks' own, ``closedform.MODEL_MARGIN``)."""
 
 
 @dataclass(frozen=True)

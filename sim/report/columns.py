@@ -82,6 +82,20 @@ BASE: dict[str, tuple[str, str]] = {
         "the real help centre's log of the panel the shape was fitted to (a real-shape arm's,"
         " or the calibration's)",
     ),
+    # advise_pick_seedsets.csv (sim/advise/seedsets.py)
+    "seed_set": (TEXT, "A: the seeds that choose; B: disjoint seeds that check A's pick"),
+    "seed_range": (TEXT, "the set's seeds, first–last"),
+    "days": (COUNT, "simulated days (one a seed) the option's figures rest on"),
+    "cost_per_day": (
+        "cost a day",
+        "a call or notification 1, 1,000 characters 0.1 (the advisor's default costs)",
+    ),
+    "meets_target": (
+        FLAG,
+        "its unnoticed time's 95 % interval ends 10 % under the target or more (push: always)",
+    ),
+    "picked": (FLAG, "the set's pick: the cheapest option that meets the target"),
+    "picked_on_a": (FLAG, "set A's pick (in set B: checked on seeds that did not choose it)"),
     # advise_backtest.csv (sim/advise/backtest.py)
     "site": (
         TEXT,
@@ -506,11 +520,14 @@ FILES: dict[str, str] = {
     "map_break_even.csv": "poll's calls over re-read's by saves per check and questions",
     "map_break_even_points.csv": "saves per check where polling stops being cheaper",
     "map_break_even_settings.csv": "the same by events a poll call takes and spread of saves",
+    "advise_pick_seedsets.csv": "the write-up's day pick made on two disjoint seed sets, set"
+    " A's checked on set B",
     "advise_backtest.csv": "advice from each log before its last year, replayed on that year"
     " (python -m sim backtest)",
 }
 """What each file holds (the per-seed rows in seeds/ share a table's name)."""
 SEED_FILES = {
+    "advise_seedsets.csv": "the advisor's simulated day per seed set, seed and option (sums)",
     "staleness_headline.csv": "the staleness days' headline quantities per seed",
     "cas_headline.csv": "the CAS day's headline quantities per seed",
     "staleness_by_run.csv": "each staleness run (Zipf, control) per seed",

@@ -167,35 +167,6 @@ def _exposure_at(rows: pd.DataFrame, method: str, interval_s: float) -> dict[str
     }
 
 
-def _margin(ex: pd.DataFrame, choice: Any, target_min: float) -> dict[str, Any] | None:
-    """Whether the advised pick meets its target with margin in simulation (its interval's
-    upper end below the target) and, when not, the longest interval that does (``shorter``,
-    None where none does); None for push."""
-    if choice["interval_min"] <= 0:
-        return None
-    at = _exposure_at(ex, choice["method"], 60 * choice["interval_min"])["unnoticed_min"]
-    margin: dict[str, Any] = {"lo": at.lo, "hi": at.hi, "met": at.hi <= target_min}
-    if margin["met"]:
-        return margin
-    shorter = sorted(
-        {s for s in ex.loc[ex["method"] == choice["method"], "interval_s"] if s > 0}, reverse=True
-    )
-    margin["shorter"] = None
-    for s in shorter:
-        i = _exposure_at(ex, choice["method"], s)["unnoticed_min"]
-        if i.hi <= target_min:
-            calls = _exposure_at(ex, choice["method"], s)["calls"]
-            margin["shorter"] = {
-                "every_min": s / 60,
-                "mean": i.mean,
-                "lo": i.lo,
-                "hi": i.hi,
-                "calls": calls,
-            }
-            break
-    return margin
-
-
 def _human_part(sens: pd.DataFrame | None, read: dict[str, Any] | None) -> dict[str, Any] | None:
     """The sensitivity row of a reading's move at 1 h in rejections by humans' saves (None
     where there is no reading or it cannot move that figure)."""

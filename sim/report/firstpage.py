@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from sim.params import Params
+from sim.advise.closedform import MODEL_MARGIN
 from sim.report import atlas, designer
 from sim.report.designer import (
     HOUR_S,
@@ -24,10 +25,9 @@ from sim.report.designer import (
     _comparison_interval,
     _exposure_at,
     _human_part,
-    _margin,
 )
 from sim.report.render import render
-from sim.stats import normal_interval, ratio_interval
+from sim.stats import Interval, normal_interval, ratio_interval
 from sim.study.ladder import delay_label
 from sim.studymap.figures import pct
 from sim.studymap.report import writeup_rate
@@ -51,21 +51,65 @@ def _break_even_settings(settings: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def _pick(
-    advice: dict[str, Any] | None, ex: pd.DataFrame, target_min: float
-) -> dict[str, Any] | None:
-    """The advisor's pick for the write-up's day, with its margin in simulation (None where
-    the advisor was not run or picked nothing)."""
+def _pick(advice: dict[str, Any] | None, sets: pd.DataFrame | None) -> dict[str, Any] | None:
+    """The advisor's pick for the write-up's day, with the same rule's pick on each of two
+    disjoint seed sets (None where the advisor was not run or picked nothing)."""
     if advice is None or advice.get("choice") is None:
         return None
     c = advice["choice"]
     return {
         **c,
         "words": METHOD_WORDS.get(c["method"], c["method"]),
-        "seeds": advice["seeds"],
-        "calls_ci": _exposure_at(ex, c["method"], 60 * c["interval_min"])["calls"],
-        "margin": _margin(ex, c, target_min),
+        "sets": None if sets is None else seedset_values(sets),
     }
+
+
+def _option(r: pd.Series) -> dict[str, Any]:
+    """One row of advise_pick_seedsets.csv as the page says it."""
+    every = r["interval_min"]
+    calls = Interval(r["calls_per_day"], r["calls_per_day_ci_lo"], r["calls_per_day_ci_hi"], 0, 0)
+    return {
+        "label": METHOD_WORDS.get(r["method"], r["method"])
+        + (f" every {every:g} min" if every > 0 else " on every change"),
+        "mean": r["mean_unnoticed_min"],
+        "lo": r["mean_unnoticed_min_ci_lo"],
+        "hi": r["mean_unnoticed_min_ci_hi"],
+        "calls": calls,
+        "meets": bool(r["meets_target"]),
+    }
+
+
+def seedset_values(t: pd.DataFrame) -> dict[str, Any]:
+    """The pick on each seed set (results/advise_pick_seedsets.csv), set A's checked on set
+    B, and set A's next longer interval of the same method, which the margin passed over,
+    on both sets (with the sets where its interval alone ends under the target)."""
+    target = float(t["target_min"].iloc[0])
+    out: dict[str, Any] = {"margin_line": MODEL_MARGIN, "target": target, "passed": None}
+    for name, g in t.groupby("seed_set", sort=True):
+        picked, on_a = g[g["picked"].astype(bool)], g[g["picked_on_a"].astype(bool)]
+        out[name] = {
+            "range": g["seed_range"].iloc[0],
+            "n": int(g["days"].max()),
+            "pick": _option(picked.iloc[0]) if len(picked) else None,
+            "a_pick": _option(on_a.iloc[0]) if len(on_a) else None,
+        }
+    a, b = out["A"]["pick"], out["B"]["pick"]
+    out["same"] = a is not None and b is not None and a["label"] == b["label"]
+    chosen = t[(t["seed_set"] == "A") & t["picked"].astype(bool)]
+    if len(chosen) and chosen["interval_min"].iloc[0] > 0:
+        c = chosen.iloc[0]
+        same = t[(t["method"] == c["method"]) & (t["interval_min"] > c["interval_min"])]
+        nxt = same[same["interval_min"] == same["interval_min"].min()]
+        if len(nxt) and not nxt["meets_target"].astype(bool).any():
+            rows = {r["seed_set"]: _option(r) for _, r in nxt.iterrows()}
+            under = nxt["mean_unnoticed_min_ci_hi"] <= target
+            out["passed"] = {
+                "every": f"every {nxt['interval_min'].iloc[0]:g} min",
+                "sets": rows,
+                "under": list(nxt.loc[under, "seed_range"]),
+                "over": list(nxt.loc[~under, "seed_range"]),
+            }
+    return out
 
 
 def page(
@@ -143,7 +187,7 @@ def page(
         held_settings=_break_even_settings(t["map_break_even_settings"]),
         per_hour=_range(per_hour),
         poll_real=poll_real,
-        pick=_pick(advice, ex, target_min),
+        pick=_pick(advice, t.get("advise_pick_seedsets")),
         target_min=target_min,
         at_1h=h,
         human=human,

@@ -12,6 +12,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from sim import advise, environment, pages
+from sim.advise import seedsets
 from sim.advise.choice import advised_choice
 from sim.atlas.table import PACKAGED as PACKAGED_SITES
 from sim.calibrate.shape import EditShape
@@ -65,7 +66,7 @@ def summary(base: Params, t: Tables, seeds: dict[str, int]) -> dict[str, object]
     }
 
 
-ADVICE_TARGET_MIN = 30.0
+ADVICE_TARGET_MIN = seedsets.TARGET_MIN
 ADVICE_SEEDS = study_exposure.SEEDS
 """The advice example checks its pick on every exposure seed, as §6's table does."""
 

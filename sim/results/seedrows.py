@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim import atlas
-from sim.advise import Costs, backtest
+from sim.advise import Costs, backtest, seedsets
 from sim.advise.choice import advised_choice
 from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
@@ -207,6 +207,17 @@ def _backtest(base: Params, seeds: list[int]) -> Plan:
     return Plan((), finish)
 
 
+def _seedsets(base: Params, seeds: list[int]) -> Plan:
+    """The advisor's simulated day on set A (`seeds`) and on a disjoint set B
+    (``sim.advise.seedsets``): the write-up's day pick made on each, A's checked on B."""
+    request = seedsets.request(base, seeds, seedsets.TARGET_MIN)
+
+    def finish(runs: list[PointRuns]) -> Rows:
+        return {"advise_seedsets": seedsets.seed_rows(base, seedsets.TARGET_MIN, runs[0])}
+
+    return Plan((request,), finish)
+
+
 BACKTEST_TARGET_MIN = 30.0
 """The backtest's target: minutes a change to a cited article goes unnoticed on average (the
 first page's advice example's)."""
@@ -274,6 +285,7 @@ EXPERIMENTS = (
         "calibration", CALIBRATION_RUNS, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS
     ),
     Experiment("backtest", 1, _backtest, ("advise_backtest",), pooled=("advise_backtest",)),
+    Experiment("advise_seedsets", seedsets.SEEDS, _seedsets, ("advise_seedsets",)),
 )
 BY_NAME = {e.name: e for e in EXPERIMENTS}
 

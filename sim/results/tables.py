@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from sim.advise import Costs, seedsets
 from sim.params import Params
 from sim.report import atlas as atlas_report
 from sim.report import (
@@ -140,6 +141,10 @@ TABLES: tuple[Table, ...] = (
         if part != "calibration_shape"
     ),
     Table("advise_backtest", _committed("advise_backtest")),
+    Table(
+        "advise_pick_seedsets",
+        lambda base, rows, t: seedsets.table(rows["advise_seedsets"], Costs(), seedsets.TARGET_MIN),
+    ),
 )
 """Every committed table, in the order they are built (a table may read those before it)."""
 
