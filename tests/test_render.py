@@ -81,6 +81,7 @@ def test_the_first_page_says_when_the_advisor_did_not_pick_or_the_seed_sets_diff
     pick: dict[str, Any] = {
         "words": "poll with the cursor kept",
         "interval_min": 60.0,
+        "simulate": 0,
         "sets": None,
     }
     assert str(say.pick(pick, 30.0, "8-hour day")).endswith(

@@ -60,6 +60,7 @@ def _pick(advice: dict[str, Any] | None, sets: pd.DataFrame | None) -> dict[str,
     return {
         **c,
         "words": METHOD_WORDS.get(c["method"], c["method"]),
+        "simulate": int(advice.get("seeds") or 0),
         "sets": None if sets is None else seedset_values(sets),
     }
 
