@@ -21,7 +21,9 @@ To add a method, end to end (docs/walkthrough.md runs a day with the registry):
 4. Its rows: ``make rows EXPERIMENTS="staleness exposure"`` reruns the experiments whose
    rows hold methods (an hourly method's are the staleness runs' checks and calls and the
    exposure rows, a swept method's the exposure rows), rewrites only their per-seed rows
-   in results/seeds/ and rebuilds every page from the rows: no full ``make reproduce``.
+   in results/seeds/ and rebuilds every page from the rows: no full ``make reproduce``
+   (the same without make: ``python -m sim reproduce --only staleness exposure``; 310
+   simulated days, about 300 CPU-s).
    Until then the committed rows lack the method, and the regression test compares only the
    methods and columns they hold (``sim.results.rowfiles.held_by``), so ``make test``
    passes; the pages leave it out, except results/DATA.md, whose method list is this
@@ -38,6 +40,9 @@ A check is built once a day for its client session and answers, for the citation
 at an instant, what it finds of each ('fresh', 'stale', 'gone', or 'changed' for a method
 that cannot tell which). ``unsure`` is the same check under the stopping rule
 (``Params.stop_checking_known_stale``): only the citations at ``unsure`` are looked at.
+A check is given no clock: each held citation carries its read time (``read_s``), and the
+checkers (``checker.py``, ``cadence.py``) know the check's time, so a method that depends
+on a citation's age or the time of day changes them too.
 """
 
 from __future__ import annotations

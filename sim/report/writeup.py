@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from sim.model import methods
 from sim.pages import md
 from sim.params import Params, param_docs
 from sim.report import atlas, breakeven, map_section, realshape_section
@@ -251,6 +252,7 @@ def render(
         poll=cost_rows.set_index("method").loc["poll"].to_dict(),
         reread=cost_rows.set_index("method").loc["reread"].to_dict(),
         cost_table=md(cost_rows),
+        exact=[m.label for m in methods.METHODS if m.exact and m.hourly],
         cas={
             "first_delay_s": c1h.index[0],
             "first_share": c1h.iloc[0]["rejected_share_all_seeds_mean"],
