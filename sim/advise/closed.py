@@ -82,7 +82,9 @@ def closed_forms(
     KBs (a backtest's table), else measured on this one."""
     whole = float(process.n_saves).is_integer()  # else a quiet KB's fraction: a mean
     arrivals = process.arrivals if whole else "poisson"
-    poisson = replace(process, save_process="writeup", edit_shape="", arrivals=arrivals)
+    poisson = replace(
+        process, save_process="writeup", edit_shape="", save_trace=None, arrivals=arrivals
+    )
     result = advise(poisson, costs, target_min * (1 - CLOSED_FORM_MARGIN), sizes=sizes)
     return ClosedForms(poisson, result["table"], result["choice"], result["sizes"], target_min)
 

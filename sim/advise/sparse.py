@@ -40,7 +40,7 @@ def day_rows(task: Task) -> pd.DataFrame | None:
     from sim.study.exposure import exposure_rows
 
     params, seed, methods, full = task
-    if not full and draw_schedule(params, rng.streams(seed)).day_saves == 0:
+    if not full and draw_schedule(params, rng.streams(seed), seed).day_saves == 0:
         return None
     day = type("SweepDay", (Day,), {"sweep_methods": methods})(
         params, seed, _opening(seed, params.n_articles, params.corpus_db, params.corpus_queries)

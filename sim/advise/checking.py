@@ -1,0 +1,125 @@
+"""The pick checked on days independent of those that chose it.
+
+The days that pick an option also estimate its unnoticed time, so a pick at the edge of
+the target is flattered by the same noise that chose it. Checking days are run on seeds
+from ``CHECK_SEED_BASE`` (no seed of the choosing days, which stop at --max-days); with the
+history replayed they come from its other blocks (``sim.calibrate.trace``: even blocks
+choose, odd ones check), so they share no calendar day with the choosing days. An option
+counts as meeting the target only if both its choosing and its checking 95 % intervals lie
+under it (push needs neither: it notices each change as it happens); a cheaper option whose
+checking interval crosses the target, or has none, is passed over and the output says so.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from sim.advise import Costs, sampled
+from sim.calibrate.trace import CHECK_SEED_BASE
+from sim.params import Params
+from sim.server.reads import count
+
+KEY = ["method", "interval_min"]
+
+
+def run(
+    process: Params,
+    costs: Costs,
+    target: float,
+    want: sampled.Precision,
+    workers: int,
+    days: int,
+) -> pd.DataFrame:
+    """The checking days' options table: `days` days (as many as chose), no CAS day."""
+    samples, _ = sampled.run(
+        {"kb": process},
+        False,
+        costs,
+        target,
+        want,
+        workers,
+        days,
+        sampled.progress,
+        first_seed=CHECK_SEED_BASE,
+    )
+    return sampled.options(samples["kb"], costs)
+
+
+def strict(table: pd.DataFrame, check: pd.DataFrame) -> pd.DataFrame:
+    """The choosing table with each option's upper end the higher of its choosing and
+    checking ones (none where the checking days give none): what a pick must meet."""
+    at = table.merge(check[[*KEY, "unnoticed_hi"]], on=KEY, how="left", suffixes=("", "_chk"))
+    hi = np.maximum(at["unnoticed_hi"].to_numpy(float), at["unnoticed_hi_chk"].to_numpy(float))
+    return table.assign(unnoticed_hi=hi)
+
+
+def kept(table: pd.DataFrame, strict_table: pd.DataFrame, target: float) -> pd.DataFrame:
+    """The choosing table's rows (their own intervals, as printed) less the periodic options
+    under the target there whose checking interval crosses it or is missing: the rest are
+    what the pick is made among."""
+    hi = strict_table["unnoticed_hi"].to_numpy(float)
+    under = (table["method"] != "push").to_numpy() & (table["unnoticed_hi"] <= target).to_numpy()
+    return table[~(under & ~(hi <= target))]
+
+
+def passed_over(
+    table: pd.DataFrame, check: pd.DataFrame, target: float, pick: pd.Series | None
+) -> list[str]:
+    """Options the choosing days alone would have taken before the pick, each with why."""
+    from sim.advise.text import ci, what
+
+    bound = math.inf if pick is None else float(pick["cost"])
+    first = table[(table["method"] != "push") & (table["unnoticed_hi"] <= target)]
+    first = first[first["cost"] < bound].sort_values("cost")
+    out = []
+    for _, r in first.iterrows():
+        c = check[(check["method"] == r["method"]) & (check["interval_min"] == r["interval_min"])]
+        if c.empty or math.isnan(c.iloc[0]["unnoticed_hi"]):
+            why = "the checking days give it no interval"
+        else:
+            x = c.iloc[0]
+            shown = ci(x["unnoticed_min"], x["unnoticed_lo"], x["unnoticed_hi"], ".1f")
+            why = f"on the checking days {shown} min, reaching above the target"
+        out.append(f"{what(r)} ({why})")
+    return out
+
+
+def line(pick: pd.Series | None, check: pd.DataFrame, target: float) -> str:
+    """The pick's unnoticed time on the checking days, with its interval."""
+    from sim.advise.text import ci, what
+
+    days = int(check["days"].max()) if len(check) else 0
+    head = f"Checked on {count(days, 'independent day')} (seeds from {CHECK_SEED_BASE:,})"
+    if pick is None:
+        return f"{head}: no pick to check."
+    if pick["method"] == "push":
+        return f"{head}: push notices each change as it happens; nothing to check."
+    at = check[
+        (check["method"] == pick["method"]) & (check["interval_min"] == pick["interval_min"])
+    ]
+    if at.empty or math.isnan(at.iloc[0]["unnoticed_hi"]):
+        return f"{head}: {what(pick)} has no interval there (too few days with a change)."
+    x = at.iloc[0]
+    met = "under" if x["unnoticed_hi"] <= target else "reaching above"
+    return (
+        f"{head}: {what(pick)}, a change unnoticed "
+        f"{ci(x['unnoticed_min'], x['unnoticed_lo'], x['unnoticed_hi'], '.1f')} min on "
+        f"average, {met} the target of {target:g} min."
+    )
+
+
+def as_json(pick: pd.Series | None, check: pd.DataFrame) -> dict[str, object] | None:
+    """The pick's row on the checking days."""
+    from sim.advise.closedform_text import _plain
+
+    if pick is None or not len(check):
+        return None
+    at = check[
+        (check["method"] == pick["method"]) & (check["interval_min"] == pick["interval_min"])
+    ]
+    if at.empty:
+        return None
+    return {k: _plain(v) for k, v in at.iloc[0].items()}
