@@ -13,11 +13,12 @@ checking interval crosses the target, or has none, is passed over and the output
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from sim.advise import Costs, sampled
+from sim.advise import Costs, sampled, sparse
 from sim.calibrate.trace import CHECK_SEED_BASE
 from sim.params import Params
 from sim.server.reads import count
@@ -33,19 +34,31 @@ def run(
     workers: int,
     days: int,
 ) -> pd.DataFrame:
-    """The checking days' options table: `days` days (as many as chose), no CAS day."""
-    samples, _ = sampled.run(
-        {"kb": process},
-        False,
-        costs,
-        target,
-        want,
-        workers,
-        days,
-        sampled.progress,
-        first_seed=CHECK_SEED_BASE,
+    """The checking days' unnoticed times: `days` days (as many as chose), run as
+    `advise --edit-log`'s light days (``sim.advise.sparse``): a day with no save inside it
+    changes nothing and is counted, not simulated; only the poll runs among the periodic
+    checks, and re-read's rows are the poll's (it notices at the same checks). No cost
+    is read from them."""
+    from sim.pools import ending_with_caller
+
+    sampled.stop_if_late(want, days)
+    exposed = replace(
+        process,
+        push=True,
+        sweep_intervals_s=sampled.swept_intervals(target, process.day_s),
+        run_checker=False,
     )
-    return sampled.options(samples["kb"], costs)
+    seeds = list(range(CHECK_SEED_BASE, CHECK_SEED_BASE + days))
+    tasks = [(exposed, seed, ("poll",), False) for seed in seeds]
+    pool = sparse.day_pool(workers)
+    with ending_with_caller(pool):
+        rows = list(pool.map(sparse.day_rows, tasks) if pool else map(sparse.day_rows, tasks))
+    ran = [r for r in rows if r is not None]
+    quiet = [s for s, r in zip(seeds, rows, strict=True) if r is None]
+    if not ran:
+        return pd.DataFrame(columns=[*KEY, "days", "unnoticed_min", "unnoticed_lo", "unnoticed_hi"])
+    t = sampled.options(sampled.Sample(process, rows=ran, quiet=quiet), costs)
+    return pd.concat([t, t[t["method"] == "poll"].assign(method="reread")], ignore_index=True)
 
 
 def strict(table: pd.DataFrame, check: pd.DataFrame) -> pd.DataFrame:
