@@ -201,3 +201,23 @@ def test_a_bad_days_from_is_one_line_and_decides_nothing(site, capsys) -> None:
         main(["advise", "--days-from", "trace"])
     err = capsys.readouterr().err.strip().splitlines()
     assert stop.value.code == 2 and "--days-from: only with --db" in err[-1]
+
+
+def test_the_closed_forms_margin_grows_to_their_measured_error_against_the_days() -> None:
+    """poll every 60 min at 26 min comes 10 % under 30; but where the days measure the forms
+    26 % under their upper end (14.8 against 20.0 at 30 min), it is not presented as met."""
+    from sim.advise import Sizes
+
+    rows = [("poll", 30.0, 14.8, 25.0), ("poll", 60.0, 26.0, 12.0), ("push", 0.0, 0.0, 60.0)]
+    table = pd.DataFrame(rows, columns=["method", "interval_min", "mean_unnoticed_min", "cost"])
+    table = table.assign(calls=table["cost"], chars=0.0, notifications=0.0)
+    cf = closed.ClosedForms(Params(), table, None, Sizes(1, 1, 1, 1, 1), 30.0)
+    none = closed.checked_choice(cf, pd.DataFrame(columns=CHOSEN.columns))
+    assert (none.margin, none.choice["interval_min"]) == (closed.CLOSED_FORM_MARGIN, 60.0)
+    sim = _table([("poll", 30.0, 17.0, 15.0, 20.0, 25.0)])
+    got = closed.checked_choice(cf, sim)
+    assert got.margin == pytest.approx(1 - 14.8 / 20.0)
+    assert got.choice["interval_min"] == 30.0
+    line = closed.decision_line(got, sim, 30.0, "the cap on days was reached")
+    assert "must come 26% under the target of 30 min (22.2 min)" in line
+    assert "as the simulated days measure it" in line

@@ -59,6 +59,9 @@ class ClosedForms:
     passed_over: tuple[str, ...] = ()
     """Cheaper options under the margin passed over, as their simulated interval reaches
     above the target (said by ``decision_line``)."""
+    margin: float = CLOSED_FORM_MARGIN
+    """The share under the target a pick must come: CLOSED_FORM_MARGIN, or more where the
+    days measure the forms understating the simulated upper ends by more (``measured``)."""
 
 
 def simulation_decides(table: pd.DataFrame, target_min: float) -> bool:
@@ -95,8 +98,9 @@ def checked_choice(cf: ClosedForms, sim: pd.DataFrame) -> ClosedForms:
     target is not left standing beside a pick said to meet it."""
     from sim.advise.text import what
 
+    margin = max(CLOSED_FORM_MARGIN, measured(cf.table, sim))
     t = cf.table[cf.table[["cost", "mean_unnoticed_min"]].notna().all(axis=1)]
-    t = t[t["mean_unnoticed_min"] <= cf.target_min * (1 - CLOSED_FORM_MARGIN)]
+    t = t[t["mean_unnoticed_min"] <= cf.target_min * (1 - margin)]
     at = t.merge(sim[["method", "interval_min", "unnoticed_hi"]], how="left")
     crosses = (at["method"] != "push") & (at["unnoticed_hi"] > cf.target_min)
     keep = ~crosses.to_numpy()
@@ -105,7 +109,22 @@ def checked_choice(cf: ClosedForms, sim: pd.DataFrame) -> ClosedForms:
     bound = math.inf if choice is None else choice["cost"]
     cheaper = at[~keep & (at["cost"] < bound).to_numpy()]
     passed = tuple(what(r) for _, r in cheaper.sort_values("cost").iterrows())
-    return replace(cf, choice=choice, passed_over=passed)
+    return replace(cf, choice=choice, passed_over=passed, margin=margin)
+
+
+def measured(closed: pd.DataFrame, sim: pd.DataFrame) -> float:
+    """The forms' error against the days where they give an interval: the share m with
+    form = (1 − m) × the simulated upper end at the worst periodic option (0 where no
+    option has an interval, or the forms lie above every upper end)."""
+    if "unnoticed_lo" not in sim or not len(sim):
+        return 0.0
+    both = sim[(sim["method"] != "push") & sim["unnoticed_lo"].notna()].merge(
+        closed[["method", "interval_min", "mean_unnoticed_min"]], on=["method", "interval_min"]
+    )
+    both = both[both["mean_unnoticed_min"] > 0]
+    if both.empty:
+        return 0.0
+    return max(0.0, float((1 - both["mean_unnoticed_min"] / both["unnoticed_hi"]).max()))
 
 
 def check_rows(sim: pd.DataFrame, closed: pd.DataFrame) -> pd.DataFrame:
@@ -153,16 +172,22 @@ def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: st
     from sim.advise.text import ci, what
 
     c = cf.choice
-    under = target_min * (1 - CLOSED_FORM_MARGIN)
+    under = target_min * (1 - cf.margin)
+    why_margin = (
+        f"for the form's error against these saves, {cf.margin:.0%} as the simulated days "
+        "measure it (the form that far under their upper end at worst)"
+        if cf.margin > CLOSED_FORM_MARGIN
+        else "for the form's error against these saves"
+    )
     head = (
         "Decided by the closed forms (Poisson saves at the same volume, "
         f"{cf.params.n_saves:,g} a day; the simulated days, stopped because {why}, chose "
         "nothing with margin): "
     )
     margin = (
-        f"a closed form has no interval, so a pick must come {CLOSED_FORM_MARGIN:.0%} under "
-        f"the target of {target_min:g} min ({under:g} min) for the form's error against these "
-        "saves, and no simulated interval at it may reach above the target"
+        f"a closed form has no interval, so a pick must come {cf.margin:.0%} under "
+        f"the target of {target_min:g} min ({under:.3g} min) {why_margin}, and no simulated "
+        "interval at it may reach above the target"
     )
     passed = (
         f" Passed over, though cheaper: {'; '.join(cf.passed_over)} (its simulated 95 % "
@@ -211,7 +236,7 @@ def as_json(cf: ClosedForms, checks: pd.DataFrame, costs: Costs) -> dict[str, An
 
     return {
         "saves_per_day": cf.params.n_saves,
-        "margin_share": CLOSED_FORM_MARGIN,
+        "margin_share": cf.margin,
         "passed_over": list(cf.passed_over),
         "choice": None if cf.choice is None else plain(cf.choice.to_dict()),
         "rows": [
