@@ -124,6 +124,24 @@ def line(pick: pd.Series | None, check: pd.DataFrame, target: float) -> str:
     )
 
 
+def lines(
+    pick: pd.Series | None, chosen: pd.DataFrame, check: pd.DataFrame, target: float, by_sim: bool
+) -> list[str]:
+    """The options the checking days passed over, if any, and the pick's check."""
+    passed = passed_over(chosen, check, target, pick if by_sim else None)
+    said = (
+        [
+            "Passed over, though cheaper and under the target on the choosing days: "
+            + "; ".join(passed)
+            + ("" if by_sim else "; so the closed forms decide")
+            + "."
+        ]
+        if passed
+        else []
+    )
+    return [*said, line(pick, check, target)]
+
+
 def as_json(pick: pd.Series | None, check: pd.DataFrame) -> dict[str, object] | None:
     """The pick's row on the checking days."""
     from sim.advise.closedform_text import _plain

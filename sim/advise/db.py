@@ -2,8 +2,10 @@
 
 With --db the day runs on the imported KB's own published articles (questions from their
 titles, or a query log), the agent searching them with the KB's bm25, and the humans'
-saves drawn from the edit process fitted to the KB's history (the edit log ``import``
-wrote beside it; without one, the write-up's Poisson process at --saves-per-day). It
+saves the KB's history's own, its days replayed where it is long enough, else drawn from
+the edit process fitted to it (``tracedays``: the edit log ``import`` wrote beside it;
+without one, the write-up's Poisson process at --saves-per-day); the pick is checked on
+independent days (``checking``). It
 answers for that KB how fast its citations go stale, which method and interval keep a
 change unnoticed under the target most cheaply, and how often a compare-and-swap edit is
 rejected by the delay between read and edit. With --edit-log the synthetic corpus is
@@ -11,7 +13,7 @@ used and the fitted process is compared with the write-up's Poisson process at t
 volume on the same days. Days are run to a stated precision (``sim.advise.sampled``); for
 --edit-log each figure on the days it needs, the days without a save not simulated
 (``sim.advise.sparse``). The shares and the CAS table by cause are worded in
-``shares.py``. Some 330 lines: ``db_advice`` states every assumption, both deciders' picks
+``shares.py``. Some 370 lines: ``db_advice`` states every assumption, both deciders' picks
 and the checks between them in one place, in the order the text reads.
 """
 
@@ -150,8 +152,14 @@ def advise_for_db(
     saves: int | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """`advise --db`'s text and JSON for an imported KB (what the notebook shows)."""
+    from sim.advise.tracedays import choose
+    from sim.importer.paths import default_edit_log
+
     params, shape, note = db_inputs(db, base, queries, saves)
-    text, out = db_advice(params, shape, costs, target, want, workers, fixed_days, saves)
+    days_from = choose(None, db, default_edit_log(db), False, saves)
+    text, out = db_advice(
+        params, shape, costs, target, want, workers, fixed_days, saves, days_from=days_from
+    )
     return (text.replace("\n", f"\n{note}\n", 1) if note else text), out
 
 
@@ -179,10 +187,9 @@ def db_advice(
     """The advice for an imported KB: its text and JSON."""
     agent = Agent(params.citations_per_answer) if agent is None else agent
     params = agent.apply(params)
-    days_from = DaysFrom("fitted", "not asked") if days_from is None else days_from
+    days_from = DaysFrom("fitted", "no history given") if days_from is None else days_from
     if days_from.trace is not None:
         process = days_from.process(params)
-        start = days_from.trace.window_s(process.day_s) / 3600
         name = f"the KB's own history replayed ({days_from.trace.source})"
     elif shape is not None:
         fitted = replace(params, save_process="calibrated", edit_shape=shape)
@@ -191,22 +198,18 @@ def db_advice(
     else:
         process = replace(params, n_saves=300 if saves is None else saves)
         name = "the write-up's Poisson process (no edit log fitted to its history)"
-    replayed = (
-        f" (a mean over its days; each drawn day's saves as recorded in the "
-        f"{start:02.0f}:00–{(start + process.day_s / 3600) % 24:02.0f}:00 UTC window holding "
-        "most of them)"
-        if days_from.trace is not None
-        else ""
-    )
-    saves_said = (
-        f"{saves_text(process.n_saves)} in the day{replayed}"
-        + (
-            f" ({_volume_source(process, shape)})"
-            if shape is not None and saves is None and not replayed
-            else ""
+    if days_from.trace is not None:
+        saves_said = f"{saves_text(process.n_saves)} in the day ({days_from.window(process)})"
+    else:
+        saves_said = (
+            f"{saves_text(process.n_saves)} in the day"
+            + (
+                f" ({_volume_source(process, shape)})"
+                if shape is not None and saves is None
+                else ""
+            )
+            + (" (the write-up's 300)" if shape is None and saves is None else "")
         )
-        + (" (the write-up's 300)" if shape is None and saves is None else "")
-    )
     from sim.advise import closed
 
     cf = closed.closed_forms(process, costs, target)  # a second or so: before the days
@@ -262,7 +265,6 @@ def db_advice(
         staleness,
     ]
     pick = sampled.choice(table, target) if by_sim else cf.choice
-    passed = checking.passed_over(chosen, check, target, pick if by_sim else None)
     if by_sim:
         lines += [
             "Decided by simulation: "
@@ -280,15 +282,8 @@ def db_advice(
             "The options, by the closed forms:",
             *text.options_table(closed.as_options(cf, costs), cf.choice, exact=True),
         ]
-    if passed:
-        lines.append(
-            "Passed over, though cheaper and under the target on the choosing days: "
-            + "; ".join(passed)
-            + ("" if by_sim else "; so the closed forms decide")
-            + "."
-        )
     lines += [
-        checking.line(pick, check, target),
+        *checking.lines(pick, chosen, check, target, by_sim),
         closed.check_line(checks),
         *text.needed_lines({"kb": s}, want),
     ]

@@ -50,6 +50,16 @@ class DaysFrom:
             n_saves=self.mean_saves(params.day_s),
         )
 
+    def window(self, process: Params) -> str:
+        """Where the day's saves come from, in words."""
+        assert self.trace is not None
+        start = self.trace.window_s(process.day_s) / 3600
+        end = (start + process.day_s / 3600) % 24
+        return (
+            "a mean over its days; each drawn day's saves as recorded in the "
+            f"{start:02.0f}:00–{end:02.0f}:00 UTC window holding most of them"
+        )
+
     def mean_saves(self, day_s: float) -> float:
         """The history's saves in the day's window, a mean over its whole blocks' days."""
         t = self.trace
