@@ -189,6 +189,9 @@ def test_advise_db_replays_its_history_by_default_and_says_so(site, capsys) -> N
     assert got["days_from"]["process"] == "trace"
     fitted = _advise(site, capsys, "--days-from", "fitted")[1]
     assert "Days from: the fitted edit process (--days-from fitted): asked for." in fitted
+    forms = _advise(site, capsys, "--days-from", "forms", "--max-days", "2")[1]
+    assert "Days from: the closed forms (--days-from forms): asked for." in forms
+    assert "\nDecided by the closed forms " in forms and "Decided by simulation" not in forms
 
 
 def test_a_bad_days_from_is_one_line_and_decides_nothing(site, capsys) -> None:
@@ -219,5 +222,5 @@ def test_the_closed_forms_margin_grows_to_their_measured_error_against_the_days(
     assert got.margin == pytest.approx(1 - 14.8 / 20.0)
     assert got.choice["interval_min"] == 30.0
     line = closed.decision_line(got, sim, 30.0, "the cap on days was reached")
-    assert "must come 26% under the target of 30 min (22.2 min)" in line
-    assert "as the simulated days measure it" in line
+    assert "must come 10% under the target of 30 min (27 min)" in line
+    assert "where the days give an option no interval, 26% under it (22.2 min)" in line

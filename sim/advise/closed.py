@@ -13,7 +13,8 @@ A closed form has no interval, and its error against the KB's own saves is measu
 where the days give an interval, so its pick needs a margin of its own: its unnoticed time
 at most CLOSED_FORM_MARGIN under the target, and no simulated interval at the option that
 reaches above the target (an option at its own edge, 28.8 min against 30, is not
-presented as meeting it).
+presented as meeting it); an option the days give no interval must come as far under it as
+the days measure the forms under their upper ends elsewhere, where that is more.
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ class ClosedForms:
     """Cheaper options under the margin passed over, as their simulated interval reaches
     above the target (said by ``decision_line``)."""
     margin: float = CLOSED_FORM_MARGIN
-    """The share under the target a pick must come: CLOSED_FORM_MARGIN, or more where the
-    days measure the forms understating the simulated upper ends by more (``measured``)."""
+    """The share under the target a pick the days give no interval must come:
+    CLOSED_FORM_MARGIN, or more where the days measure the forms understating their upper
+    ends by more at other options (``measured``)."""
 
 
 def simulation_decides(table: pd.DataFrame, target_min: float) -> bool:
@@ -100,8 +102,12 @@ def checked_choice(cf: ClosedForms, sim: pd.DataFrame) -> ClosedForms:
 
     margin = max(CLOSED_FORM_MARGIN, measured(cf.table, sim))
     t = cf.table[cf.table[["cost", "mean_unnoticed_min"]].notna().all(axis=1)]
-    t = t[t["mean_unnoticed_min"] <= cf.target_min * (1 - margin)]
+    t = t[t["mean_unnoticed_min"] <= cf.target_min * (1 - CLOSED_FORM_MARGIN)]
     at = t.merge(sim[["method", "interval_min", "unnoticed_hi"]], how="left")
+    # an option the days give no interval is held to the error they measure elsewhere
+    blind = (at["method"] != "push") & at["unnoticed_hi"].isna()
+    keep = ~(blind & (at["mean_unnoticed_min"] > cf.target_min * (1 - margin))).to_numpy()
+    t, at = t[keep], at[keep].reset_index(drop=True)
     crosses = (at["method"] != "push") & (at["unnoticed_hi"] > cf.target_min)
     keep = ~crosses.to_numpy()
     ok = t[keep]
@@ -172,12 +178,13 @@ def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: st
     from sim.advise.text import ci, what
 
     c = cf.choice
-    under = target_min * (1 - cf.margin)
-    why_margin = (
-        f"for the form's error against these saves, {cf.margin:.0%} as the simulated days "
-        "measure it (the form that far under their upper end at worst)"
+    under = target_min * (1 - CLOSED_FORM_MARGIN)
+    measured_said = (
+        f"; where the days give an option no interval, {cf.margin:.0%} under it "
+        f"({target_min * (1 - cf.margin):.3g} min), the form's error the days measure (that "
+        "far under their upper end at worst)"
         if cf.margin > CLOSED_FORM_MARGIN
-        else "for the form's error against these saves"
+        else ""
     )
     head = (
         "Decided by the closed forms (Poisson saves at the same volume, "
@@ -185,9 +192,9 @@ def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: st
         "nothing with margin): "
     )
     margin = (
-        f"a closed form has no interval, so a pick must come {cf.margin:.0%} under "
-        f"the target of {target_min:g} min ({under:.3g} min) {why_margin}, and no simulated "
-        "interval at it may reach above the target"
+        f"a closed form has no interval, so a pick must come {CLOSED_FORM_MARGIN:.0%} under "
+        f"the target of {target_min:g} min ({under:g} min) for the form's error against these "
+        f"saves{measured_said}, and no simulated interval at it may reach above the target"
     )
     passed = (
         f" Passed over, though cheaper: {'; '.join(cf.passed_over)} (its simulated 95 % "
