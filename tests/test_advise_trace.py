@@ -187,6 +187,7 @@ def test_advise_db_replays_its_history_by_default_and_says_so(site, capsys) -> N
     status, out = _advise(site, capsys, "--json", "--workers", "1")
     got = json.loads(out)
     assert got["days_from"]["process"] == "trace"
+    assert got["checked"] is None or "cost" not in got["checked"]
     fitted = _advise(site, capsys, "--days-from", "fitted")[1]
     assert "Days from: the fitted edit process (--days-from fitted): asked for." in fitted
     forms = _advise(site, capsys, "--days-from", "forms", "--max-days", "2")[1]

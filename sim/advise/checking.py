@@ -143,7 +143,8 @@ def lines(
 
 
 def as_json(pick: pd.Series | None, check: pd.DataFrame) -> dict[str, object] | None:
-    """The pick's row on the checking days."""
+    """The pick's unnoticed time on the checking days (their costs rest on the days with a
+    save only, and are not given)."""
     from sim.advise.closedform_text import _plain
 
     if pick is None or not len(check):
@@ -153,4 +154,5 @@ def as_json(pick: pd.Series | None, check: pd.DataFrame) -> dict[str, object] | 
     ]
     if at.empty:
         return None
-    return {k: _plain(v) for k, v in at.iloc[0].items()}
+    read = [*KEY, "days", "changed", "unnoticed_min", "unnoticed_lo", "unnoticed_hi"]
+    return {k: _plain(v) for k, v in at.iloc[0][read].items()}  # no cost is read from them

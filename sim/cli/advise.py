@@ -58,7 +58,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--max-days",
         type=bounded(int, 2, 10_000),
         default=60,
-        help="cap on days (default 60): the only budget, so the pick is the same on any machine",
+        help="cap on days (default 60): the only budget, so the pick is the same on any "
+        "machine; with --db as many independent days again check the pick",
     )
     prec.add_argument(
         "--max-seconds",
