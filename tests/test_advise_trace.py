@@ -113,8 +113,28 @@ def test_the_rule_and_its_stated_fallbacks(tmp_path: Path, trace) -> None:
         "the history cannot be replayed: --edit-shape gives a fitted shape, no history to replay",
     )
     assert "--saves-per-day" in tracedays.choose(None, db, log, False, 40).why
-    with pytest.raises(ValueError, match=r"^--days-from trace: no edit log beside the KB"):
-        tracedays.choose("trace", db, log, False, None)
+
+
+def test_a_short_history_falls_back_to_the_fitted_process_and_says_why(tmp_path, capsys) -> None:
+    from sim.bench.docsrepo import build
+    from sim.importer.paths import default_edit_log
+
+    db = tmp_path / "kb.sqlite"
+    assert main(["import", str(build(tmp_path / "docs", 20, commits=40)), "--db", str(db)]) == 0
+    capsys.readouterr()
+    got = tracedays.choose(None, db, default_edit_log(db), False, None)
+    assert got.kind == "fitted" and got.why.startswith(
+        "the history cannot be replayed: the history has saves on "
+    )
+    with pytest.raises(ValueError, match=r"^--days-from trace: the history has saves on \d+ "):
+        tracedays.choose("trace", db, default_edit_log(db), False, None)
+    # without its edit log beside it, the KB's own event log is the history
+    default_edit_log(db).unlink()
+    assert tracedays.history(db, default_edit_log(db)).source == "kb.sqlite (its event log)"
+    with pytest.raises(SystemExit) as stop:
+        main(["advise", "--db", str(db), "--days-from", "trace"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1 and "--days-from trace: the history" in err[0]
 
 
 def _table(rows: list[tuple[str, float, float, float, float, float]]) -> pd.DataFrame:

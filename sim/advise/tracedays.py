@@ -79,17 +79,21 @@ def article_names(log: Path) -> list[str]:
 
 
 def history(db: Path, log: Path) -> tr.SaveTrace:
-    """The KB's edit log as a trace on its published articles."""
-    from sim.calibrate.logs import read_log
-    from sim.importer.corpus import imported
+    """The KB's edit log as a trace on its published articles; without a log beside it
+    (copied or renamed without it), the KB's own event log, as `db_inputs` fits then."""
+    from sim.calibrate.logs import from_rows, read_log
+    from sim.importer.corpus import event_log_rows, imported
 
     specs, _ = imported(str(db))
-    return tr.from_log(read_log(log), article_names(log), [s.article_id for s in specs])
+    published = [s.article_id for s in specs]
+    if log.exists():
+        return tr.from_log(read_log(log), article_names(log), published)
+    rows = event_log_rows(str(db))
+    names = list(dict.fromkeys(str(r[3]) for r in rows))
+    return tr.from_log(from_rows(rows, f"{db.name} (its event log)"), names, published)
 
 
-def choose(
-    asked: str | None, db: Path, log: Path | None, shaped: bool, saves: int | None
-) -> DaysFrom:
+def choose(asked: str | None, db: Path, log: Path, shaped: bool, saves: int | None) -> DaysFrom:
     """--days-from as asked (one of CHOICES, or None), or the default by the rule;
     ValueError (one line) where the choice asked for cannot be made."""
     if asked in ("fitted", "forms"):
@@ -99,13 +103,13 @@ def choose(
         stop = "--edit-shape gives a fitted shape, no history to replay"
     elif saves is not None:
         stop = "--saves-per-day sets a volume the history's own days do not have"
-    elif log is None or not log.exists():
-        stop = "no edit log beside the KB to replay"
     trace = None
     if stop is None:
-        assert log is not None
-        trace = history(db, log)
-        stop = trace.enough()
+        try:
+            trace = history(db, log)
+            stop = trace.enough()
+        except ValueError as e:  # an event log with no save: nothing to replay
+            stop = f"its history cannot be read as saves ({e})"
     if stop is None:
         assert trace is not None
         return DaysFrom(
