@@ -55,6 +55,10 @@ def run(
         rows = list(pool.map(sparse.day_rows, tasks) if pool else map(sparse.day_rows, tasks))
     ran = [r for r in rows if r is not None]
     quiet = [s for s, r in zip(seeds, rows, strict=True) if r is None]
+    sampled.progress(
+        f"advise: {count(days, 'independent day')} checking the pick ({len(quiet)} without a "
+        "save, not simulated)"
+    )
     if not ran:
         return pd.DataFrame(columns=[*KEY, "days", "unnoticed_min", "unnoticed_lo", "unnoticed_hi"])
     t = sampled.options(sampled.Sample(process, rows=ran, quiet=quiet), costs)
