@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any, Literal, cast
 
 from sim.calibrate.shape import EditShape, load_shape
+from sim.calibrate.trace import SaveTrace
 
 HOUR_S = 3600.0
 LADDER_S = (5.0, 600.0, 3600.0, 4 * 3600.0)
@@ -237,14 +238,18 @@ class Params:
     unsubscribes; a stated choice, so that every method is costed under the same rule.
     False keeps checking every held citation at every check."""
 
-    save_process: Literal["writeup", "calibrated"] = "writeup"
+    save_process: Literal["writeup", "calibrated", "trace"] = "writeup"
     """How human saves arrive: 'writeup', independent uniform times on Zipf-drawn articles
     (the write-up); 'calibrated', the edit shape fitted to a real edit log (`edit_shape`),
     mapped onto the busiest weekday working window of its profile, n_saves in the day on
-    average."""
+    average; 'trace', a KB's own history's saves replayed, days drawn from it in blocks
+    (`save_trace`)."""
     edit_shape: EditShape | str = ""
     """With save_process 'calibrated': the fitted shape (an EditShape, or the path of the JSON
     that `python -m sim calibrate` writes)."""
+    save_trace: SaveTrace | None = None
+    """With save_process 'trace': the KB's edit history on its published articles
+    (sim.calibrate.trace), whose days are replayed as they happened."""
     shape_features: tuple[str, ...] = SHAPE_FEATURES
     """The calibrated shape's real features switched on (popularity, bursts, bulk, profile);
     each one off is replaced by the write-up's counterpart (Zipf zipf_s popularity,
@@ -290,7 +295,7 @@ class Params:
         number = isinstance(saves, int | float) and not isinstance(saves, bool)
         if not number or not 0 <= saves < math.inf:
             raise bad("n_saves", "a number of 0 or more")
-        exact = self.save_process != "calibrated" and self.arrivals == "uniform"
+        exact = self.save_process == "writeup" and self.arrivals == "uniform"
         if exact and not float(saves).is_integer():
             raise bad(
                 "n_saves",
@@ -372,8 +377,15 @@ class Params:
                 "False with agent_edits over transport 'mcp' (the agent's own writes would "
                 "notify it from inside a tool call, which the in-memory transport cannot order)",
             )
-        if self.save_process not in ("writeup", "calibrated"):
-            raise bad("save_process", "'writeup' or 'calibrated'")
+        if self.save_process not in ("writeup", "calibrated", "trace"):
+            raise bad("save_process", "'writeup', 'calibrated' or 'trace'")
+        if (self.save_process == "trace") != isinstance(self.save_trace, SaveTrace):
+            raise bad(
+                "save_trace",
+                "a SaveTrace with save_process 'trace' (sim.calibrate.trace), else None",
+            )
+        if self.save_trace is not None and self.save_trace.n_articles != self.n_articles:
+            raise bad("save_trace", f"a trace on the day's {self.n_articles} articles")
         if self.question_relation not in ("same", "independent", "clustered"):
             raise bad("question_relation", "'same', 'independent' or 'clustered'")
         if self.save_process == "writeup" and self.question_relation == "independent":

@@ -34,6 +34,8 @@ STREAMS = (
     "question_clusters",
     *CAL_STREAMS,
     "answer_edits",
+    "trace_days",
+    "trace_save_text",
 )
 
 

@@ -65,11 +65,23 @@ def schedules(shape: EditShape) -> dict[str, str]:
         points["calibrated_" + "+".join(features)] = replace(
             Params(), save_process="calibrated", edit_shape=shape, shape_features=features
         )
+    points["trace"] = _trace_params()
     return {
-        f"{name}/{seed}": schedule_digest(draw_schedule(p, rng.streams(seed)))
+        f"{name}/{seed}": schedule_digest(draw_schedule(p, rng.streams(seed), seed))
         for name, p in points.items()
-        for seed in (1, 2)
+        for seed in (1, 2, 100_001)
     }
+
+
+def _trace_params() -> Params:
+    """The shared help-centre log replayed on its own articles (sim.calibrate.trace)."""
+    from sim.advise.tracedays import article_names
+    from sim.calibrate.logs import BUNDLED, read_log
+    from sim.calibrate.trace import from_log
+
+    names = article_names(BUNDLED)
+    t = from_log(read_log(BUNDLED), names, names)
+    return replace(Params(), n_articles=len(names), save_process="trace", save_trace=t, n_saves=1.0)
 
 
 def schedule_digest(s: DaySchedule) -> str:

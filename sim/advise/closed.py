@@ -13,7 +13,8 @@ A closed form has no interval, and its error against the KB's own saves is measu
 where the days give an interval, so its pick needs a margin of its own: its unnoticed time
 at most CLOSED_FORM_MARGIN under the target, and no simulated interval at the option that
 reaches above the target (an option at its own edge, 28.8 min against 30, is not
-presented as meeting it).
+presented as meeting it); an option the days give no interval must come as far under it as
+the days measure the forms under their upper ends elsewhere, where that is more.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ class ClosedForms:
     passed_over: tuple[str, ...] = ()
     """Cheaper options under the margin passed over, as their simulated interval reaches
     above the target (said by ``decision_line``)."""
+    margin: float = CLOSED_FORM_MARGIN
+    """The share under the target a pick the days give no interval must come:
+    CLOSED_FORM_MARGIN, or more where the days measure the forms understating their upper
+    ends by more at other options (``measured``)."""
 
 
 def simulation_decides(table: pd.DataFrame, target_min: float) -> bool:
@@ -84,7 +89,9 @@ def closed_forms(
     KBs (a backtest's table), else measured on this one."""
     whole = float(process.n_saves).is_integer()  # else a quiet KB's fraction: a mean
     arrivals = process.arrivals if whole else "poisson"
-    poisson = replace(process, save_process="writeup", edit_shape="", arrivals=arrivals)
+    poisson = replace(
+        process, save_process="writeup", edit_shape="", save_trace=None, arrivals=arrivals
+    )
     result = advise(poisson, costs, target_min * (1 - CLOSED_FORM_MARGIN), sizes=sizes)
     return ClosedForms(poisson, result["table"], result["choice"], result["sizes"], target_min)
 
@@ -95,9 +102,14 @@ def checked_choice(cf: ClosedForms, sim: pd.DataFrame) -> ClosedForms:
     target is not left standing beside a pick said to meet it."""
     from sim.advise.text import what
 
+    margin = max(CLOSED_FORM_MARGIN, measured(cf.table, sim))
     t = cf.table[cf.table[["cost", "mean_unnoticed_min"]].notna().all(axis=1)]
     t = t[t["mean_unnoticed_min"] <= cf.target_min * (1 - CLOSED_FORM_MARGIN)]
     at = t.merge(sim[["method", "interval_min", "unnoticed_hi"]], how="left")
+    # an option the days give no interval is held to the error they measure elsewhere
+    blind = (at["method"] != "push") & at["unnoticed_hi"].isna()
+    keep = ~(blind & (at["mean_unnoticed_min"] > cf.target_min * (1 - margin))).to_numpy()
+    t, at = t[keep], at[keep].reset_index(drop=True)
     crosses = (at["method"] != "push") & (at["unnoticed_hi"] > cf.target_min)
     keep = ~crosses.to_numpy()
     ok = t[keep]
@@ -105,7 +117,22 @@ def checked_choice(cf: ClosedForms, sim: pd.DataFrame) -> ClosedForms:
     bound = math.inf if choice is None else choice["cost"]
     cheaper = at[~keep & (at["cost"] < bound).to_numpy()]
     passed = tuple(what(r) for _, r in cheaper.sort_values("cost").iterrows())
-    return replace(cf, choice=choice, passed_over=passed)
+    return replace(cf, choice=choice, passed_over=passed, margin=margin)
+
+
+def measured(closed: pd.DataFrame, sim: pd.DataFrame) -> float:
+    """The forms' error against the days where they give an interval: the share m with
+    form = (1 − m) × the simulated upper end at the worst periodic option (0 where no
+    option has an interval, or the forms lie above every upper end)."""
+    if "unnoticed_lo" not in sim or not len(sim):
+        return 0.0
+    both = sim[(sim["method"] != "push") & sim["unnoticed_lo"].notna()].merge(
+        closed[["method", "interval_min", "mean_unnoticed_min"]], on=["method", "interval_min"]
+    )
+    both = both[both["mean_unnoticed_min"] > 0]
+    if both.empty:
+        return 0.0
+    return max(0.0, float((1 - both["mean_unnoticed_min"] / both["unnoticed_hi"]).max()))
 
 
 def check_rows(sim: pd.DataFrame, closed: pd.DataFrame) -> pd.DataFrame:
@@ -154,6 +181,13 @@ def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: st
 
     c = cf.choice
     under = target_min * (1 - CLOSED_FORM_MARGIN)
+    measured_said = (
+        f"; where the days give an option no interval, {cf.margin:.0%} under it "
+        f"({target_min * (1 - cf.margin):.3g} min), the form's error the days measure (that "
+        "far under their upper end at worst)"
+        if cf.margin > CLOSED_FORM_MARGIN
+        else ""
+    )
     head = (
         "Decided by the closed forms (Poisson saves at the same volume, "
         f"{cf.params.n_saves:,g} a day; the simulated days, stopped because {why}, chose "
@@ -162,7 +196,7 @@ def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: st
     margin = (
         f"a closed form has no interval, so a pick must come {CLOSED_FORM_MARGIN:.0%} under "
         f"the target of {target_min:g} min ({under:g} min) for the form's error against these "
-        "saves, and no simulated interval at it may reach above the target"
+        f"saves{measured_said}, and no simulated interval at it may reach above the target"
     )
     passed = (
         f" Passed over, though cheaper: {'; '.join(cf.passed_over)} (its simulated 95 % "
@@ -211,7 +245,7 @@ def as_json(cf: ClosedForms, checks: pd.DataFrame, costs: Costs) -> dict[str, An
 
     return {
         "saves_per_day": cf.params.n_saves,
-        "margin_share": CLOSED_FORM_MARGIN,
+        "margin_share": cf.margin,
         "passed_over": list(cf.passed_over),
         "choice": None if cf.choice is None else plain(cf.choice.to_dict()),
         "rows": [

@@ -2,8 +2,10 @@
 
 With --db the day runs on the imported KB's own published articles (questions from their
 titles, or a query log), the agent searching them with the KB's bm25, and the humans'
-saves drawn from the edit process fitted to the KB's history (the edit log ``import``
-wrote beside it; without one, the write-up's Poisson process at --saves-per-day). It
+saves the KB's history's own, its days replayed where it is long enough, else drawn from
+the edit process fitted to it (``tracedays``: the edit log ``import`` wrote beside it;
+without one, the write-up's Poisson process at --saves-per-day); the pick is checked on
+independent days (``checking``). It
 answers for that KB how fast its citations go stale, which method and interval keep a
 change unnoticed under the target most cheaply, and how often a compare-and-swap edit is
 rejected by the delay between read and edit. With --edit-log the synthetic corpus is
@@ -11,7 +13,7 @@ used and the fitted process is compared with the write-up's Poisson process at t
 volume on the same days. Days are run to a stated precision (``sim.advise.sampled``); for
 --edit-log each figure on the days it needs, the days without a save not simulated
 (``sim.advise.sparse``). The shares and the CAS table by cause are worded in
-``shares.py``. Some 330 lines: ``db_advice`` states every assumption, both deciders' picks
+``shares.py``. Some 370 lines: ``db_advice`` states every assumption, both deciders' picks
 and the checks between them in one place, in the order the text reads.
 """
 
@@ -25,11 +27,12 @@ from typing import Any
 import pandas as pd
 
 from sim import stats
-from sim.advise import Costs, sampled, shares, sparse, text
+from sim.advise import Costs, checking, sampled, shares, sparse, text
 from sim.advise.agent import Agent
 from sim.advise.calibrated import log_volume
 from sim.advise.calllog import Habits
 from sim.advise.closedform_text import _plain
+from sim.advise.tracedays import DaysFrom
 from sim.calibrate.shape import EditShape
 from sim.params import Params
 from sim.server.reads import count
@@ -149,8 +152,14 @@ def advise_for_db(
     saves: int | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """`advise --db`'s text and JSON for an imported KB (what the notebook shows)."""
+    from sim.advise.tracedays import choose
+    from sim.importer.paths import default_edit_log
+
     params, shape, note = db_inputs(db, base, queries, saves)
-    text, out = db_advice(params, shape, costs, target, want, workers, fixed_days, saves)
+    days_from = choose(None, db, default_edit_log(db), False, saves)
+    text, out = db_advice(
+        params, shape, costs, target, want, workers, fixed_days, saves, days_from=days_from
+    )
     return (text.replace("\n", f"\n{note}\n", 1) if note else text), out
 
 
@@ -173,22 +182,34 @@ def db_advice(
     saves: int | None = None,
     agent: Agent | None = None,
     habits: Habits | None = None,
+    days_from: DaysFrom | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The advice for an imported KB: its text and JSON."""
     agent = Agent(params.citations_per_answer) if agent is None else agent
     params = agent.apply(params)
-    if shape is not None:
+    days_from = DaysFrom("fitted", "no history given") if days_from is None else days_from
+    if days_from.trace is not None:
+        process = days_from.process(params)
+        name = f"the KB's own history replayed ({days_from.trace.source})"
+    elif shape is not None:
         fitted = replace(params, save_process="calibrated", edit_shape=shape)
         process = replace(fitted, n_saves=log_volume(params, shape) if saves is None else saves)
         name = f"the edit process fitted to its history ({Path(shape.source).name})"
     else:
         process = replace(params, n_saves=300 if saves is None else saves)
         name = "the write-up's Poisson process (no edit log fitted to its history)"
-    saves_said = (
-        f"{saves_text(process.n_saves)} in the day"
-        + (f" ({_volume_source(process, shape)})" if shape is not None and saves is None else "")
-        + (" (the write-up's 300)" if shape is None and saves is None else "")
-    )
+    if days_from.trace is not None:
+        saves_said = f"{saves_text(process.n_saves)} in the day ({days_from.window(process)})"
+    else:
+        saves_said = (
+            f"{saves_text(process.n_saves)} in the day"
+            + (
+                f" ({_volume_source(process, shape)})"
+                if shape is not None and saves is None
+                else ""
+            )
+            + (" (the write-up's 300)" if shape is None and saves is None else "")
+        )
     from sim.advise import closed
 
     cf = closed.closed_forms(process, costs, target)  # a second or so: before the days
@@ -204,7 +225,9 @@ def db_advice(
         agent.cas_experiment(),
     )
     s = samples["kb"]
-    table = sampled.options(s, costs)
+    chosen = sampled.options(s, costs)
+    check = checking.run(process, costs, target, want, workers, s.days)
+    table = checking.strict(chosen, check)  # what a pick must meet: both intervals under
     stale = pd.concat(s.stale, ignore_index=True)
     enough = sampled.MIN_DAYS_CHANGED  # days an interval needs, in the text and the JSON
     share = stats.share_interval(stale["stale"].to_numpy(), stale["citations"].to_numpy(), enough)
@@ -227,8 +250,8 @@ def db_advice(
         + shares.share_ci(per_hour, 1000.0, ".2f", cap=math.inf)
         + " stale per 1,000 citation-hours held."
     )
-    checks = closed.check_rows(table, cf.table)
-    by_sim = closed.simulation_decides(table, target)
+    checks = closed.check_rows(chosen, cf.table)
+    by_sim = closed.simulation_decides(table, target) and days_from.kind != "forms"
     cf = cf if by_sim else closed.checked_choice(cf, table)
     lines = [
         f"Advice for the KB {params.corpus_db}: {params.n_articles:,} published articles. By "
@@ -237,6 +260,7 @@ def db_advice(
         "'Decided by' says which.",
         *text.assumptions(process, costs, target, want, f"{name}, {saves_said}", agent),
         *([] if habits is None else habits.lines()),
+        days_from.line(),
         f"Days stopped because {why}.",
         staleness,
     ]
@@ -244,19 +268,25 @@ def db_advice(
     if by_sim:
         lines += [
             "Decided by simulation: "
-            + text.option_line("cheapest way to notice", table, target)
+            + text.option_line(
+                "cheapest way to notice", checking.kept(chosen, table, target), target
+            )
             + _precision_note(pick, want, why),
             "The options, simulated (mean a day over the days the costs rest on):",
-            *text.options_table(table, pick),
+            *text.options_table(chosen, pick),
         ]
     else:
         lines += [
-            closed.decision_line(cf, table, target, why),
-            text.days_line(table),
+            closed.decision_line(cf, chosen, target, why),
+            text.days_line(chosen),
             "The options, by the closed forms:",
             *text.options_table(closed.as_options(cf, costs), cf.choice, exact=True),
         ]
-    lines += [closed.check_line(checks), *text.needed_lines({"kb": s}, want)]
+    lines += [
+        *checking.lines(pick, chosen, check, target, by_sim),
+        closed.check_line(checks),
+        *text.needed_lines({"kb": s}, want),
+    ]
     if agent.hold_s / 60 <= target:
         lines.append(
             f"Citations are held {agent.hold_s / 60:g} min (--hold-hours), no longer than the "
@@ -282,7 +312,10 @@ def db_advice(
             "the agent waited; each edit costs one more read call)"
         )
     lines += [*cas_lines, f"Intervals of a share: {stats.SHARE_METHOD}."]
-    out = {"assumptions": lines[2:8], **_json({"kb": table}, why, target)}
+    out = {"assumptions": lines[2:8], **_json({"kb": chosen}, why, target)}
+    out["choices"] = {"kb": None if pick is None or not by_sim else _plain_row(pick)}
+    out["days_from"] = {"process": days_from.kind, "why": days_from.why}
+    out["checked"] = checking.as_json(pick, check)
     out["stale_share"] = shares.share_json(share, int(stale["stale"].sum()) if len(stale) else 0)
     out["cas_by_delay"] = cas_rows
     out["agent"] = agent.as_json()
@@ -300,6 +333,10 @@ def db_advice(
     )
     out["closed_forms"] = closed.as_json(cf, checks, costs)
     return "\n".join(lines), out
+
+
+def _plain_row(row: pd.Series) -> dict[str, Any]:
+    return {k: _plain(v) for k, v in row.items()}
 
 
 def _precision_note(pick: pd.Series | None, want: sampled.Precision, why: str) -> str:

@@ -278,12 +278,14 @@ def run(
     fixed_days: int = 0,
     say: Callable[[str], object] = print,
     cas_experiment: str = "cas_curve",
+    first_seed: int = 1,
 ) -> tuple[dict[str, Sample], str]:
     """Days in batches on seeds 1, 2, ... for every process until precise (or `fixed_days`
     exactly); the samples and why it stopped. Every process's days of a batch run in one
     pool; a batch doubles the days done so far (MIN_BATCH first), whatever the workers. The
     CAS day is `cas_experiment`: the 13-delay curve, or 'cas' at the process's own edit
-    delays. Raises ``TimeLimit`` where the safety stop passes before the days are done."""
+    delays. Seeds start at `first_seed` (a checking set's, ``sim.advise.checking``). Raises
+    ``TimeLimit`` where the safety stop passes before the days are done."""
     from sim.study.experiments import Request, frames_of, run_all
     from sim.study.exposure import exposure_rows
     from sim.study.metrics import edit_rows, staleness_by_seed
@@ -303,7 +305,8 @@ def run(
     done = 0
     cap = fixed_days or want.max_days
     while True:
-        seeds = tuple(range(done + 1, min(done + max(MIN_BATCH, done), cap) + 1))
+        upto = min(done + max(MIN_BATCH, done), cap)
+        seeds = tuple(range(first_seed + done, first_seed + upto))
         requests = [Request((p,), seeds, ("staleness",)) for p in exposed.values()]
         if with_cas:
             requests += [Request((s.params,), seeds, (cas_experiment,)) for s in samples.values()]
@@ -320,7 +323,7 @@ def run(
                 edits = frames_of(runs[len(samples) + i][0])
                 if not edits.edits.empty:  # none when no question found a published article
                     s.cas.append(edit_rows(edits))
-        done = seeds[-1]
+        done = upto
         spent = time.monotonic() - want.started
         tables = {n: options(s, costs) for n, s in samples.items()}
         changed = ", ".join(

@@ -40,7 +40,7 @@ def day_rows(task: Task) -> pd.DataFrame | None:
     from sim.study.exposure import exposure_rows
 
     params, seed, methods, full = task
-    if not full and draw_schedule(params, rng.streams(seed)).day_saves == 0:
+    if not full and draw_schedule(params, rng.streams(seed), seed).day_saves == 0:
         return None
     day = type("SweepDay", (Day,), {"sweep_methods": methods})(
         params, seed, _opening(seed, params.n_articles, params.corpus_db, params.corpus_queries)
@@ -65,7 +65,7 @@ LIGHT_BATCH = 4
 batches, and with them where the days stop, are the same on any machine)."""
 
 
-def _pool(workers: int) -> ProcessPoolExecutor | None:
+def day_pool(workers: int) -> ProcessPoolExecutor | None:
     if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
         return None
     return local_pool(workers, fork=True)  # workers that end with this process
@@ -99,7 +99,7 @@ def run_sparse(
     }
     samples = {n: sampled.Sample(p, cost_days=0) for n, p in processes.items()}
     cap = fixed_days or want.max_days
-    pool = _pool(workers)
+    pool = day_pool(workers)
     with ending_with_caller(pool):  # its workers killed if this is left by an exception
         while True:
             plan = {n: r.next(cap, fixed_days) for n, r in runs.items()}

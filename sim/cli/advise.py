@@ -58,7 +58,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--max-days",
         type=bounded(int, 2, 10_000),
         default=60,
-        help="cap on days (default 60): the only budget, so the pick is the same on any machine",
+        help="cap on days (default 60): the only budget, so the pick is the same on any "
+        "machine; with --db as many independent days again check the pick",
     )
     prec.add_argument(
         "--max-seconds",
@@ -143,6 +144,15 @@ def _input_flags(adv: argparse.ArgumentParser) -> None:
         "its articles, its saves from the edit log written beside it (or --edit-log)",
     )
     adv.add_argument(
+        "--days-from",
+        default=None,
+        metavar="trace|fitted|forms",
+        help="with --db, the simulated days' saves: trace, the KB's history replayed (days "
+        "drawn in 7-day blocks; the default where it has saves on 60 days or more spanning "
+        "90 or more); fitted, the process fitted to it (the default otherwise); forms, the "
+        "closed forms pick, the fitted days giving the other figures",
+    )
+    adv.add_argument(
         "--queries",
         type=a_path,
         default=None,
@@ -201,6 +211,15 @@ def run(args: argparse.Namespace, adv: argparse.ArgumentParser) -> int:
             adv.error(f"{flag}: only with --db (the agent's edits are simulated on a KB)")
     if args.call_log is not None and args.db is None:
         adv.error("--call-log: only with --db (the agent's habits are simulated on a KB)")
+    from sim.advise.tracedays import CHOICES
+
+    if args.days_from not in (None, *CHOICES):
+        adv.error(
+            f"--days-from: expected one of {', '.join(CHOICES)}; received {args.days_from!r}; "
+            "leave it out for the default"
+        )
+    if args.days_from is not None and args.db is None:
+        adv.error("--days-from: only with --db (the KB's history is replayed on its articles)")
     if args.db is not None and args.articles is not None:
         adv.error("--articles: not with --db (the KB's published articles are counted)")
     runs_days = args.edit_log is not None or args.edit_shape is not None or args.db is not None

@@ -56,6 +56,16 @@ def _simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             params, shape, note = advise_db.db_inputs(
                 args.db, base, args.queries, args.saves_per_day, args.edit_log, args.edit_shape
             )
+            from sim.advise import tracedays
+            from sim.importer.paths import default_edit_log
+
+            days_from = tracedays.choose(
+                args.days_from,
+                args.db,
+                args.edit_log or default_edit_log(args.db),
+                args.edit_shape is not None,
+                args.saves_per_day,
+            )
         except ValueError as e:
             adv.error(str(e))
         from sim.advise.agent import Agent
@@ -109,6 +119,7 @@ def _simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             args.saves_per_day,
             agent,
             habits,
+            days_from,
         )
         text = text.replace("\n", f"\n{note}\n", 1) if note else text
         if args.edit_shape is None:

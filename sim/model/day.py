@@ -70,7 +70,7 @@ class Day:
         self.params = params
         self.seed = seed
         self.result = DayResult(params, seed)
-        self.schedule: DaySchedule = draw_schedule(params, rng.streams(seed))
+        self.schedule: DaySchedule = draw_schedule(params, rng.streams(seed), seed)
         self.env = simpy.Environment()
         clock = self.clock
         if opening is None and params.corpus_db:

@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sim import exactmath
+from sim import exactmath, rng
+from sim.calibrate.trace import block_seed
 from sim.corpus import EDIT_UNIFORMS
 from sim.model import calibrated
 from sim.params import Params
@@ -120,6 +121,43 @@ def _calibrated_schedule(
     )
 
 
+def _trace_schedule(
+    params: Params,
+    rngs: dict[str, np.random.Generator],
+    seed: int,
+    drawn_rank: np.ndarray,
+) -> DaySchedule:
+    """The history's day for this seed, its saves as recorded (sim.calibrate.trace); with
+    question_relation 'same' or 'clustered' the questions' ranking is the history's edit
+    ranking (ties in the drawn order), as the write-up's questions follow its edits."""
+    trace = params.save_trace
+    assert trace is not None  # Params checks it
+    weights = trace.weights()
+    rank = drawn_rank
+    if params.question_relation != "independent":
+        order = np.lexsort((drawn_rank, -weights))
+        rank = np.empty_like(drawn_rank)
+        rank[order] = np.arange(len(order))
+    writeup = replace(params, save_process="writeup", save_trace=None, n_saves=0)
+    writeup = replace(writeup, question_relation="same")
+    base = _writeup_schedule(writeup, rngs, rank, drawn_rank)
+    d = trace.day_of(seed, rng.streams(block_seed(seed))["trace_days"])
+    at = trace.day(d, params.day_s, _late_s(params))
+    s = trace.epoch_s[at] - trace.start_of(d, params.day_s)
+    kinds = trace.kind[at]
+    targets = np.where(trace.target[at] < 0, 0, trace.target[at])
+    return replace(
+        base,
+        save_w=weights,
+        save_s=s,
+        save_targets=targets,
+        save_kinds=kinds,
+        save_uniforms=rngs["trace_save_text"].random((len(at), EDIT_UNIFORMS)),
+        day_saves=int((s < params.day_s).sum()),
+        save_publish=trace.publish[at],
+    )
+
+
 def _clustered(params: Params, rngs: dict[str, np.random.Generator], s: DaySchedule) -> DaySchedule:
     publish = s.save_publish if s.save_publish is not None else np.arange(len(s.save_s))
     times, targets = calibrated.cluster_questions(
@@ -134,13 +172,18 @@ def _clustered(params: Params, rngs: dict[str, np.random.Generator], s: DaySched
     return replace(s, question_s=times, question_targets=targets)
 
 
-def draw_schedule(params: Params, rngs: dict[str, np.random.Generator]) -> DaySchedule:
-    """The write-up's draws; then, if asked, the calibrated process's saves in place of its
-    saves, and questions moved next to the publishes (each from its own appended stream)."""
+def draw_schedule(
+    params: Params, rngs: dict[str, np.random.Generator], seed: int = 1
+) -> DaySchedule:
+    """The write-up's draws; then, if asked, the calibrated process's saves (or the
+    history's, replayed: seed picks the day) in place of its saves, and questions moved next
+    to the publishes (each from its own appended stream)."""
     n = params.n_articles
     question_rank = rngs["question_ranking"].permutation(n)
     independent_rank = rngs["edit_ranking"].permutation(n)
-    if params.save_process == "calibrated":
+    if params.save_process == "trace":
+        s = _trace_schedule(params, rngs, seed, question_rank)
+    elif params.save_process == "calibrated":
         writeup = replace(params, save_process="writeup", question_relation="same", n_saves=0)
         s = _writeup_schedule(writeup, rngs, question_rank, independent_rank)
         s = _calibrated_schedule(params, rngs, s, independent_rank)

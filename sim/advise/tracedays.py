@@ -1,0 +1,125 @@
+"""Which save process the days of `advise --db` run (``--days-from``), and why.
+
+The KB's own history, replayed (``sim.calibrate.trace``), is the default wherever it is
+long enough (saves on at least MIN_SAVE_DAYS days spanning at least MIN_SPAN_DAYS): its
+days have the bursts and bulk publishes the history had, which neither the fitted process
+nor the closed forms' Poisson saves keep. The fitted process is the fallback where the
+history is too short, a shape is given instead of a history, or --saves-per-day asks for a
+volume the history's days do not have; 'forms' lets the closed forms pick, the fitted days
+still giving every other figure and checking it. The reason is printed with the advice.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from sim.calibrate import trace as tr
+from sim.params import Params
+
+CHOICES = ("trace", "fitted", "forms")
+
+
+@dataclass(frozen=True)
+class DaysFrom:
+    """The process chosen for the days: 'trace', 'fitted' or 'forms', and why."""
+
+    kind: str
+    why: str
+    trace: tr.SaveTrace | None = None
+
+    def line(self) -> str:
+        said = {
+            "trace": "the KB's own history replayed",
+            "fitted": "the fitted edit process",
+            "forms": "the closed forms",
+        }[self.kind]
+        return f"Days from: {said} (--days-from {self.kind}): {self.why}."
+
+    def process(self, params: Params) -> Params:
+        """The day's parameters with the history's saves in place of the fitted ones."""
+        if self.trace is None:
+            return params
+        return replace(
+            params,
+            save_process="trace",
+            save_trace=self.trace,
+            edit_shape="",
+            arrivals="uniform",
+            n_saves=self.mean_saves(params.day_s),
+        )
+
+    def window(self, process: Params) -> str:
+        """Where the day's saves come from, in words."""
+        assert self.trace is not None
+        start = self.trace.window_s(process.day_s) / 3600
+        end = (start + process.day_s / 3600) % 24
+        return (
+            "a mean over its days; each drawn day's saves as recorded in the "
+            f"{start:02.0f}:00–{end:02.0f}:00 UTC window holding most of them"
+        )
+
+    def mean_saves(self, day_s: float) -> float:
+        """The history's saves in the day's window, a mean over its whole blocks' days."""
+        t = self.trace
+        assert t is not None
+        days = t.n_blocks * tr.BLOCK_DAYS
+        n = sum(len(t.day(d, day_s)) for d in range(days))
+        return n / days if days else 0.0
+
+
+def article_names(log: Path) -> list[str]:
+    """The log's article ids in order of first appearance (``EditLog.article``'s order)."""
+    seen: dict[str, None] = {}
+    with log.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            seen.setdefault(row["article"], None)
+    return list(seen)
+
+
+def history(db: Path, log: Path) -> tr.SaveTrace:
+    """The KB's edit log as a trace on its published articles; without a log beside it
+    (copied or renamed without it), the KB's own event log, as `db_inputs` fits then."""
+    from sim.calibrate.logs import from_rows, read_log
+    from sim.importer.corpus import event_log_rows, imported
+
+    specs, _ = imported(str(db))
+    published = [s.article_id for s in specs]
+    if log.exists():
+        return tr.from_log(read_log(log), article_names(log), published)
+    rows = event_log_rows(str(db))
+    names = list(dict.fromkeys(str(r[3]) for r in rows))
+    return tr.from_log(from_rows(rows, f"{db.name} (its event log)"), names, published)
+
+
+def choose(asked: str | None, db: Path, log: Path, shaped: bool, saves: int | None) -> DaysFrom:
+    """--days-from as asked (one of CHOICES, or None), or the default by the rule;
+    ValueError (one line) where the choice asked for cannot be made."""
+    if asked in ("fitted", "forms"):
+        return DaysFrom(asked, "asked for")
+    stop = None
+    if shaped:
+        stop = "--edit-shape gives a fitted shape, no history to replay"
+    elif saves is not None:
+        stop = "--saves-per-day sets a volume the history's own days do not have"
+    trace = None
+    if stop is None:
+        try:
+            trace = history(db, log)
+            stop = trace.enough()
+        except ValueError as e:  # an event log with no save: nothing to replay
+            stop = f"its history cannot be read as saves ({e})"
+    if stop is None:
+        assert trace is not None
+        return DaysFrom(
+            "trace",
+            f"its days drawn in {tr.BLOCK_DAYS}-day blocks of consecutive days from "
+            f"{trace.n_days:,} days of history ({trace.save_days():,} with saves; the rule: "
+            f"saves on at least {tr.MIN_SAVE_DAYS} days spanning at least "
+            f"{tr.MIN_SPAN_DAYS}), even blocks choosing, odd ones checking",
+            trace,
+        )
+    if asked == "trace":
+        raise ValueError(f"--days-from trace: {stop}; give --days-from fitted (or leave it out)")
+    return DaysFrom("fitted", f"the history cannot be replayed: {stop}")
