@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from sim.params import Params
 from sim.advise.closedform import MODEL_MARGIN
+from sim.params import Params
 from sim.report import atlas, designer
 from sim.report.designer import (
     HOUR_S,
