@@ -25,6 +25,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from sim.exactmath import dot
+
 Z95 = NormalDist().inv_cdf(0.975)
 LARGE_N = 100
 """From this many units on, the normal quantile; below it, Student's t."""
@@ -109,16 +111,37 @@ def control_variate_interval(
     y = np.asarray(values, dtype=float)
     c = np.asarray(controls, dtype=float).reshape(len(y), -1)
     n, q = c.shape
-    x = np.column_stack([np.ones(n), c - np.asarray(means, dtype=float)])
-    coef, *_ = np.linalg.lstsq(x, y, rcond=None)
-    mean = float(coef[0])
-    if n <= q + 1:
+    x = [np.ones(n), *(c[:, j] - float(means[j]) for j in range(q))]
+    # the normal equations from exactly rounded sums, solved in Python floats: the same
+    # digits on any CPU (sim.exactmath), where BLAS's lstsq may differ in the last ones
+    xtx = [[dot(a, b) for b in x] for a in x]
+    coef = _solve(xtx, [dot(a, y) for a in x])
+    mean = coef[0]
+    if n <= q + 1 or math.isnan(mean):
         return Interval(mean, math.nan, math.nan, math.nan, n)
-    resid = y - x @ coef
-    s2 = float(resid @ resid) / (n - q - 1)
-    se = math.sqrt(s2 * float(np.linalg.pinv(x.T @ x)[0, 0]))
+    resid = y - sum((coef[j] * x[j] for j in range(1, q + 1)), np.full(n, coef[0]))
+    s2 = dot(resid, resid) / (n - q - 1)
+    first = _solve(xtx, [1.0] + [0.0] * q)[0]  # (XᵀX)⁻¹'s corner: the mean's variance factor
+    se = math.sqrt(s2 * first)
     half = _t975(n - q - 1) * se
     return Interval(mean, mean - half, mean + half, math.sqrt(s2), n)
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """a x = b by Gauss–Jordan elimination with partial pivoting, in Python floats (a few
+    unknowns); NaN throughout for a singular a."""
+    m = [[*row, rhs] for row, rhs in zip(a, b, strict=True)]
+    k = len(m)
+    for col in range(k):
+        pivot = max(range(col, k), key=lambda r: abs(m[r][col]))
+        if m[pivot][col] == 0.0:
+            return [math.nan] * k
+        m[col], m[pivot] = m[pivot], m[col]
+        for r in range(k):
+            if r != col:
+                f = m[r][col] / m[col][col]
+                m[r] = [v - f * w for v, w in zip(m[r], m[col], strict=True)]
+    return [m[r][k] / m[r][r] for r in range(k)]
 
 
 def detection_power(gap: float, se: float, z_crit: float) -> float:
