@@ -27,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim import atlas
+from sim.atlas import cache as atlas_cache
 from sim.advise import Costs, backtest
 from sim.advise.choice import advised_choice
 from sim.calibrate.panel import calibration_outputs
@@ -197,11 +198,14 @@ def _calibration(base: Params, seeds: list[int]) -> Plan:
 def _backtest(base: Params, seeds: list[int]) -> Plan:
     """The advice made from each atlas site's history up to a year before its end, replayed
     on its last year (``sim.advise.backtest``): no days and no seeds, so its part is pooled
-    (computed in `make reproduce`, read by every rebuild: 25 CPU-s for the 44 sites)."""
+    (computed in `make reproduce`, read by every rebuild: 25 CPU-s for the 44 sites, most of
+    it their fits, which ``atlas.cache`` keeps while the histories and the fit's code stay)."""
 
     def finish(runs: list[PointRuns]) -> Rows:
         logs = {s.site: atlas.log(s.site) for s in atlas.sites()}
-        rows, _share = backtest.table(logs, base, Costs(), BACKTEST_TARGET_MIN)
+        rows, _share = backtest.table(
+            logs, base, Costs(), BACKTEST_TARGET_MIN, shape_of=atlas_cache.fit_shape
+        )
         return {"advise_backtest": pd.DataFrame(rows)}
 
     return Plan((), finish)
