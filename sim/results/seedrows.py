@@ -27,9 +27,9 @@ from pathlib import Path
 import pandas as pd
 
 from sim import atlas
-from sim.atlas import cache as atlas_cache
 from sim.advise import Costs, backtest
 from sim.advise.choice import advised_choice
+from sim.atlas import cache as atlas_cache
 from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
 from sim.report import sensitivity
