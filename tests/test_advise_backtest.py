@@ -132,3 +132,41 @@ def test_advise_db_on_a_two_year_docs_history_ends_with_its_backtest(
     assert main([*args, "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["backtest"]
     assert row["windows"] >= 50 and row["met"] in (True, False)
+
+
+def test_a_sites_fit_is_kept_by_its_historys_content_and_gives_the_same_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The backtest's fits of the atlas's fixed histories come from `atlas.cache` once made
+    (a quick run's and `make reproduce`'s main cost outside their days): the shape read back
+    is the fitted one, so the row is byte for byte the uncached row; another history, or the
+    cache turned off, fits again."""
+    from sim.atlas import cache
+    from sim.calibrate import fit
+
+    monkeypatch.setenv("STALE_CITATIONS_CACHE", str(tmp_path))
+    fits: list[EditLog] = []
+    real_fit = fit.fit_shape
+
+    def counted(log: EditLog, *args: object, **kwargs: object) -> object:
+        fits.append(log)
+        return real_fit(log)
+
+    monkeypatch.setattr(fit, "fit_shape", counted)
+    log = atlas.log(atlas.sites()[0].site)
+    uncached = bt.backtest(log, Params(), Costs(), 30.0).row()
+    assert len(fits) == 1
+    made = bt.backtest(log, Params(), Costs(), 30.0, shape_of=cache.fit_shape).row()
+    kept = bt.backtest(log, Params(), Costs(), 30.0, shape_of=cache.fit_shape).row()
+    assert len(fits) == 2  # the third backtest read the shape the second kept
+    assert repr(made) == repr(kept) == repr(uncached)
+    train = fits[0]
+    shifted = EditLog(
+        train.epoch_s + 7 * DAY, train.publish, train.article, train.kind, train.n_articles,
+        train.source,
+    )  # fmt: skip
+    cache.fit_shape(shifted)
+    assert len(fits) == 3 and len(list(tmp_path.glob("*.json"))) == 2
+    monkeypatch.setenv("STALE_CITATIONS_CACHE", "off")
+    cache.fit_shape(train)
+    assert len(fits) == 4

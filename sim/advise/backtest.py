@@ -21,6 +21,7 @@ not depend on the saves (the closed form's); push's notifications are those read
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -28,6 +29,7 @@ import numpy as np
 from sim import exactmath, stats
 from sim.advise import Costs, Sizes
 from sim.calibrate.logs import CHANGES, EditLog, week_offset
+from sim.calibrate.shape import EditShape
 from sim.params import Params
 from sim.popularity import zipf_weights
 
@@ -126,9 +128,11 @@ def backtest(
     target_min: float,
     sizes: Sizes | None = None,
     site: str = "",
+    shape_of: Callable[[EditLog], EditShape] | None = None,
 ) -> Backtest:
     """The closed forms' pick from the history before the held-out year, replayed on it
-    (``params``: the day's questions, citations and length; its articles are the log's)."""
+    (``params``: the day's questions, citations and length; its articles are the log's;
+    ``shape_of``: the history's fit, default ``fit_shape``, or a cache of it)."""
     from sim.advise import closed
     from sim.advise.calibrated import log_volume
     from sim.advise.text import what
@@ -137,7 +141,7 @@ def backtest(
 
     train, _, cut = split(log)
     try:
-        shape = fit_shape(train)
+        shape = (shape_of or fit_shape)(train)
     except ValueError as e:
         raise NoBacktest(f"the history before the held-out year cannot be fitted ({e})") from e
     if not params.corpus_db:  # the synthetic corpus: as many articles as the log's
@@ -256,18 +260,23 @@ def _pages(s: np.ndarray, interval_s: float, d: float) -> float:
 
 
 def table(
-    logs: dict[str, EditLog], params: Params, costs: Costs, target_min: float
+    logs: dict[str, EditLog],
+    params: Params,
+    costs: Costs,
+    target_min: float,
+    shape_of: Callable[[EditLog], EditShape] | None = None,
 ) -> tuple[list[dict[str, object]], str]:
     """Each site's backtest row (a log too short for one: its reason in ``why_not``), the
     sizes measured once on the study's corpus at the write-up's article count, and the share
-    of the sites with a change to replay where the advice met its target."""
+    of the sites with a change to replay where the advice met its target (``shape_of``: as
+    ``backtest``'s)."""
     from sim.advise import measured_sizes
 
     sizes = measured_sizes(params)
     rows: list[dict[str, object]] = []
     for site, log in logs.items():
         try:
-            rows.append(backtest(log, params, costs, target_min, sizes, site).row())
+            rows.append(backtest(log, params, costs, target_min, sizes, site, shape_of).row())
         except NoBacktest as e:
             rows.append({"site": site, "why_not": str(e)})
     judged = [r["met"] is True for r in rows if r.get("met") is not None]

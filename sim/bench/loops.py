@@ -38,7 +38,7 @@ def reproduce_wall() -> dict[str, Any]:
 
 
 def quick_wall() -> dict[str, Any]:
-    """`python -m sim reproduce --quick`: every table and figure on a twentieth of the seeds."""
+    """`python -m sim reproduce --quick`: every table and figure on a sixtieth of the seeds."""
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "sim", "reproduce", "--quick", "--out", f"{tmp}/q"]
         return run_steps([("quick study", command)])

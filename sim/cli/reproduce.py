@@ -47,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     rep.add_argument(
         "--quick",
         action="store_true",
-        help="every part on a twentieth of its seeds (at least 2), each page marked as a quick"
+        help="every part on a sixtieth of its seeds (at least 2), each page marked as a quick"
         " run: every table and figure in about a minute, into quick-results/ or --out",
     )
     rep.add_argument(

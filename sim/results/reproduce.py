@@ -112,7 +112,8 @@ def quick_mark(seeds: dict[str, int]) -> str:
     """The line every page of a quick run carries."""
     counts = ", ".join(f"{k} {v}" for k, v in seeds.items())
     return (
-        f"QUICK RUN, not the study's figures: every part on a twentieth of its seeds ({counts}),"
+        f"QUICK RUN, not the study's figures: every part on 1/{seedrows.QUICK_DIVISOR} of its"
+        f" seeds, at least {seedrows.QUICK_FLOOR} ({counts}),"
         f" the sequential rule's units on at most {_batches(seedrows.QUICK_LOOKS)}."
         " `make reproduce` runs the study."
     )
@@ -182,7 +183,7 @@ def reproduce(
     quick: bool = False,
 ) -> Tables:
     """Run every experiment (the staleness runs on seeds 1..staleness_seeds, the CAS runs on
-    1..cas_seeds; with ``quick`` every part on a twentieth of its seeds, each page marked),
+    1..cas_seeds; with ``quick`` every part on a sixtieth of its seeds, each page marked),
     in a local pool or on the Dask cluster at ``scheduler``, write their per-seed rows to
     out/seeds/, then every table and the report from the rows as read back, what made them
     (environment.json), and refresh the README's blocks if given."""

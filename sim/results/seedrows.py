@@ -29,6 +29,7 @@ import pandas as pd
 from sim import atlas
 from sim.advise import Costs, backtest, seedsets
 from sim.advise.choice import advised_choice
+from sim.atlas import cache as atlas_cache
 from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
 from sim.report import sensitivity
@@ -197,11 +198,14 @@ def _calibration(base: Params, seeds: list[int]) -> Plan:
 def _backtest(base: Params, seeds: list[int]) -> Plan:
     """The advice made from each atlas site's history up to a year before its end, replayed
     on its last year (``sim.advise.backtest``): no days and no seeds, so its part is pooled
-    (computed in `make reproduce`, read by every rebuild: 25 CPU-s for the 44 sites)."""
+    (computed in `make reproduce`, read by every rebuild: 25 CPU-s for the 44 sites, most of
+    it their fits, which ``atlas.cache`` keeps while the histories and the fit's code stay)."""
 
     def finish(runs: list[PointRuns]) -> Rows:
         logs = {s.site: atlas.log(s.site) for s in atlas.sites()}
-        rows, _share = backtest.table(logs, base, Costs(), BACKTEST_TARGET_MIN)
+        rows, _share = backtest.table(
+            logs, base, Costs(), BACKTEST_TARGET_MIN, shape_of=atlas_cache.fit_shape
+        )
         return {"advise_backtest": pd.DataFrame(rows)}
 
     return Plan((), finish)
@@ -329,8 +333,10 @@ def _plans(
     return [e.plan(base, list(range(1, seeds.get(e.name, e.seeds) + 1))) for e in chosen]
 
 
-QUICK_DIVISOR = 20
-"""``reproduce --quick`` runs every part on a twentieth of its seeds (at least QUICK_FLOOR)."""
+QUICK_DIVISOR = 60
+"""``reproduce --quick`` runs every part on a sixtieth of its seeds (at least QUICK_FLOOR):
+a twentieth ran 461 days, 80 % of the quick run's CPU; a sixtieth takes the readings, whose
+sixteen and six points each day repeats, to two seeds (and their one more look to two)."""
 QUICK_FLOOR = 2
 """Seeds a part keeps however far it is scaled down: an interval needs two."""
 QUICK_LOOKS = {"sensitivity": 2, "realshape": 1}
