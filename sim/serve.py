@@ -230,8 +230,18 @@ class Interrupts:
     def __init__(self) -> None:
         self.seen = False
         self._raising = True
-        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        self._before = signal.getsignal(signal.SIGINT)
+        if self._before is not signal.SIG_IGN:
             signal.signal(signal.SIGINT, self._on_interrupt)
+
+    def withdraw(self) -> None:
+        """Give SIGINT back the handler it had, when the start is refused before serving:
+        a process that goes on (a test calling ``main``) kept this one, which ignores every
+        Ctrl-C after the first, and a later Ctrl-C there was lost. Not after a Ctrl-C: this
+        process is ending by it."""
+        ours = signal.getsignal(signal.SIGINT) == self._on_interrupt
+        if ours and not self.seen and self._before is not None:
+            signal.signal(signal.SIGINT, self._before)
 
     def serving(self) -> bool:
         """From here on a Ctrl-C only sets the flag; whether to serve at all (no Ctrl-C came

@@ -127,9 +127,13 @@ SHALLOW_SHARE = 3
 """`make test` tries a third of each property test's examples; `make check` all of them."""
 
 
-def examples(n: int) -> int:
-    """A property test's example count for this run: all n under --deep, else a third."""
-    return n if os.environ.get(DEEP_ENV) == "1" else max(20, n // SHALLOW_SHARE)
+def examples(n: int, shallow: int | None = None) -> int:
+    """A property test's example count for this run: all n under --deep, else a third (at
+    least 20), or `shallow` where each example costs a second and the test's explicit
+    examples hold the cases that matter."""
+    if os.environ.get(DEEP_ENV) == "1":
+        return n
+    return max(20, n // SHALLOW_SHARE) if shallow is None else shallow
 
 
 SAMPLE_SEED = pytest.StashKey[int]()

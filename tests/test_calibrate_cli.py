@@ -226,7 +226,9 @@ def test_a_badly_fitting_zipf_mandelbrot_is_warned_of_as_zipf_is(
     log = tmp_path / "log.csv"
     log.write_text(HEADER + GOOD + "2024-01-03T10:00:00Z,2,u001,a0002,modify,5,0\n")
     monkeypatch.setattr(cli, "fit", fitted)
-    code, out, err = _run(["calibrate", str(log), "--out", str(tmp_path / "s.json")], capsys)
+    # 4 resamples and goodness-of-fit simulations, not 200: the p-values are set above
+    argv = ["calibrate", str(log), "--out", str(tmp_path / "s.json"), "--boot", "4"]
+    code, out, err = _run(argv, capsys)
     assert code == 0, err
     assert "p = 0.500 (not rejected at 5 %)" in out
     assert "p = 0.005 (fits badly at 5 %); AIC" in out and "Shape uses: Zipf–Mandelbrot" in out

@@ -73,14 +73,23 @@ def pages(draw: st.DrawFn) -> tuple[str, str, str, str]:
     return head, draw(texts(fence, False, "Was")), tail, draw(texts(fence, True, "Now"))
 
 
+# Each example is a git repository imported three times: make test draws 6 besides the three
+# explicit ones (each kind of front matter, each line break, the edit's outer breaks); the
+# layout alone takes 100 cheap examples below, and make check draws all 60 here.
 @settings(
-    max_examples=examples(60),
+    max_examples=examples(60, shallow=6),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(page=pages())
 @example(  # the case: a CRLF edit of a CRLF file with a blank line after its front matter
     page=("---\r\ntitle: Page title\r\n---\r\n\r\n", "Was.\r\nOld.", "\r\n", "Now.\r\nFixed.\r\n")
+)
+@example(  # TOML front matter, CR breaks; the edit led and ended by breaks of two kinds
+    page=("+++\rtitle = 'Page title'\r+++\r", "Was ü\rold.", "\r\r", "\r\nNow é\rnew.\n\r")
+)
+@example(  # no front matter: the heading is the text's first line; LF file, mixed-break edit
+    page=("\n", "# Page title\nWas .", "", "# Page title\r\nNow x\ry\n.")
 )
 def test_an_agents_edit_round_trips_byte_for_byte(page: tuple[str, str, str, str]) -> None:
     head, text, tail, edit = page

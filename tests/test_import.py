@@ -4,6 +4,7 @@ temporary git repository (renames, drafts, a bulk commit, non-ASCII titles, a de
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -266,10 +267,14 @@ def test_a_foreign_sqlite_file_is_refused_by_import_and_serve(tmp_path, capsys) 
     status, _, err = _import(capsys, str(repo.root), "--db", str(db))
     assert status == 1 and "another program (tables articles)" in err
     assert db.read_bytes() == before
+    ctrl_c = signal.getsignal(signal.SIGINT)
     with pytest.raises(SystemExit) as done:
         main(["serve", "--db", str(db)])
     assert done.value.code == 2
     assert "not a KB file" in capsys.readouterr().err
+    # the refusal leaves this process's Ctrl-C as it was (it had kept serve's handler, which
+    # ignores every Ctrl-C after the first: tests/test_pools.py's later ones were lost)
+    assert signal.getsignal(signal.SIGINT) == ctrl_c
     assert db.read_bytes() == before
 
 

@@ -99,16 +99,21 @@ def run(args: argparse.Namespace, srv: argparse.ArgumentParser) -> NoReturn:
     http = _serve_http(srv, args)
     interrupts = Interrupts() if http is None else None  # a Ctrl-C while the KB is built too
     try:
-        store = open_store(args.seed, args.articles, args.db, args.create)
-        if args.db is not None and args.write_gate:
-            check_writable(store, "--write-gate")
-        if args.db is not None and args.human_edits_per_minute > 0:
-            check_writable(store, "--human-edits-per-minute")
-        log = args.call_log.open("a", encoding="utf-8") if args.call_log else None
-    except StoreError as e:
-        srv.error(str(e))
-    except OSError as e:
-        srv.error(f"--call-log {args.call_log}: cannot append to it ({e.strerror})")
+        try:
+            store = open_store(args.seed, args.articles, args.db, args.create)
+            if args.db is not None and args.write_gate:
+                check_writable(store, "--write-gate")
+            if args.db is not None and args.human_edits_per_minute > 0:
+                check_writable(store, "--human-edits-per-minute")
+            log = args.call_log.open("a", encoding="utf-8") if args.call_log else None
+        except StoreError as e:
+            srv.error(str(e))
+        except OSError as e:
+            srv.error(f"--call-log {args.call_log}: cannot append to it ({e.strerror})")
+    except BaseException:  # a refused start: the caller of main() goes on with its own Ctrl-C
+        if interrupts is not None:
+            interrupts.withdraw()
+        raise
     status = 0
     try:
         if interrupts is not None:
