@@ -14,7 +14,10 @@ To add a method, end to end (docs/walkthrough.md runs a day with the registry):
    (must it find every change the truth has? An exact method is held to the truth at every
    check, a difference stopping the day, and gets the closed forms' columns; one that
    checks only some citations is not), ``hourly`` (run by the hourly checker), ``swept``
-   (run at every interval of the sweep), ``stateless``.
+   (run at every interval of the sweep), ``stateless``. The hourly checker counts a method's
+   catches, misses and false alarms against the truth; the sweep does not: there a citation
+   a method flags counts as noticed, so a method that can flag a fresh citation shows its
+   false alarms only in the hourly checks.
 3. Its test: tests/test_model.py, tests/test_methodrows.py and tests/test_sweep.py iterate
    over the registry, so an exact method is tested against the truth with no edit there;
    add a test of what a method that is not exact catches and misses.
@@ -23,7 +26,8 @@ To add a method, end to end (docs/walkthrough.md runs a day with the registry):
    exposure rows, a swept method's the exposure rows), rewrites only their per-seed rows
    in results/seeds/ and rebuilds every page from the rows: no full ``make reproduce``
    (the same without make: ``python -m sim reproduce --only staleness exposure``; 310
-   simulated days, about 300 CPU-s).
+   simulated days, about 300 CPU-s). It records this machine in results/environment.json
+   and does not rerun the notebook (``python -m sim notebook`` does).
    Until then the committed rows lack the method, and the regression test compares only the
    methods and columns they hold (``sim.results.rowfiles.held_by``), so ``make test``
    passes; the pages leave it out, except results/DATA.md, whose method list is this

@@ -169,6 +169,11 @@ def _cost_rows(cost: pd.DataFrame) -> pd.DataFrame:
     ]
 
 
+def _label(name: str) -> str:
+    """A check method's label as every page shows it (the registry's)."""
+    return methods.BY_NAME[name].label if name in methods.BY_NAME else name
+
+
 def _cas_rows(cas: pd.DataFrame) -> pd.DataFrame:
     """§ 3's table: per delay, seeds 1–5's counts and every seed's shares."""
     return cas.assign(
@@ -251,7 +256,7 @@ def render(
         checks=int(cost_rows["checks"].iloc[0]),
         poll=cost_rows.set_index("method").loc["poll"].to_dict(),
         reread=cost_rows.set_index("method").loc["reread"].to_dict(),
-        cost_table=md(cost_rows),
+        cost_table=md(cost_rows.assign(method=cost_rows["method"].map(_label))),
         exact=[m.label for m in methods.METHODS if m.exact and m.hourly],
         cas={
             "first_delay_s": c1h.index[0],
