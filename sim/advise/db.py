@@ -11,11 +11,11 @@ change unnoticed under the target most cheaply, and how often a compare-and-swap
 rejected by the delay between read and edit. With --edit-log the synthetic corpus is
 used, on the log's articles, and the log's history replayed (or, where it is too short,
 the fitted process) is compared with the write-up's Poisson process at the same volume on
-the same days, its pick checked as --db's is. Days are run to a stated precision (``sim.advise.sampled``); for
---edit-log each figure on the days it needs, the days without a save not simulated
-(``sim.advise.sparse``). The shares and the CAS table by cause are worded in
-``shares.py``. Some 390 lines: ``db_advice`` states every assumption, both deciders' picks
-and the checks between them in one place, in the order the text reads.
+the same days, its pick checked as --db's is. Days are run to a stated precision
+(``sim.advise.sampled``); for --edit-log each figure on the days it needs, the days
+without a save not simulated (``sim.advise.sparse``). The shares and the CAS table by
+cause are worded in ``shares.py``. Some 390 lines: ``db_advice`` states every assumption,
+both deciders' picks and the checks between them in one place, in the order the text reads.
 """
 
 from __future__ import annotations
