@@ -35,10 +35,13 @@ def test_a_long_log_is_replayed_by_default_the_same_on_any_worker_count(capsys) 
         "7-day blocks of consecutive days from 2,206 days of history (526 with saves"
     )
     assert "\nHistory replayed (8 days, " in one
-    assert "Checked on " in one and "(seeds from 100,001)" in one
+    assert "\nChecked on 8 independent days (seeds from 100,001): " in one
     assert _advise(capsys, BUNDLED, *SMALL, "2") == one
     got = json.loads(_advise(capsys, BUNDLED, *SMALL, "1", "--json"))
     assert got["days_from"]["process"] == "trace" and set(got["rows"]) == {"trace", "Poisson"}
+    # checking days without a save are counted though not simulated
+    two = _advise(capsys, BUNDLED, *SMALL, "1", "--max-days", "2")
+    assert "\nChecked on 2 independent days (seeds from 100,001): " in two
     fitted = _advise(capsys, BUNDLED, *SMALL, "1", "--days-from", "fitted")
     assert _line(fitted) == "Days from: the fitted edit process (--days-from fitted): asked for."
     assert "\nCalibrated process (8 days, " in fitted
