@@ -34,14 +34,15 @@ def test_advise_from_the_packaged_log(tmp_path: Path) -> None:
     r = _advise(tmp_path, "--edit-log", str(BUNDLED), *SMALL)
     assert r.returncode == 0, r.stderr
     lines = [x for x in r.stdout.splitlines() if not x.startswith("  Poll (cursor kept)")]
-    assert lines[0].startswith("Advice for the edit process fitted to help-centre-edits.csv")
-    assert lines[1] == "Stopped because the days asked for were run."
-    assert lines[2].startswith("Calibrated process (1 day, ")
-    assert lines[3].startswith("Write-up's Poisson process, same volume and days (1 day, ")
-    assert lines[4].startswith(("The two choices", "The choices differ", "The two processes"))
+    assert lines[0].startswith("Advice for the history of help-centre-edits.csv replayed")
+    assert lines[1].startswith("Days from: the log's own history replayed (--days-from trace)")
+    assert lines[2] == "Stopped because the days asked for were run."
+    assert lines[3].startswith("History replayed (1 day, ")
+    assert lines[4].startswith("Write-up's Poisson process, same volume and days (1 day, ")
+    assert lines[5].startswith(("The two choices", "The choices differ", "The two processes"))
     assert "nan" not in r.stdout
     progress = [x for x in r.stderr.splitlines() if x.startswith("advise: ")]
-    assert progress and "calibrated 1 simulated day (1 in full, 0 without a save)" in progress[-1]
+    assert any("trace 1 simulated day (1 in full, 0 without a save)" in x for x in progress)
     # the log itself measured as the report's map measures the shared logs
     measured = r.stdout.split("  Stale citations by age, from the log's own rows", 1)[1]
     assert "30 d: 25.9 % [8.85, 75.4]; pooled 25.2 %" in measured

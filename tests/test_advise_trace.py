@@ -224,7 +224,7 @@ def test_a_bad_days_from_is_one_line_and_decides_nothing(site, capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         main(["advise", "--days-from", "trace"])
     err = capsys.readouterr().err.strip().splitlines()
-    assert stop.value.code == 2 and "--days-from: only with --db" in err[-1]
+    assert stop.value.code == 2 and "--days-from: only with --db or --edit-log" in err[-1]
 
 
 def test_the_closed_forms_margin_grows_to_their_measured_error_against_the_days() -> None:

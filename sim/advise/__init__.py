@@ -6,7 +6,7 @@ day) and ``closedform_text`` says it, their names re-exported here; the rest adv
 simulation for a real edit process or KB: ``calibrated`` (the edit process from a log or
 shape), ``sampled`` (days run to a stated precision), ``sparse`` (the same for a sparse log),
 ``closed`` (the closed forms where the days cannot decide), ``db`` (`advise --db` and
-`--edit-log`) with ``tracedays`` (the KB's history replayed, or why not) and ``checking``
+`--edit-log`) with ``tracedays`` (a history replayed, or why not) and ``checking``
 (the pick checked on independent days), ``agent`` and ``calllog`` (the team's agent, from
 flags or a call log), ``text`` (what is printed), ``backtest`` (the advice held to a log's
 last year), ``seedsets`` (the write-up's day pick made on two disjoint seed sets).

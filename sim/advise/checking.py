@@ -60,9 +60,12 @@ def run(
         "save, not simulated)"
     )
     if not ran:
-        return pd.DataFrame(columns=[*KEY, "days", "unnoticed_min", "unnoticed_lo", "unnoticed_hi"])
-    t = sampled.options(sampled.Sample(process, rows=ran, quiet=quiet), costs)
-    return pd.concat([t, t[t["method"] == "poll"].assign(method="reread")], ignore_index=True)
+        out = pd.DataFrame(columns=[*KEY, "days", "unnoticed_min", "unnoticed_lo", "unnoticed_hi"])
+    else:
+        t = sampled.options(sampled.Sample(process, rows=ran, quiet=quiet), costs)
+        out = pd.concat([t, t[t["method"] == "poll"].assign(method="reread")], ignore_index=True)
+    out.attrs["days"] = days  # all of them, those without a save too
+    return out
 
 
 def strict(table: pd.DataFrame, check: pd.DataFrame) -> pd.DataFrame:
@@ -108,7 +111,7 @@ def line(pick: pd.Series | None, check: pd.DataFrame, target: float) -> str:
     """The pick's unnoticed time on the checking days, with its interval."""
     from sim.advise.text import ci, what
 
-    days = int(check["days"].max()) if len(check) else 0
+    days = int(check.attrs.get("days", check["days"].max() if len(check) else 0))
     head = f"Checked on {count(days, 'independent day')} (seeds from {CHECK_SEED_BASE:,})"
     if pick is None:
         return f"{head}: no pick to check."

@@ -9,12 +9,13 @@ independent days (``checking``). It
 answers for that KB how fast its citations go stale, which method and interval keep a
 change unnoticed under the target most cheaply, and how often a compare-and-swap edit is
 rejected by the delay between read and edit. With --edit-log the synthetic corpus is
-used and the fitted process is compared with the write-up's Poisson process at the same
-volume on the same days. Days are run to a stated precision (``sim.advise.sampled``); for
---edit-log each figure on the days it needs, the days without a save not simulated
-(``sim.advise.sparse``). The shares and the CAS table by cause are worded in
-``shares.py``. Some 370 lines: ``db_advice`` states every assumption, both deciders' picks
-and the checks between them in one place, in the order the text reads.
+used, on the log's articles, and the log's history replayed (or, where it is too short,
+the fitted process) is compared with the write-up's Poisson process at the same volume on
+the same days, its pick checked as --db's is. Days are run to a stated precision
+(``sim.advise.sampled``); for --edit-log each figure on the days it needs, the days
+without a save not simulated (``sim.advise.sparse``). The shares and the CAS table by
+cause are worded in ``shares.py``. Some 390 lines: ``db_advice`` states every assumption,
+both deciders' picks and the checks between them in one place, in the order the text reads.
 """
 
 from __future__ import annotations
@@ -78,29 +79,54 @@ def edit_log_advice(
     want: sampled.Precision,
     workers: int,
     fixed_days: int = 0,
+    days_from: DaysFrom | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """The fitted process against the Poisson one, same volume and days; text and JSON."""
-    processes = {
-        "calibrated": replace(params, save_process="calibrated", edit_shape=shape),
-        "Poisson": params,
-    }
+    """The log's history replayed (``tracedays``) or the fitted process, against the
+    Poisson one at the same volume and days, the pick checked on independent days; text
+    and JSON."""
+    days_from = DaysFrom("fitted", "no history given") if days_from is None else days_from
+    if days_from.trace is not None:
+        main, label = "trace", "History replayed"
+        first = days_from.process(params)
+        poisson = replace(params, n_saves=first.n_saves, arrivals="poisson")
+        source = f"the history of {Path(shape.source).name} replayed"
+    else:
+        main, label = "calibrated", "Calibrated process"
+        first = replace(params, save_process="calibrated", edit_shape=shape)
+        poisson = params
+        source = f"the edit process fitted to {Path(shape.source).name}"
     samples, why = sparse.run_sparse(
-        processes, costs, target, want, workers, fixed_days, sampled.progress
+        {main: first, "Poisson": poisson},
+        costs,
+        target,
+        want,
+        workers,
+        fixed_days,
+        sampled.progress,
     )
     tables = {n: sampled.options(s, costs) for n, s in samples.items()}
+    check = checking.run(first, costs, target, want, workers, samples[main].days)
+    strict = checking.strict(tables[main], check)
+    pick = sampled.choice(strict, target)
     lines = [
-        _header(params, costs, target, f"the edit process fitted to {Path(shape.source).name}"),
+        _header(poisson, costs, target, source),
+        days_from.line(),
         f"Stopped because {why}.",
-        text.option_line("Calibrated process", tables["calibrated"], target),
-        text.periodic_line(tables["calibrated"]),
+        text.option_line(label, checking.kept(tables[main], strict, target), target),
+        text.periodic_line(tables[main]),
         text.option_line(
             "Write-up's Poisson process, same volume and days", tables["Poisson"], target
         ),
         text.periodic_line(tables["Poisson"]),
-        *text.comparison_lines(samples, costs, target, "calibrated", "Poisson"),
+        *text.comparison_lines(samples, costs, target, main, "Poisson"),
+        *checking.lines(pick, tables[main], check, target, True),
         *text.needed_lines(samples, want, target, costs),
     ]
-    return "\n".join(x for x in lines if x), _json(tables, why, target)
+    out = _json(tables, why, target)
+    out["choices"][main] = None if pick is None else _plain_row(pick)
+    out["days_from"] = {"process": days_from.kind, "why": days_from.why}
+    out["checked"] = checking.as_json(pick, check)
+    return "\n".join(x for x in lines if x), out
 
 
 def db_inputs(
@@ -260,7 +286,7 @@ def db_advice(
         "'Decided by' says which.",
         *text.assumptions(process, costs, target, want, f"{name}, {saves_said}", agent),
         *([] if habits is None else habits.lines()),
-        days_from.line(),
+        days_from.line(fitted=shape is not None),
         f"Days stopped because {why}.",
         staleness,
     ]
@@ -314,7 +340,7 @@ def db_advice(
     lines += [*cas_lines, f"Intervals of a share: {stats.SHARE_METHOD}."]
     out = {"assumptions": lines[2:8], **_json({"kb": chosen}, why, target)}
     out["choices"] = {"kb": None if pick is None or not by_sim else _plain_row(pick)}
-    out["days_from"] = {"process": days_from.kind, "why": days_from.why}
+    out["days_from"] = {"process": days_from.process_name(shape is not None), "why": days_from.why}
     out["checked"] = checking.as_json(pick, check)
     out["stale_share"] = shares.share_json(share, int(stale["stale"].sum()) if len(stale) else 0)
     out["cas_by_delay"] = cas_rows

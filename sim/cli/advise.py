@@ -147,10 +147,10 @@ def _input_flags(adv: argparse.ArgumentParser) -> None:
         "--days-from",
         default=None,
         metavar="trace|fitted|forms",
-        help="with --db, the simulated days' saves: trace, the KB's history replayed (days "
-        "drawn in 7-day blocks; the default where it has saves on 60 days or more spanning "
-        "90 or more); fitted, the process fitted to it (the default otherwise); forms, the "
-        "closed forms pick, the fitted days giving the other figures",
+        help="with --db or --edit-log, the simulated days' saves: trace, the history "
+        "replayed (days drawn in 7-day blocks; the default where it has saves on 60 days or "
+        "more spanning 90 or more); fitted, the process fitted to it (the default otherwise); "
+        "forms (--db only), the closed forms pick, the fitted days giving the other figures",
     )
     adv.add_argument(
         "--queries",
@@ -218,8 +218,10 @@ def run(args: argparse.Namespace, adv: argparse.ArgumentParser) -> int:
             f"--days-from: expected one of {', '.join(CHOICES)}; received {args.days_from!r}; "
             "leave it out for the default"
         )
-    if args.days_from is not None and args.db is None:
-        adv.error("--days-from: only with --db (the KB's history is replayed on its articles)")
+    if args.days_from is not None and args.db is None and args.edit_log is None:
+        adv.error(
+            "--days-from: only with --db or --edit-log (a history is replayed from its saves)"
+        )
     if args.db is not None and args.articles is not None:
         adv.error("--articles: not with --db (the KB's published articles are counted)")
     runs_days = args.edit_log is not None or args.edit_shape is not None or args.db is not None

@@ -143,10 +143,22 @@ def _simulated(adv: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             params = replace(params, n_saves=ac.log_volume(params, shape), arrivals="poisson")
         else:
             params = replace(params, n_saves=args.saves_per_day)
+        log_days = None
+        if args.edit_log is not None and args.edit_shape is None:
+            from sim.advise import tracedays
+
+            log_days = tracedays.choose_log(
+                args.days_from, args.edit_log, args.articles, args.saves_per_day
+            )
+        elif args.days_from is not None:
+            raise ValueError(
+                "--days-from: not with --edit-shape (a fitted shape has no history to "
+                "replay); give --edit-log LOG instead"
+            )
     except ValueError as e:  # LogError too
         adv.error(str(e))
     text, out = advise_db.edit_log_advice(
-        params, shape, costs, target, want, args.workers, args.simulate
+        params, shape, costs, target, want, args.workers, args.simulate, log_days
     )
     if args.edit_log is not None:
         text, out = _with_log(text, out, args.edit_log)
