@@ -1,4 +1,8 @@
-"""The notebooks run top to bottom on small parameters, and save their outputs when asked."""
+"""The notebooks run top to bottom on small parameters, and save their outputs when asked.
+
+nbformat, jupytext and sim.notebook (which imports both) are imported in the tests that use
+them: nbformat's schema check builds a grammar on import, 2 CPU-seconds that the `make test`
+worker not running this module would otherwise pay at collection."""
 
 from __future__ import annotations
 
@@ -6,19 +10,7 @@ import os
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
-
-from sim.notebook import (
-    AS_PARAMS,
-    ParameterError,
-    clean,
-    defaults,
-    execute,
-    overrides,
-    save,
-    text_outputs,
-)
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 SMALL = {
@@ -53,6 +45,10 @@ def test_notebook_runs_on_small_parameters(
     """The kernel draws with Agg: every figure is still made and saved, but not drawn again
     as an inline image (a quarter of this test's time); the full runs of `make reproduce`
     and `make check` draw them inline too."""
+    import nbformat
+
+    from sim.notebook import execute, save
+
     monkeypatch.setenv("MPLBACKEND", "agg")  # the kernel takes it from its environment
     committed = (NOTEBOOKS / name).with_suffix(".ipynb").read_bytes()
     (tmp_path / "out").mkdir()
@@ -90,6 +86,9 @@ def test_the_committed_notebook_is_the_scripts_with_its_figures() -> None:
     """explore.ipynb is paired with explore.py (the same cells), executed, its figures in
     it as PNGs, with nothing that differs between runs (saving it again changes no byte)."""
     import jupytext
+    import nbformat
+
+    from sim.notebook import clean, text_outputs
 
     path = NOTEBOOKS / "explore.ipynb"
     nb = nbformat.read(path, as_version=4)
@@ -108,6 +107,8 @@ def test_the_committed_notebook_is_the_scripts_with_its_figures() -> None:
 
 
 def test_parameters_from_the_command_line_take_their_defaults_types() -> None:
+    from sim.notebook import ParameterError, defaults, overrides
+
     known = defaults(NOTEBOOKS / "explore.py")
     got = overrides(
         ["SEEDS=5", "ZIPF_S=1.2", "SENSITIVITY_S=0.5,1", "REAL_ARMS=writeup", "WORKERS=None",
@@ -153,7 +154,7 @@ def test_every_number_of_the_notebook_is_checked_before_a_cell_runs() -> None:
     reason here: otherwise a value such as 0 passes -p and fails inside a cell."""
     from dataclasses import fields
 
-    from sim.notebook import AS_PARAMS, COUNTS
+    from sim.notebook import AS_PARAMS, COUNTS, defaults, overrides
     from sim.params import Params
 
     known = defaults(NOTEBOOKS / "explore.py")
@@ -334,8 +335,11 @@ def test_notebook_db_runs_the_kb_section_alone_and_says_so(
 ) -> None:
     """In a kernel, as a user runs it: the saved notebook holds the parameters, the
     imports, a note of what ran and section 7 with the KB's advice; no other section."""
+    import nbformat
+
     from sim.__main__ import main
     from sim.bench.docsrepo import build
+    from sim.notebook import text_outputs
 
     monkeypatch.setenv("MPLBACKEND", "agg")
     repo = build(tmp_path / "docs", 20, commits=100)
@@ -357,6 +361,8 @@ def test_notebook_db_runs_the_kb_section_alone_and_says_so(
 def test_the_parameters_cell_repeats_no_default_of_params() -> None:
     """A day's parameter left None keeps Params' default, so the two cannot drift apart;
     a -p value still takes that default's type."""
+    from sim.notebook import AS_PARAMS, ParameterError, defaults, overrides
+
     known = defaults(NOTEBOOKS / "explore.py")
     days = [name for name in AS_PARAMS if not isinstance(known[name], tuple)]
     assert days and all(known[name] is None for name in days), {n: known[n] for n in days}
