@@ -144,7 +144,9 @@ def test_advise_db_answers_for_the_imported_kb(kb, capsys) -> None:
     assert status == 0, err
     lines = out.splitlines()
     assert lines[0].startswith(f"Advice for the KB {kb}: 40 published articles.")
-    assert "the edit process fitted to its history" in out
+    days = next(x for x in lines if x.startswith("Days from: "))
+    assert days.startswith("Days from: the KB's own history replayed (--days-from trace)")
+    assert "from 97 days of history (97 with saves" in days  # its 400 commits' days
     stale = next(x for x in lines if x.startswith("Citations going stale: "))
     assert "(2 days)" in stale
     assert "(2 days, " in out

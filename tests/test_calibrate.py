@@ -180,7 +180,7 @@ def test_the_generators_streams_are_appended_names() -> None:
     first = STREAMS.index(CAL_STREAMS[0])
     assert STREAMS[first : first + len(CAL_STREAMS)] == CAL_STREAMS
     assert STREAMS.index("late_save_text") < first
-    assert STREAMS[first + len(CAL_STREAMS) :] == ("answer_edits",)
+    assert STREAMS[first + len(CAL_STREAMS) :] == ("answer_edits", "trace_days", "trace_save_text")
 
 
 def test_generated_saves_are_ordered_and_bulk_publishes_share_an_instant(
