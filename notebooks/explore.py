@@ -20,8 +20,8 @@
 # The rest reruns the simulation with the parameters of the next cell: change them
 # and run all cells. The cell is tagged `parameters`, so the notebook also runs
 # headless with other values (papermill style; `make test` runs it on small ones).
-# A value of None keeps the study's own default (`sim.params.Params`); the cell after
-# the imports shows the day's parameters the run uses.
+# A value of None keeps the study's own default (`sim.params.Params`); section 2's first
+# cell shows the day's parameters the run uses.
 
 # %% tags=["parameters"]
 SEEDS = 20  # seeds per setting; the report's intervals use more
@@ -82,17 +82,6 @@ def show(fig: plt.Figure) -> None:
     display(fig)
 
 
-# %%
-chosen = {
-    "zipf_s": ZIPF_S,
-    "n_saves": N_SAVES,
-    "edit_follows_questions": EDIT_FOLLOWS,
-    "check_interval_s": CHECK_INTERVAL_S,
-    "citations_per_answer": CITATIONS,
-}
-params = Params(**{field: v for field, v in chosen.items() if v is not None})
-pd.Series({field: getattr(params, field) for field in chosen}, name="the day's parameters")
-
 # %% [markdown]
 # ## 1. The default day, as reported
 
@@ -102,6 +91,17 @@ comparison[["figure", "reported", "seeds_1_5", "mean", "ci_lo", "ci_hi", "verdic
 
 # %% [markdown]
 # ## 2. Your parameters: staleness, cost of checks, CAS by delay
+
+# %%
+chosen = {
+    "zipf_s": ZIPF_S,
+    "n_saves": N_SAVES,
+    "edit_follows_questions": EDIT_FOLLOWS,
+    "check_interval_s": CHECK_INTERVAL_S,
+    "citations_per_answer": CITATIONS,
+}
+params = Params(**{field: v for field, v in chosen.items() if v is not None})
+pd.Series({f: getattr(params, f) for f in chosen}, name="the day's parameters", dtype=object)
 
 # %%
 seeds = list(range(1, SEEDS + 1))
@@ -350,7 +350,13 @@ if KB_DB:
     try:
         kb_text, kb_advice = advise_for_db(
             Path(KB_DB),
-            params,
+            Params(
+                **{
+                    field: v
+                    for field, v in (("zipf_s", ZIPF_S), ("citations_per_answer", CITATIONS))
+                    if v is not None
+                }
+            ),
             Costs(),
             30.0,
             Precision(),

@@ -105,6 +105,9 @@ def overrides(pairs: list[str], known: dict[str, Any]) -> dict[str, Any]:
                 f"-p {pair}: the notebook has no parameter {name}; its parameters: "
                 + ", ".join(n for n in known if n not in SET_BY_FLAGS)
             )
+        if known[name] is None and name in AS_PARAMS and text.strip() == "None":
+            out[name] = None  # Params' own default, as the cell leaves it
+            continue
         out[name] = _value(name, text.strip(), _typed(name, known[name]))
         _as_params(name, text.strip(), out[name])
     return out
