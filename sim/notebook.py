@@ -92,7 +92,7 @@ def defaults(path: Path) -> dict[str, Any]:
 
 def overrides(pairs: list[str], known: dict[str, Any]) -> dict[str, Any]:
     """-p NAME=VALUE pairs as values, each of its default's type (papermill's -p)."""
-    out = {}
+    out: dict[str, Any] = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         name = name.strip()
