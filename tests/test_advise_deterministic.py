@@ -80,12 +80,17 @@ def test_a_closed_form_pick_at_its_own_edge_is_not_said_to_meet_the_target() -> 
     cf = _closed(30.0)
     assert cf.choice is not None and cf.choice["interval_min"] == 30.0  # not 60: 28.8 > 27
     nan = math.nan
-    # 30 min's simulated interval reaches above the target: passed over for 15 min
-    sim = pd.DataFrame([("poll", 30.0, 6, 25.0, 19.0, 31.0)], columns=SIM)
+    # 30 min's simulated interval ends under the target but past its margin (27 min), as a
+    # simulated pick's must not: passed over for 15 min; ending under 27 it stands
+    for hi, every in ((28.5, 15.0), (31.0, 15.0), (26.5, 30.0)):
+        sim = pd.DataFrame([("poll", 30.0, 6, 22.0, 19.0, hi)], columns=SIM)
+        checked = closed.checked_choice(cf, sim)
+        assert checked.choice is not None and checked.choice["interval_min"] == every, hi
+    sim = pd.DataFrame([("poll", 30.0, 6, 25.0, 19.0, 28.5)], columns=SIM)
     checked = closed.checked_choice(cf, sim)
-    assert checked.choice is not None and checked.choice["interval_min"] == 15.0
     line = closed.decision_line(checked, sim, 30.0, "the cap on days was reached")
     assert "Passed over, though cheaper: poll (cursor kept), every 30 min" in line
+    assert "(its simulated 95 % interval reaches above 27 min)" in line
     assert "must come 10% under the target of 30 min (27 min)" in line
     # a simulated mean with no interval is not printed beside the pick; one with is, with days
     bare = pd.DataFrame([("poll", 30.0, 6, 37.5, nan, nan)], columns=SIM)

@@ -98,8 +98,9 @@ def closed_forms(
 
 def checked_choice(cf: ClosedForms, sim: pd.DataFrame) -> ClosedForms:
     """The closed forms' cheapest option under the margin whose simulated interval, where the
-    days give one, lies under the target: a figure of the simulation that may exceed the
-    target is not left standing beside a pick said to meet it."""
+    days give one, ends MODEL_MARGIN under the target (a simulated pick's rule): a figure of
+    the simulation that may reach the target is not left standing beside a pick said to meet
+    it."""
     from sim.advise.text import what
 
     margin = max(CLOSED_FORM_MARGIN, measured(cf.table, sim))
@@ -110,7 +111,7 @@ def checked_choice(cf: ClosedForms, sim: pd.DataFrame) -> ClosedForms:
     blind = (at["method"] != "push") & at["unnoticed_hi"].isna()
     keep = ~(blind & (at["mean_unnoticed_min"] > cf.target_min * (1 - margin))).to_numpy()
     t, at = t[keep], at[keep].reset_index(drop=True)
-    crosses = (at["method"] != "push") & (at["unnoticed_hi"] > cf.target_min)
+    crosses = (at["method"] != "push") & (at["unnoticed_hi"] > cf.target_min * (1 - MODEL_MARGIN))
     keep = ~crosses.to_numpy()
     ok = t[keep]
     choice = None if ok.empty else ok.loc[ok["cost"].idxmin()]
@@ -196,11 +197,11 @@ def decision_line(cf: ClosedForms, sim: pd.DataFrame, target_min: float, why: st
     margin = (
         f"a closed form has no interval, so a pick must come {CLOSED_FORM_MARGIN:.0%} under "
         f"the target of {target_min:g} min ({under:g} min) for the form's error against these "
-        f"saves{measured_said}, and no simulated interval at it may reach above the target"
+        f"saves{measured_said}, and a simulated interval at it must end there too"
     )
     passed = (
         f" Passed over, though cheaper: {'; '.join(cf.passed_over)} (its simulated 95 % "
-        "interval reaches above the target)."
+        f"interval reaches above {under:g} min)."
         if cf.passed_over
         else ""
     )
