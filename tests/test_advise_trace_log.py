@@ -94,3 +94,18 @@ def test_a_log_that_cannot_be_fitted_says_its_days_are_poisson(tmp_path, capsys)
     )
     assert main(["advise", "--db", str(db), *flags, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["days_from"]["process"] == "poisson"
+
+
+def test_a_gzip_log_is_replayed_as_its_plain_copy(tmp_path: Path) -> None:
+    """The log's bytes are read once, gzip or not, as `read_log` reads them: a .csv.gz is
+    replayed, not turned down as unreadable."""
+    import gzip
+
+    import numpy as np
+
+    packed = tmp_path / "edits.csv.gz"
+    packed.write_bytes(gzip.compress(BUNDLED.read_bytes(), mtime=0))
+    plain, zipped = tracedays.log_history(BUNDLED), tracedays.log_history(packed)
+    assert (plain.n_days, plain.n_articles) == (zipped.n_days, zipped.n_articles)
+    for field in ("epoch_s", "target", "kind", "publish"):
+        assert np.array_equal(getattr(plain, field), getattr(zipped, field)), field

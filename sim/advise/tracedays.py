@@ -15,11 +15,13 @@ The reason is printed with the advice.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sim.calibrate import trace as tr
+from sim.calibrate.logs import EditLog, log_bytes, parse_log
 from sim.params import Params
 
 CHOICES = ("trace", "fitted", "forms")
@@ -83,25 +85,24 @@ class DaysFrom:
         return n / days if days else 0.0
 
 
-def article_names(log: Path) -> list[str]:
-    """The log's article ids in order of first appearance (``EditLog.article``'s order)."""
-    seen: dict[str, None] = {}
-    with log.open(newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            seen.setdefault(row["article"], None)
-    return list(seen)
+def _read(log: Path) -> tuple[EditLog, list[str]]:
+    """The log and its article ids in order of first appearance (``EditLog.article``'s
+    order), from one read of its bytes (gzip too, as ``read_log`` takes it)."""
+    raw = log_bytes(log)
+    rows = csv.DictReader(io.StringIO(raw.decode("utf-8"), newline=""))
+    return parse_log(raw, str(log)), list(dict.fromkeys(row["article"] for row in rows))
 
 
 def history(db: Path, log: Path) -> tr.SaveTrace:
     """The KB's edit log as a trace on its published articles; without a log beside it
     (copied or renamed without it), the KB's own event log, as `db_inputs` fits then."""
-    from sim.calibrate.logs import from_rows, read_log
+    from sim.calibrate.logs import from_rows
     from sim.importer.corpus import event_log_rows, imported
 
     specs, _ = imported(str(db))
     published = [s.article_id for s in specs]
     if log.exists():
-        return tr.from_log(read_log(log), article_names(log), published)
+        return tr.from_log(*_read(log), published)
     rows = event_log_rows(str(db))
     names = list(dict.fromkeys(str(r[3]) for r in rows))
     return tr.from_log(from_rows(rows, f"{db.name} (its event log)"), names, published)
@@ -109,10 +110,8 @@ def history(db: Path, log: Path) -> tr.SaveTrace:
 
 def log_history(log: Path) -> tr.SaveTrace:
     """An edit log as a trace on its own articles (`advise --edit-log` without --db)."""
-    from sim.calibrate.logs import read_log
-
-    names = article_names(log)
-    return tr.from_log(read_log(log), names, names)
+    edits, names = _read(log)
+    return tr.from_log(edits, names, names)
 
 
 def choose(asked: str | None, db: Path, log: Path, shaped: bool, saves: int | None) -> DaysFrom:
