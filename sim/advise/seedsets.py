@@ -25,8 +25,9 @@ from sim.params import Params
 from sim.stats import mean_interval
 from sim.study.experiments import PointRuns, Request, frames_of
 from sim.study.exposure import EXPOSURE_RECORDS, exposure_rows
+from sim.study.realshape import ADVICE_TARGET_MIN
 
-TARGET_MIN = 30.0
+TARGET_MIN = ADVICE_TARGET_MIN
 """The target the sets pick for: the first page's advice example's."""
 SEEDS = 50
 """Seeds a set: fixed in advance. At 50 seeds the 95 % half-width of every 60 min's unnoticed

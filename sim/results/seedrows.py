@@ -222,7 +222,7 @@ def _seedsets(base: Params, seeds: list[int]) -> Plan:
     return Plan((request,), finish)
 
 
-BACKTEST_TARGET_MIN = 30.0
+BACKTEST_TARGET_MIN = seedsets.TARGET_MIN
 """The backtest's target: minutes a change to a cited article goes unnoticed on average (the
 first page's advice example's)."""
 
