@@ -75,13 +75,13 @@ def schedules(shape: EditShape) -> dict[str, str]:
 
 def _trace_params() -> Params:
     """The shared help-centre log replayed on its own articles (sim.calibrate.trace)."""
-    from sim.advise.tracedays import article_names
-    from sim.calibrate.logs import BUNDLED, read_log
-    from sim.calibrate.trace import from_log
+    from sim.advise.tracedays import log_history
+    from sim.calibrate.logs import BUNDLED
 
-    names = article_names(BUNDLED)
-    t = from_log(read_log(BUNDLED), names, names)
-    return replace(Params(), n_articles=len(names), save_process="trace", save_trace=t, n_saves=1.0)
+    t = log_history(BUNDLED)
+    return replace(
+        Params(), n_articles=t.n_articles, save_process="trace", save_trace=t, n_saves=1.0
+    )
 
 
 def schedule_digest(s: DaySchedule) -> str:
