@@ -41,6 +41,8 @@ class Experiment:
     ``seeds`` are then the rule's first batch."""
     looks: int = 5
     """The sequential rule's batches at most (with ``grow``)."""
+    quick: Callable[[Params, list[int]], Plan] | None = None
+    """The plan a quick run takes instead: a subset of its points (``sim.results.quick``)."""
 
     def run(self, base: Params, seeds: list[int], workers: int | None, progress: bool) -> Rows:
         """Its parts on `seeds`."""

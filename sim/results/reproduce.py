@@ -20,6 +20,7 @@ from sim.params import Params
 from sim.popularity import top_share
 from sim.report import columns, firstpage, readme, sizes, writeup
 from sim.results import figtable, rowfiles, seedrows
+from sim.results import quick as quick_subsets
 from sim.results.rowfiles import Rows
 from sim.results.seedrows import CAS_SEEDS, STALENESS_SEEDS
 from sim.results.tables import Tables, build_tables, exposure_rows
@@ -114,7 +115,8 @@ def quick_mark(seeds: dict[str, int]) -> str:
     return (
         f"QUICK RUN, not the study's figures: every part on 1/{seedrows.QUICK_DIVISOR} of its"
         f" seeds, at least {seedrows.QUICK_FLOOR} ({counts}),"
-        f" the sequential rule's units on at most {_batches(seedrows.QUICK_LOOKS)}."
+        f" the sequential rule's units on at most {_batches(seedrows.QUICK_LOOKS)};"
+        f" {'; '.join(quick_subsets.NOTES.values())}."
         " `make reproduce` runs the study."
     )
 
@@ -183,16 +185,17 @@ def reproduce(
     quick: bool = False,
 ) -> Tables:
     """Run every experiment (the staleness runs on seeds 1..staleness_seeds, the CAS runs on
-    1..cas_seeds; with ``quick`` every part on a sixtieth of its seeds, each page marked),
-    in a local pool or on the Dask cluster at ``scheduler``, write their per-seed rows to
-    out/seeds/, then every table and the report from the rows as read back, what made them
-    (environment.json), and refresh the README's blocks if given."""
+    1..cas_seeds; with ``quick`` every part on a sixtieth of its seeds and the subsets of
+    ``sim.results.quick``, each page marked), in a local pool or on the Dask cluster at
+    ``scheduler``, write their per-seed rows to out/seeds/, then every table and the report
+    from the rows as read back, what made them (environment.json), and refresh the README's
+    blocks if given."""
     base = base or Params()
     seeds = {"staleness": staleness_seeds, "cas": cas_seeds}
     if quick:
         seeds = seedrows.scaled_seeds(seedrows.QUICK_DIVISOR, seeds)
     looks = seedrows.QUICK_LOOKS if quick else None
-    rows = seedrows.run(base, seeds, workers, progress, scheduler, looks)
+    rows = seedrows.run(base, seeds, workers, progress, scheduler, looks, subsets=quick)
     rowfiles.write(out / SEEDS_DIR, rows)
     rows = seedrows.read(out / SEEDS_DIR)
     t = write_tables(out, base, rows, mark=quick_mark(seeds) if quick else None)

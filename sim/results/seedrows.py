@@ -20,6 +20,7 @@ experiments, each plan beside its entry; how a plan runs is ``plans.py``, the ro
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,9 +31,11 @@ from sim import atlas
 from sim.advise import Costs, backtest, seedsets
 from sim.advise.choice import advised_choice
 from sim.atlas import cache as atlas_cache
+from sim.calibrate.logs import PANEL
 from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
 from sim.report import sensitivity
+from sim.results import quick
 from sim.results.plans import Experiment, Plan, run_plans
 from sim.results.rowfiles import Rows, read_csv
 from sim.study import (
@@ -74,15 +77,15 @@ def _cas(base: Params, seeds: list[int]) -> Plan:
     return Plan((Request((base,), tuple(seeds), ("cas", "cas_curve"), records),), finish)
 
 
-def _break_even(base: Params, seeds: list[int]) -> Plan:
-    request = breakeven.break_even_request(base, breakeven.AXES, seeds)
+def _break_even(base: Params, seeds: list[int], axes: dict[str, list] = breakeven.AXES) -> Plan:
+    request = breakeven.break_even_request(base, axes, seeds)
     return Plan(
         (request,), lambda runs: {"break_even": breakeven.break_even_rows(request, runs[0])}
     )
 
 
-def _gate(base: Params, seeds: list[int]) -> Plan:
-    requests = gate.gate_requests(base, seeds)
+def _gate(base: Params, seeds: list[int], medians_s: tuple[float, ...] = gate.MEDIANS_S) -> Plan:
+    requests = gate.gate_requests(base, seeds, medians_s)
 
     def finish(runs: list[PointRuns]) -> Rows:
         edits = gate.gate_edits(requests, runs)
@@ -95,10 +98,13 @@ def _gate(base: Params, seeds: list[int]) -> Plan:
     return Plan(tuple(requests), finish)
 
 
-def _sensitivity(base: Params, seeds: list[int]) -> Plan:
+def _sensitivity(
+    base: Params, seeds: list[int], keys: Sequence[readings.ReadingKey] | None = None
+) -> Plan:
+    named = None if keys is None else list(keys)
     return Plan(
-        tuple(readings.sensitivity_requests(base, seeds)),
-        lambda runs: {"sensitivity": readings.sensitivity_rows(base, runs)},
+        tuple(readings.sensitivity_requests(base, seeds, named)),
+        lambda runs: {"sensitivity": readings.sensitivity_rows(base, runs, named)},
     )
 
 
@@ -137,13 +143,18 @@ def _exposure(base: Params, seeds: list[int]) -> Plan:
     return Plan((exposure.exposure_request(base, seeds),), finish)
 
 
-def _realshape(base: Params, seeds: list[int]) -> Plan:
-    request = realshape.panel_request(base, advised_choice(base), seeds)
+def _realshape(
+    base: Params,
+    seeds: list[int],
+    logs: tuple[str, ...] = tuple(PANEL),
+    arms: tuple[realshape.Arm, ...] = realshape.ARMS,
+) -> Plan:
+    request = realshape.panel_request(base, advised_choice(base), seeds, arms, logs)
 
     def finish(runs: list[PointRuns]) -> Rows:
         return {
-            "realshape": realshape.panel_rows(base, advised_choice(base), runs[0]),
-            "realshape_traits": realshape_panel.panel_traits(),
+            "realshape": realshape.panel_rows(base, advised_choice(base), runs[0], arms, logs),
+            "realshape_traits": realshape_panel.panel_traits(logs),
         }
 
     return Plan((request,), finish)
@@ -195,14 +206,15 @@ def _calibration(base: Params, seeds: list[int]) -> Plan:
     return Plan((), finish)
 
 
-def _backtest(base: Params, seeds: list[int]) -> Plan:
+def _backtest(base: Params, seeds: list[int], every: int = 1) -> Plan:
     """The advice made from each atlas site's history up to a year before its end, replayed
     on its last year (``sim.advise.backtest``): no days and no seeds, so its part is pooled
     (computed in `make reproduce`, read by every rebuild: 25 CPU-s for the 44 sites, most of
-    it their fits, which ``atlas.cache`` keeps while the histories and the fit's code stay)."""
+    it their fits, which ``atlas.cache`` keeps while the histories and the fit's code stay);
+    ``every``: every so many sites only (a quick run's)."""
 
     def finish(runs: list[PointRuns]) -> Rows:
-        logs = {s.site: atlas.log(s.site) for s in atlas.sites()}
+        logs = {s.site: atlas.log(s.site) for s in atlas.sites()[::every]}
         rows, _share = backtest.table(
             logs, base, Costs(), BACKTEST_TARGET_MIN, shape_of=atlas_cache.fit_shape
         )
@@ -252,13 +264,20 @@ EXPERIMENTS = (
         ("staleness_headline", "staleness_by_run", "staleness_checks", "staleness_calls"),
     ),
     Experiment("cas", CAS_SEEDS, _cas, ("cas_headline", "cas_edits", "cas_calls"), sample=2),
-    Experiment("break_even", 3, _break_even, ("break_even",)),
+    Experiment(
+        "break_even",
+        3,
+        _break_even,
+        ("break_even",),
+        quick=functools.partial(_break_even, axes=quick.BREAK_EVEN_AXES),
+    ),
     Experiment(
         "gate",
         gate.SEEDS,
         _gate,
         ("gate", "gate_medians", "gate_pairs"),
         pooled=("gate_medians",),
+        quick=functools.partial(_gate, medians_s=quick.GATE_MEDIANS_S),
     ),
     Experiment(
         "sensitivity",
@@ -267,6 +286,7 @@ EXPERIMENTS = (
         ("sensitivity",),
         grow=_grow_sensitivity,
         looks=readings.LOOKS,
+        quick=functools.partial(_sensitivity, keys=quick.READINGS),
     ),
     Experiment(
         "exposure",
@@ -283,12 +303,20 @@ EXPERIMENTS = (
         pooled=("realshape_traits",),
         grow=_grow_realshape,
         looks=realshape_seeds.HEADLINE_LOOKS,
+        quick=functools.partial(_realshape, logs=quick.LOGS, arms=quick.ARMS),
     ),
     Experiment("map", map_grid.SEEDS, _map, ("map_stale", "map_cas")),
     Experiment(
         "calibration", CALIBRATION_RUNS, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS
     ),
-    Experiment("backtest", 1, _backtest, ("advise_backtest",), pooled=("advise_backtest",)),
+    Experiment(
+        "backtest",
+        1,
+        _backtest,
+        ("advise_backtest",),
+        pooled=("advise_backtest",),
+        quick=functools.partial(_backtest, every=quick.SITES_EVERY),
+    ),
     Experiment("advise_seedsets", seedsets.SEEDS, _seedsets, ("advise_seedsets",)),
 )
 BY_NAME = {e.name: e for e in EXPERIMENTS}
@@ -303,16 +331,19 @@ def run(
     max_looks: dict[str, int] | None = None,
     only: tuple[str, ...] | None = None,
     kept: Rows | None = None,
+    subsets: bool = False,
 ) -> Rows:
     """Every experiment (or those named in ``only``) on seeds 1..seeds[name] (its default
     where not given), in a local pool or on the Dask cluster at ``scheduler``; then the
     growing experiments' open units, a batch at a time, until none is open (at most
     ``max_looks[name]`` batches a unit, where given: a quick run's). With ``only``, the
     other experiments' rows are taken from ``kept`` (a growing experiment's rule reads the
-    headline's) and returned with the fresh ones."""
+    headline's) and returned with the fresh ones. With ``subsets``, an experiment with a
+    quick plan runs that (``sim.results.quick``: a quick run's)."""
     chosen = [e for e in EXPERIMENTS if only is None or e.name in only]
     rows: Rows = dict(kept or {})
-    for parts in run_plans(_plans(base, seeds, chosen), workers, progress, scheduler):
+    plans = _plans(base, seeds, chosen, subsets)
+    for parts in run_plans(plans, workers, progress, scheduler):
         rows |= parts
     rules = {
         e.name: SeedRule(
@@ -328,9 +359,15 @@ def run(
 
 
 def _plans(
-    base: Params, seeds: dict[str, int], chosen: Sequence[Experiment] = EXPERIMENTS
+    base: Params,
+    seeds: dict[str, int],
+    chosen: Sequence[Experiment] = EXPERIMENTS,
+    subsets: bool = False,
 ) -> list[Plan]:
-    return [e.plan(base, list(range(1, seeds.get(e.name, e.seeds) + 1))) for e in chosen]
+    return [
+        ((subsets and e.quick) or e.plan)(base, list(range(1, seeds.get(e.name, e.seeds) + 1)))
+        for e in chosen
+    ]
 
 
 QUICK_DIVISOR = 60
@@ -356,10 +393,11 @@ def scaled_seeds(divisor: int, seeds: dict[str, int] | None = None) -> dict[str,
     }
 
 
-def study_days(base: Params, seeds: dict[str, int] | None = None) -> int:
-    """The simulated days `run` runs: each distinct day once, however many experiments,
-    readings and points use it."""
-    return distinct_days([r for p in _plans(base, seeds or {}) for r in p.requests])
+def study_days(base: Params, seeds: dict[str, int] | None = None, subsets: bool = False) -> int:
+    """The simulated days `run` runs (with ``subsets``, a quick run's): each distinct day
+    once, however many experiments, readings and points use it."""
+    plans = _plans(base, seeds or {}, subsets=subsets)
+    return distinct_days([r for p in plans for r in p.requests])
 
 
 def seed_counts(rows: Rows) -> dict[str, int]:

@@ -37,12 +37,12 @@ KEYS = ["strategy", "approval_median_s", "delay_s"]
 CONDITION_KEYS = ["tool_latency_s", "approval_reviewer", "strategy"]
 
 
-def gate_points(base: Params) -> list[Params]:
+def gate_points(base: Params, medians_s: tuple[float, ...] = MEDIANS_S) -> list[Params]:
     cas = replace(experiment_params(base, "cas"), write_gate=True)
     return [
         replace(cas, approval_strategy=s, approval_median_s=m)
         for s in STRATEGIES
-        for m in MEDIANS_S
+        for m in medians_s
     ]
 
 
@@ -55,12 +55,15 @@ def condition_points(base: Params) -> list[Params]:
     ]
 
 
-def gate_requests(base: Params, seeds: list[int]) -> list[Request]:
-    """The latency grid on `seeds`, the conditions grid on those of them numbered up to
-    CONDITION_SEEDS: by number, not place, so a seed's rows depend on the seed alone (a
-    rerun of seed 32 by itself gives its committed rows, without the conditions grid)."""
+def gate_requests(
+    base: Params, seeds: list[int], medians_s: tuple[float, ...] = MEDIANS_S
+) -> list[Request]:
+    """The latency grid (at ``medians_s``) on `seeds`, the conditions grid on those of them
+    numbered up to CONDITION_SEEDS: by number, not place, so a seed's rows depend on the
+    seed alone (a rerun of seed 32 by itself gives its committed rows, without the
+    conditions grid)."""
     return [
-        Request(tuple(gate_points(base)), tuple(seeds), ("cas",), ("edits",)),
+        Request(tuple(gate_points(base, medians_s)), tuple(seeds), ("cas",), ("edits",)),
         Request(
             tuple(condition_points(base)),
             tuple(s for s in seeds if s <= CONDITION_SEEDS),
