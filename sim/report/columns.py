@@ -168,6 +168,32 @@ BASE: dict[str, tuple[str, str]] = {
     "answers_with_stale": (COUNT, "answers holding at least one stale or gone citation"),
     "answers_with_stale_share": (SHARE, "answers holding at least one stale or gone citation"),
     "stale": (COUNT, "citations stale or gone at the day's end"),
+    "first_citations": (COUNT, "answers' first citations (the search's top hit)"),
+    "first_stale": (COUNT, "first citations stale or gone at the day's end"),
+    "expected_stale": (
+        "expected count",
+        "the citations' summed exact chance of a save by the day's end, given the article"
+        " cited and when (same ranking only)",
+    ),
+    "first_expected_stale": ("expected count", "the same for the first citations"),
+    "other_top_tenth": (
+        COUNT,
+        "other citations (not an answer's first) of the tenth of articles edited most (same"
+        " ranking only)",
+    ),
+    "top_tenth_share": (
+        SHARE,
+        "share of other citations that went to the tenth of articles edited most (0.1 at random)",
+    ),
+    "given_cited": (
+        SHARE,
+        "mean over seeds of the exact chance of a save by the day's end given the articles"
+        " cited and when (same ranking only)",
+    ),
+    "given_cited_z": (
+        "standard errors",
+        "the seeds' mean paired difference, simulated − given_cited, in SEs",
+    ),
     "stale_share": (SHARE, "citations stale or gone (at the day's end, or at the check)"),
     "stale_body": (COUNT, "stale citations whose article had a body edit only"),
     "stale_title": (COUNT, "stale citations whose article's title changed"),
@@ -514,6 +540,8 @@ FILES: dict[str, str] = {
     "map_logs.csv": "each shared log's stale share by age and draw, from its own rows",
     "map_agreement.csv": "the map's closed forms against the simulated grid, point by point,"
     " with each point's margin and power",
+    "map_stale_by_citation.csv": "the map's stale share of answers' first and other citations,"
+    " each against its own form",
     "variance_reduction.csv": "each figure's interval plain and with control variates (VRF)",
     "map_stale.csv": "stale share by edit intensity, citation age and relation (closed form)",
     "map_cas.csv": "CAS rejection by delay: a human's save, the agent's own edits (closed form)",

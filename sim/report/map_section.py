@@ -186,6 +186,22 @@ def _breaks(points: pd.DataFrame) -> list[dict[str, float | None]]:
     ]
 
 
+def _by_citation(table: pd.DataFrame) -> dict[str, object]:
+    """The stale form's gap split by citation: each kind's pooled gap, and the span of the
+    paired z against the chance given the articles cited (the same ranking's points)."""
+    gaps = form_gap(table, ("stale_first_citation", "stale_other_citations"))
+    top = table[table["top_tenth_share"].notna()].set_index("n_saves")["top_tenth_share"]
+    return {
+        "gaps": gaps.set_index("quantity").to_dict("index"),
+        "top_tenth": {
+            "quiet": (int(top.index.min()), float(top[top.index.min()])),
+            "busy": (int(top.index.max()), float(top[top.index.max()])),
+        },
+        "given_z": _span(table["given_cited_z"].dropna()),
+        "points": int(table["given_cited_z"].notna().sum()),
+    }
+
+
 def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
     """The section's Markdown, from the map's tables (templates/map_section.md.j2)."""
     rate = writeup_rate(base)
@@ -257,6 +273,7 @@ def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
         power=POWER,
         powered=(int((a["power"] >= POWER).sum()), len(a)),
         gaps=form_gap(a).set_index("quantity").to_dict("index"),
+        by_citation=_by_citation(t["map_stale_by_citation"]),
         agreement_table=agreement_table(a),
         cas_logs_table=cas_logs_table(logs),
         logs_table=logs_table(logs),

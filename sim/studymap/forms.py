@@ -101,12 +101,32 @@ def agent_rejection(
 
 @exactmath.rounded
 def day_end_stale(params: Params, relation: Relation) -> float:
-    """The simulated day's share of citations stale or gone at its end: ``theory``'s form
-    (reads uniform over the day, each window cut at the day's end, a gone target replaced by
-    a random article), with the first citation's weight by how questions relate to edits,
-    and a random citation drawn among the articles still published at the read (those saved
-    most are unpublished first, which ``theory`` leaves out: it matters from tens of edits
-    per article a day, where hundreds of articles are unpublished within the day)."""
+    """The simulated day's share of citations stale or gone at its end: the first
+    citation's and every other's (``day_end_stale_by_citation``) weighted as an answer
+    holds them."""
+    first, other = _by_citation(params, relation)
+    k = params.citations_per_answer
+    return float((first + (k - 1) * other) / k)
+
+
+@exactmath.rounded
+def day_end_stale_by_citation(params: Params, relation: Relation) -> dict[str, float]:
+    """The day's end stale-or-gone share of an answer's first citation and of each other
+    one: ``theory``'s form (reads uniform over the day, each window cut at the day's end, a
+    gone target replaced by a random article), with the first citation's weight by how
+    questions relate to edits, and every other citation a random article among those still
+    published at the read (those saved most are unpublished first, which ``theory`` leaves
+    out: it matters from tens of edits per article a day, where hundreds of articles are
+    unpublished within the day). The day's other citations are the search's later hits, not
+    random articles: an edit rewrites or adds a paragraph, so an article edited often drifts
+    from the words of other questions and is cited second less often than at random; the
+    map's agreement holds each citation to its own form to show where the gap lies."""
+    first, other = _by_citation(params, relation)
+    return {"first": first, "other": other}
+
+
+def _by_citation(params: Params, relation: Relation) -> tuple[float, float]:
+    """``day_end_stale_by_citation`` unrounded (the whole share rounds once)."""
     lam = theory.save_rates_per_s(_writeup(params))[:, None]
     w = first_weights(relation, params.n_articles, params.zipf_s)[:, None]
     t = np.linspace(0.0, params.day_s, _GRID)
@@ -114,8 +134,8 @@ def day_end_stale(params: Params, relation: Relation) -> float:
     changed = theory.p_changed(lam, (params.day_s - t)[None, :])
     random_article = (published * changed).sum(0) / published.sum(0)
     first = (w * (published * changed + (1 - published) * random_article)).sum(0)
-    k = params.citations_per_answer
-    return float(np.trapezoid((first + (k - 1) * random_article) / k, dx=1.0 / (_GRID - 1)))
+    dx = 1.0 / (_GRID - 1)
+    return float(np.trapezoid(first, dx=dx)), float(np.trapezoid(random_article, dx=dx))
 
 
 def _first_on_day(params: Params, relation: Relation) -> np.ndarray:

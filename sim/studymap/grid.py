@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
+from sim import exactmath
 from sim.params import Params
+from sim.popularity import zipf_weights
 from sim.study.experiments import PointRuns, Request, frames_of
 from sim.studymap.forms import Relation
 
@@ -49,19 +52,66 @@ def request(base: Params, seeds: list[int], saves: Saves = SAVES) -> Request:
 
 
 def stale_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFrame:
-    """Per point and seed: citations held at the day's end and those stale or gone."""
+    """Per point and seed: citations held at the day's end and those stale or gone, in all
+    and of answers' first citations (the search's top hit; the others are its later hits);
+    on the same ranking, also the sum of each citation's exact chance of a save by the day's
+    end given the article cited and when (``given_cited``), and the other citations that
+    went to the tenth of the articles edited most."""
     parts = []
     for (relation, p), point_runs in zip(points(base, saves), runs, strict=True):
         c = frames_of(point_runs).citations
         c = c[c["experiment"] == "staleness"]
-        g = c.assign(stale=c["final_status"] != "fresh").groupby("seed", as_index=False)
+        stale = c["final_status"] != "fresh"
+        first = c["slot"] == 0
+        same = relation == "same"  # where the question rank is the edit rank
+        expected = given_cited(p, c) if same else np.full(len(c), np.nan)
+        top = ~first & (c["article_rank"] <= p.n_articles // 10)
+        g = c.assign(
+            stale=stale,
+            first=first,
+            first_stale=stale & first,
+            expected=expected,
+            first_expected=np.where(first, expected, 0.0 * expected),
+            other_top=top.astype(float) if same else np.nan,
+        )
         parts.append(
-            g.agg(citations=("stale", "size"), stale=("stale", "sum")).assign(
-                relation=relation, n_saves=p.n_saves
+            g.groupby("seed", as_index=False)
+            .agg(
+                citations=("stale", "size"),
+                stale=("stale", "sum"),
+                first_citations=("first", "sum"),
+                first_stale=("first_stale", "sum"),
+                expected_stale=("expected", lambda x: x.sum(min_count=1)),
+                first_expected_stale=("first_expected", lambda x: x.sum(min_count=1)),
+                other_top_tenth=("other_top", lambda x: x.sum(min_count=1)),
             )
+            .assign(relation=relation, n_saves=p.n_saves)
         )
     out = pd.concat(parts, ignore_index=True)
-    return out[["relation", "n_saves", "seed", "citations", "stale"]]
+    return out[["relation", "n_saves", "seed", *STALE_COUNTS]]
+
+
+STALE_COUNTS = (
+    "citations",
+    "stale",
+    "first_citations",
+    "first_stale",
+    "expected_stale",
+    "first_expected_stale",
+    "other_top_tenth",
+)
+"""The per-seed sums of ``stale_rows``."""
+
+
+def given_cited(p: Params, citations: pd.DataFrame) -> np.ndarray:
+    """Each citation's exact chance that the article cited is saved (edited, retitled or
+    unpublished) between its read and the day's end, given which article it is and when it
+    was read: the day's n saves each land after the read with probability (day − t)/day and
+    on this article with its share of saves, which on the same ranking is its share of
+    questions (Zipf by the rank the citation records)."""
+    share = zipf_weights(p.n_articles, p.zipf_s)[citations["article_rank"].to_numpy() - 1]
+    after = (p.day_s - citations["read_s"].to_numpy()) / p.day_s
+    return 1.0 - exactmath.power(1.0 - share * after, float(p.n_saves))
 
 
 def cas_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFrame:

@@ -48,6 +48,7 @@ TABLES: tuple[tuple[str, Make], ...] = (
             base, rows["map_stale"], rows["map_cas"], rows["break_even"]
         ),
     ),
+    ("map_stale_by_citation", lambda base, rows, t: tables.by_citation(base, rows["map_stale"])),
     ("map_stale", lambda base, rows, t: tables.stale_map(_rates(base, t))),
     ("map_cas", lambda base, rows, t: tables.cas_map(_cas_intensities(base, t))),
     ("map_break_even", lambda base, rows, t: tables.break_even_map(base)),

@@ -39,6 +39,8 @@ AGENT_INTENSITIES = (0.09, 0.9, 9.0)
 in 8 hours on 400 articles) is 0.9."""
 MARGINS = {
     "stale_at_day_end": 0.05,
+    "stale_first_citation": 0.05,
+    "stale_other_citations": 0.05,
     "human_save_in_window": 0.05,
     "rejected_by_agent_edit": 0.5,
     "poll_over_reread_calls": RATIO_TOLERANCE,
@@ -119,6 +121,49 @@ def agreement(
         ratio = g["poll_method_calls"] / g["reread_calls"]
         rows.append(at.row("poll_over_reread_calls", ratio, forms.check_calls_ratio(p)["ratio"]))
     return pd.DataFrame(rows)
+
+
+def by_citation(base: Params, stale: pd.DataFrame) -> pd.DataFrame:
+    """Every staleness point's stale share of answers' first citations (the search's top
+    hit, the question's target while it is published) and of their other citations (its
+    later hits), each against its own form (``forms.day_end_stale_by_citation``), and, on
+    the same ranking, against the exact chance of a save given the articles actually cited
+    and when (``given_cited``, with the z of the seeds' paired differences), and the share of
+    other citations that went to the tenth of the articles edited most (``top_tenth_share``,
+    a random article's 0.1): where the stale form's gap to the simulation lies."""
+    rows = []
+    for (relation, n_saves), g in stale.groupby(["relation", "n_saves"], sort=False):
+        p = replace(base, n_saves=int(n_saves))
+        form = forms.day_end_stale_by_citation(p, relation)
+        first = g["first_citations"]
+        other = g["citations"] - first
+        stale_other = g["stale"] - g["first_stale"]
+        expected_other = g["expected_stale"] - g["first_expected_stale"]
+        at = _Point(relation, base, p, math.nan, g["seed"], first.sum())
+        rows.append(
+            at.row("stale_first_citation", g["first_stale"] / first, form["first"])
+            | _given(g["first_stale"], g["first_expected_stale"], first)
+        )
+        at = _Point(relation, base, p, math.nan, g["seed"], other.sum())
+        rows.append(
+            at.row("stale_other_citations", stale_other / other, form["other"])
+            | _given(stale_other, expected_other, other)
+            | {"top_tenth_share": g["other_top_tenth"].sum(min_count=1) / other.sum()}
+        )
+    return pd.DataFrame(rows)
+
+
+def _given(stale: pd.Series, expected: pd.Series, citations: pd.Series) -> dict[str, float]:
+    """The mean over seeds of the given-the-citations chance, and the z of the seeds' mean
+    paired difference from the simulated share (NaN where it was not computed)."""
+    if expected.isna().any():
+        return {"given_cited": math.nan, "given_cited_z": math.nan}
+    diff = (stale - expected) / citations
+    se = float(diff.std(ddof=1)) / math.sqrt(len(diff))
+    return {
+        "given_cited": float((expected / citations).mean()),
+        "given_cited_z": float(diff.mean()) / se if se > 0 else math.nan,
+    }
 
 
 @dataclass(frozen=True)
