@@ -51,3 +51,21 @@ def test_given_the_articles_cited_the_chance_of_a_change_is_exact() -> None:
     assert len(same) == 2 * len(grid.SAVES["same"])
     assert same["given_cited_z"].abs().max() <= tables.Z_TOLERANCE, same
     assert table.loc[table["relation"] != "same", "given_cited"].isna().all()
+
+
+def test_given_the_articles_edited_the_chance_of_a_human_save_is_exact() -> None:
+    """The same for the map's exact forms: the stale share and each delay's human save in
+    the window, on the same ranking, held to the chance given the articles cited or edited
+    and when they were read (``map_agreement.csv``'s given_cited)."""
+    seeds = RESULTS / "seeds"
+    a = tables.agreement(
+        Params(),
+        pd.read_csv(seeds / "map_stale.csv"),
+        pd.read_csv(seeds / "map_cas.csv"),
+        pd.read_csv(seeds / "break_even.csv"),
+    )
+    held = a[a["given_cited_z"].notna()]
+    assert set(held["quantity"]) == {"stale_at_day_end", "human_save_in_window"}
+    assert set(held["relation"]) == {"same"}
+    assert len(held) == len(grid.SAVES["same"]) * 5  # the stale share and four delays
+    assert held["given_cited_z"].abs().max() <= tables.Z_TOLERANCE, held

@@ -176,6 +176,11 @@ BASE: dict[str, tuple[str, str]] = {
         " cited and when (same ranking only)",
     ),
     "first_expected_stale": ("expected count", "the same for the first citations"),
+    "expected_human": (
+        "expected count",
+        "the edits' summed exact chance of a human save in the window, given the article"
+        " edited and when it was read (same ranking only)",
+    ),
     "other_top_tenth": (
         COUNT,
         "other citations (not an answer's first) of the tenth of articles edited most (same"
@@ -187,8 +192,8 @@ BASE: dict[str, tuple[str, str]] = {
     ),
     "given_cited": (
         SHARE,
-        "mean over seeds of the exact chance of a save by the day's end given the articles"
-        " cited and when (same ranking only)",
+        "mean over seeds of the exact chance of the event (a save by the day's end, a human"
+        " save in the window) given the articles cited or edited and when (same ranking only)",
     ),
     "given_cited_z": (
         "standard errors",

@@ -186,6 +186,13 @@ def _breaks(points: pd.DataFrame) -> list[dict[str, float | None]]:
     ]
 
 
+def _given_span(a: pd.DataFrame, quantity: str) -> dict[str, object]:
+    """The points of ``quantity`` held to the chance given the articles cited or edited, and
+    the span of their paired z."""
+    z = a.loc[a["quantity"] == quantity, "given_cited_z"].dropna()
+    return {"points": len(z), "z": _span(z)}
+
+
 def _by_citation(table: pd.DataFrame) -> dict[str, object]:
     """The stale form's gap split by citation: each kind's pooled gap, and the span of the
     paired z against the chance given the articles cited (the same ranking's points)."""
@@ -274,6 +281,7 @@ def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
         powered=(int((a["power"] >= POWER).sum()), len(a)),
         gaps=form_gap(a).set_index("quantity").to_dict("index"),
         by_citation=_by_citation(t["map_stale_by_citation"]),
+        human_given=_given_span(a, "human_save_in_window"),
         agreement_table=agreement_table(a),
         cas_logs_table=cas_logs_table(logs),
         logs_table=logs_table(logs),

@@ -116,20 +116,38 @@ def given_cited(p: Params, citations: pd.DataFrame) -> np.ndarray:
 
 def cas_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFrame:
     """Per point, seed and delay: CAS edits, those whose article a human saved or
-    unpublished in the delay, and first tries rejected by the agent's own edits alone."""
+    unpublished in the delay, and first tries rejected by the agent's own edits alone; on
+    the same ranking, also the sum of each edit's exact chance of a human save in its window
+    given the article edited and when it was read (``given_edited``)."""
     parts = []
     for (relation, p), point_runs in zip(points(base, saves), runs, strict=True):
-        e = frames_of(point_runs).edits
+        f = frames_of(point_runs)
+        e = f.edits
+        expected = given_edited(p, e, f.citations) if relation == "same" else np.nan
         g = e.assign(
             edits=1,
             human_save_in_window=e["human_save_in_window"].astype(int),
             rejected_by_agent_edit=(
                 (e["first_outcome"] == "conflict") & (e["conflict_cause"] == "agent")
             ).astype(int),
-        ).groupby(["seed", "delay_s"], as_index=False)[
-            ["edits", "human_save_in_window", "rejected_by_agent_edit"]
-        ]
-        parts.append(g.sum().assign(relation=relation, n_saves=p.n_saves))
+            expected_human=expected,
+        ).groupby(["seed", "delay_s"], as_index=False)
+        sums = g[["edits", "human_save_in_window", "rejected_by_agent_edit"]].sum()
+        sums["expected_human"] = g["expected_human"].sum(min_count=1)["expected_human"]
+        parts.append(sums.assign(relation=relation, n_saves=p.n_saves))
     out = pd.concat(parts, ignore_index=True)
     cols = ["relation", "n_saves", "seed", "delay_s", "edits"]
-    return out[[*cols, "human_save_in_window", "rejected_by_agent_edit"]]
+    return out[[*cols, "human_save_in_window", "rejected_by_agent_edit", "expected_human"]]
+
+
+def given_edited(p: Params, edits: pd.DataFrame, citations: pd.DataFrame) -> np.ndarray:
+    """Each CAS edit's exact chance that a human saves (or unpublishes) its article between
+    the read and the first try, given which article it is and when it was read: as
+    ``given_cited``, over the part of the window inside the day (the humans stop at its
+    end). The article's rank is the one the day's citations of it record."""
+    ranks = citations.drop_duplicates(["seed", "article_id"]).set_index(["seed", "article_id"])
+    rank = ranks["article_rank"].loc[list(zip(edits["seed"], edits["article_id"], strict=True))]
+    share = zipf_weights(p.n_articles, p.zipf_s)[rank.to_numpy() - 1]
+    end = np.minimum(edits["edit_s"].to_numpy(), p.day_s)
+    inside = np.maximum(end - edits["read_s"].to_numpy(), 0.0) / p.day_s
+    return 1.0 - exactmath.power(1.0 - share * inside, float(p.n_saves))

@@ -84,7 +84,8 @@ def agreement(
     base: Params, stale: pd.DataFrame, cas: pd.DataFrame, break_even: pd.DataFrame
 ) -> pd.DataFrame:
     """Every grid point: the simulated mean over seeds with its 95 % interval, the closed
-    form, z and whether the form is within its tolerance."""
+    form, z and whether the form is within its tolerance; for the exact forms on the same
+    ranking, the chance given the articles cited or edited and when (``_given``)."""
     rows = []
     for (relation, n_saves), g in stale.groupby(["relation", "n_saves"], sort=False):
         p = replace(base, n_saves=int(n_saves))
@@ -93,6 +94,7 @@ def agreement(
             at.row(
                 "stale_at_day_end", g["stale"] / g["citations"], forms.day_end_stale(p, relation)
             )
+            | _given(g["stale"], g["expected_stale"], g["citations"])
         )
     delays = tuple(sorted(cas["delay_s"].unique()))
     for (relation, n_saves), g in cas.groupby(["relation", "n_saves"], sort=False):
@@ -106,6 +108,7 @@ def agreement(
                     d["human_save_in_window"] / d["edits"],
                     form[delay]["human"],
                 )
+                | _given(d["human_save_in_window"], d["expected_human"], d["edits"])
             )
             if "agent" in form[delay]:
                 rows.append(
@@ -153,15 +156,20 @@ def by_citation(base: Params, stale: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _given(stale: pd.Series, expected: pd.Series, citations: pd.Series) -> dict[str, float]:
-    """The mean over seeds of the given-the-citations chance, and the z of the seeds' mean
-    paired difference from the simulated share (NaN where it was not computed)."""
+def _given(stale: pd.Series, expected: pd.Series, trials: pd.Series) -> dict[str, float]:
+    """The mean over seeds of the chance given the articles cited or edited, and the z of
+    the seeds' mean paired difference from the simulated share (NaN where it was not
+    computed). As ``_summary``'s, the standard error is at least the binomial one of that
+    chance over every trial: a rare event seen on no seed leaves differences with almost no
+    spread of their own."""
     if expected.isna().any():
         return {"given_cited": math.nan, "given_cited_z": math.nan}
-    diff = (stale - expected) / citations
-    se = float(diff.std(ddof=1)) / math.sqrt(len(diff))
+    diff = (stale - expected) / trials
+    chance = float(expected.sum() / trials.sum())
+    floor = math.sqrt(max(chance * (1 - chance), 0.0) / float(trials.sum()))
+    se = max(float(diff.std(ddof=1)) / math.sqrt(len(diff)), floor)
     return {
-        "given_cited": float((expected / citations).mean()),
+        "given_cited": float((expected / trials).mean()),
         "given_cited_z": float(diff.mean()) / se if se > 0 else math.nan,
     }
 
