@@ -186,6 +186,17 @@ def _breaks(points: pd.DataFrame) -> list[dict[str, float | None]]:
     ]
 
 
+def _power_seeds(a: pd.DataFrame) -> dict[str, object]:
+    """What 80 % power at every point would take: the most seeds any point needs, against
+    the seeds the grid runs, per kind of point (the grid's and the break-even's)."""
+    grid = a[a["quantity"] != "poll_over_reread_calls"]
+    poll = a[a["quantity"] == "poll_over_reread_calls"]
+    return {
+        "grid": (int(grid["seeds_for_80_power"].max()), int(grid["seeds"].max())),
+        "poll": (int(poll["seeds_for_80_power"].max()), int(poll["seeds"].max())),
+    }
+
+
 def _given_span(a: pd.DataFrame, quantity: str) -> dict[str, object]:
     """The points of ``quantity`` held to the chance given the articles cited or edited, and
     the span of their paired z."""
@@ -279,6 +290,8 @@ def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
         margin_floor=MARGIN_FLOOR,
         power=POWER,
         powered=(int((a["power"] >= POWER).sum()), len(a)),
+        power_seeds=_power_seeds(a),
+        most_vrf=float(t["variance_reduction"]["vrf"].max()) if "variance_reduction" in t else None,
         gaps=form_gap(a).set_index("quantity").to_dict("index"),
         by_citation=_by_citation(t["map_stale_by_citation"]),
         human_given=_given_span(a, "human_save_in_window"),
