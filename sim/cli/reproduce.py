@@ -47,7 +47,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     rep.add_argument(
         "--quick",
         action="store_true",
-        help="every part on a sixtieth of its seeds (at least 2), each page marked as a quick"
+        help="every part on a sixtieth of its seeds (at least 2) and the costliest grids on a"
+        " named subset of their points (sim/results/quick.py), each page marked as a quick"
         " run: every table and figure in about a minute, into quick-results/ or --out",
     )
     rep.add_argument(

@@ -4,7 +4,8 @@ of them, each named here and on every page it marks.
 
 Measured on one core at a quick run's seeds (``python -m sim bench --only reproduce_quick``
 times the whole): the panel's three logs took 46 CPU-s, the break-even grid's 12,000-save
-column most of its 26, the 22 readings 16 and the backtest's 44 sites 7. Every subset keeps
+column most of its 26, the 22 readings 16, the backtest's 44 sites 7 and the map's 3,000-save
+days most of its 6. Every subset keeps
 the points the first page and the tables name, so each table still has a row to show.
 """
 
@@ -13,18 +14,22 @@ from __future__ import annotations
 from sim.study.readings import ReadingKey
 from sim.study.realshape import ARMS as PANEL_ARMS
 from sim.study.realshape import SHARED_LOG
+from sim.studymap.forms import Relation
 
 LOGS: tuple[str, ...] = (SHARED_LOG,)
 """The panel on its first log only (the write-up's arms run once and are shared anyway)."""
 ARMS = tuple(
     a
     for a in PANEL_ARMS
-    if a.name
-    in ("writeup", "calibrated", "counterparts", "+popularity", "+bursts", "+bulk", "+profile")
+    if a.name in ("writeup", "calibrated", "counterparts", "+popularity", "+bursts")
 )
-"""The panel's arms that build the real shape feature by feature (the write-up's, the
-calibrated, the counterparts and the four features); the five arms that match or cluster
-one feature at a time are the full run's."""
+"""The panel's arms from the write-up's to the calibrated shape with two of its features
+(popularity, bursts) moved one at a time; the bulk and profile features and the five arms
+that match or cluster one feature are the full run's."""
+
+MAP_SAVES: dict[Relation, tuple[int, ...]] = {"same": (3, 300), "independent": (300,)}
+"""The map's grid at the quietest point and the write-up's rate (the full run's six points
+run 3 to 3,000 saves a day; the 3,000-save days cost most)."""
 
 GATE_MEDIANS_S: tuple[float, ...] = (10.0, 120.0)
 """The write gate's approval latencies: the shortest and the one the conditions grid and
@@ -52,13 +57,16 @@ SITES_EVERY = 4
 
 NOTES: dict[str, str] = {
     "break_even": "the break-even grid at "
-    + ", ".join(str(n) for n in BREAK_EVEN_AXES["n_saves"])
+    + ", ".join(f"{n:,}" for n in BREAK_EVEN_AXES["n_saves"])
     + " saves a day only",
     "gate": "the write gate at approval medians of "
     + ", ".join(f"{m:g} s" for m in GATE_MEDIANS_S)
     + " only",
     "sensitivity": f"{len(READINGS)} of the readings",
     "realshape": f"the panel on {', '.join(LOGS)} only, {len(ARMS)} of its {len(PANEL_ARMS)} arms",
+    "map": "the map's grid at "
+    + ", ".join(f"{n:,} ({r})" for r, ns in MAP_SAVES.items() for n in ns)
+    + " saves a day only",
     "backtest": f"the backtest on every {SITES_EVERY}th atlas site",
 }
 """What a quick run's page says each subset left out (``reproduce.quick_mark``)."""

@@ -177,14 +177,14 @@ def _grow_realshape(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
     return Plan(tuple(requests), finish)
 
 
-def _map(base: Params, seeds: list[int]) -> Plan:
+def _map(base: Params, seeds: list[int], saves: map_grid.Saves = map_grid.SAVES) -> Plan:
     """The map's grid: edit intensity × how questions relate to edits (sim/studymap)."""
-    request = map_grid.request(base, seeds)
+    request = map_grid.request(base, seeds, saves)
 
     def finish(runs: list[PointRuns]) -> Rows:
         return {
-            "map_stale": map_grid.stale_rows(base, runs[0]),
-            "map_cas": map_grid.cas_rows(base, runs[0]),
+            "map_stale": map_grid.stale_rows(base, runs[0], saves),
+            "map_cas": map_grid.cas_rows(base, runs[0], saves),
         }
 
     return Plan((request,), finish)
@@ -305,7 +305,13 @@ EXPERIMENTS = (
         looks=realshape_seeds.HEADLINE_LOOKS,
         quick=functools.partial(_realshape, logs=quick.LOGS, arms=quick.ARMS),
     ),
-    Experiment("map", map_grid.SEEDS, _map, ("map_stale", "map_cas")),
+    Experiment(
+        "map",
+        map_grid.SEEDS,
+        _map,
+        ("map_stale", "map_cas"),
+        quick=functools.partial(_map, saves=quick.MAP_SAVES),
+    ),
     Experiment(
         "calibration", CALIBRATION_RUNS, _calibration, CALIBRATION_PARTS, pooled=CALIBRATION_PARTS
     ),
