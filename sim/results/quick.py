@@ -4,9 +4,9 @@ of them, each named here and on every page it marks.
 
 Measured on one core at a quick run's seeds (``python -m sim bench --only reproduce_quick``
 times the whole): the panel's three logs took 46 CPU-s, the break-even grid's 12,000-save
-column most of its 26, the 22 readings 16, the backtest's 44 sites 7 and the map's 3,000-save
-days most of its 6. Every subset keeps
-the points the first page and the tables name, so each table still has a row to show.
+column most of its 26, the 22 readings 16, the backtest's 44 sites 7 and the map's
+3,000-save days most of its 6. Each subset leaves every table rows to show (`make check`
+builds every page of a quick run, on the pool and on a Dask cluster).
 """
 
 from __future__ import annotations
