@@ -172,32 +172,32 @@ BASE: dict[str, tuple[str, str]] = {
     "first_stale": (COUNT, "first citations stale or gone at the day's end"),
     "expected_stale": (
         "expected count",
-        "the citations' summed exact chance of a save by the day's end, given the article"
-        " cited and when (same ranking only)",
+        "the citations' summed chance of a save by the day's end, given the article cited and"
+        " when, over the day's save draws (same ranking only)",
     ),
+    "expected_stale_var": ("squared count", "the sum of that chance's variance, p(1 − p)"),
     "first_expected_stale": ("expected count", "the same for the first citations"),
+    "first_expected_stale_var": ("squared count", "the same for the first citations"),
     "expected_human": (
         "expected count",
-        "the edits' summed exact chance of a human save in the window, given the article"
-        " edited and when it was read (same ranking only)",
+        "the edits' summed chance of a human save in the window, given the article edited"
+        " and when it was read, over the day's save draws (same ranking only)",
     ),
-    "other_top_tenth": (
-        COUNT,
-        "other citations (not an answer's first) of the tenth of articles edited most (same"
-        " ranking only)",
-    ),
-    "top_tenth_share": (
-        SHARE,
-        "share of other citations that went to the tenth of articles edited most (0.1 at random)",
-    ),
+    "expected_human_var": ("squared count", "the sum of that chance's variance, p(1 − p)"),
     "given_cited": (
         SHARE,
-        "mean over seeds of the exact chance of the event (a save by the day's end, a human"
-        " save in the window) given the articles cited or edited and when (same ranking only)",
+        "mean over seeds of the chance of the event (a save by the day's end, a human save in"
+        " the window) given the articles cited or edited and when, over the day's save draws"
+        " (same ranking only)",
     ),
+    "given_se": (SHARE, "standard error of the seeds' mean paired difference from given_cited"),
     "given_cited_z": (
         "standard errors",
-        "the seeds' mean paired difference, simulated − given_cited, in SEs",
+        "the seeds' mean paired difference, simulated − given_cited, in given_se",
+    ),
+    "trials_per_seed": (
+        "count",
+        "citations or edits a seed behind the point's share (inf for a ratio of counts)",
     ),
     "stale_share": (SHARE, "citations stale or gone (at the day's end, or at the check)"),
     "stale_body": (COUNT, "stale citations whose article had a body edit only"),

@@ -14,7 +14,7 @@ from sim.pages import md
 from sim.params import HOUR_S, Params
 from sim.report import atlas
 from sim.report.render import render
-from sim.studymap.bias import form_gap
+from sim.studymap.bias import explained, form_gap
 from sim.studymap.figures import age_label, pct
 from sim.studymap.forms import DAY_S
 from sim.studymap.report import writeup_rate
@@ -188,35 +188,30 @@ def _breaks(points: pd.DataFrame) -> list[dict[str, float | None]]:
 
 def _power_seeds(a: pd.DataFrame) -> dict[str, object]:
     """What 80 % power at every point would take: the most seeds any point needs, against
-    the seeds the grid runs, per kind of point (the grid's and the break-even's)."""
+    the seeds the grid runs, per kind of point (the grid's and the break-even's), and the
+    hungriest grid point's share and trials a seed."""
     grid = a[a["quantity"] != "poll_over_reread_calls"]
     poll = a[a["quantity"] == "poll_over_reread_calls"]
+    worst = grid.loc[grid["seeds_for_80_power"].idxmax()]
     return {
         "grid": (int(grid["seeds_for_80_power"].max()), int(grid["seeds"].max())),
         "poll": (int(poll["seeds_for_80_power"].max()), int(poll["seeds"].max())),
+        "worst_share": float(worst["simulated"]),
+        "worst_trials": float(worst["trials_per_seed"]),
+        "worst_margin_events": float(worst["margin"] * worst["trials_per_seed"]),
     }
 
 
-def _given_span(a: pd.DataFrame, quantity: str) -> dict[str, object]:
-    """The points of ``quantity`` held to the chance given the articles cited or edited, and
-    the span of their paired z."""
+def _given(a: pd.DataFrame, quantity: str) -> dict[str, object]:
+    """``quantity``'s points held to the chance given the articles cited or edited: how
+    many, how many within Z_TOLERANCE paired SEs, the span of their z, and the pooled gap
+    from the form split into the articles' part and the change's (``bias.explained``)."""
     z = a.loc[a["quantity"] == quantity, "given_cited_z"].dropna()
-    return {"points": len(z), "z": _span(z)}
-
-
-def _by_citation(table: pd.DataFrame) -> dict[str, object]:
-    """The stale form's gap split by citation: each kind's pooled gap, and the span of the
-    paired z against the chance given the articles cited (the same ranking's points)."""
-    gaps = form_gap(table, ("stale_first_citation", "stale_other_citations"))
-    top = table[table["top_tenth_share"].notna()].set_index("n_saves")["top_tenth_share"]
     return {
-        "gaps": gaps.set_index("quantity").to_dict("index"),
-        "top_tenth": {
-            "quiet": (int(top.index.min()), float(top[top.index.min()])),
-            "busy": (int(top.index.max()), float(top[top.index.max()])),
-        },
-        "given_z": _span(table["given_cited_z"].dropna()),
-        "points": int(table["given_cited_z"].notna().sum()),
+        "points": len(z),
+        "within": int((z.abs() <= Z_TOLERANCE).sum()),
+        "z": _span(z),
+        "split": explained(a, quantity),
     }
 
 
@@ -293,8 +288,11 @@ def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
         power_seeds=_power_seeds(a),
         most_vrf=float(t["variance_reduction"]["vrf"].max()) if "variance_reduction" in t else None,
         gaps=form_gap(a).set_index("quantity").to_dict("index"),
-        by_citation=_by_citation(t["map_stale_by_citation"]),
-        human_given=_given_span(a, "human_save_in_window"),
+        given={
+            "first": _given(t["map_stale_by_citation"], "stale_first_citation"),
+            "other": _given(t["map_stale_by_citation"], "stale_other_citations"),
+            "human": _given(a, "human_save_in_window"),
+        },
         agreement_table=agreement_table(a),
         cas_logs_table=cas_logs_table(logs),
         logs_table=logs_table(logs),

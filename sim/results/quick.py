@@ -31,6 +31,8 @@ MAP_SAVES: dict[Relation, tuple[int, ...]] = {"same": (3, 300), "independent": (
 """The map's grid at the quietest point and the write-up's rate (the full run's six points
 run 3 to 3,000 saves a day; the 3,000-save days cost most)."""
 
+RANKINGS = {"same": "the same", "independent": "an independent"}
+
 GATE_MEDIANS_S: tuple[float, ...] = (10.0, 120.0)
 """The write gate's approval latencies: the shortest and the one the conditions grid and
 the recommendation use (the full run's five: 10 s to 30 min)."""
@@ -65,8 +67,11 @@ NOTES: dict[str, str] = {
     "sensitivity": f"{len(READINGS)} of the readings",
     "realshape": f"the panel on {', '.join(LOGS)} only, {len(ARMS)} of its {len(PANEL_ARMS)} arms",
     "map": "the map's grid at "
-    + ", ".join(f"{n:,} ({r})" for r, ns in MAP_SAVES.items() for n in ns)
-    + " saves a day only",
+    + "; ".join(
+        f"{' and '.join(f'{n:,}' for n in ns)} saves a day on {RANKINGS[r]} ranking"
+        for r, ns in MAP_SAVES.items()
+    )
+    + " only",
     "backtest": f"the backtest on every {SITES_EVERY}th atlas site",
 }
 """What a quick run's page says each subset left out (``reproduce.quick_mark``)."""

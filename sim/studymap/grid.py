@@ -54,26 +54,18 @@ def request(base: Params, seeds: list[int], saves: Saves = SAVES) -> Request:
 def stale_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFrame:
     """Per point and seed: citations held at the day's end and those stale or gone, in all
     and of answers' first citations (the search's top hit; the others are its later hits);
-    on the same ranking, also the sum of each citation's exact chance of a save by the day's
-    end given the article cited and when (``given_cited``), and the other citations that
-    went to the tenth of the articles edited most."""
+    where ``save_chance`` applies, also the sum of each citation's chance of a save by the
+    day's end given the article cited and when, and the sum of that chance's variance."""
     parts = []
     for (relation, p), point_runs in zip(points(base, saves), runs, strict=True):
         c = frames_of(point_runs).citations
         c = c[c["experiment"] == "staleness"]
         stale = c["final_status"] != "fresh"
         first = c["slot"] == 0
-        same = relation == "same"  # where the question rank is the edit rank
-        expected = given_cited(p, c) if same else np.full(len(c), np.nan)
-        top = ~first & (c["article_rank"] <= p.n_articles // 10)
-        g = c.assign(
-            stale=stale,
-            first=first,
-            first_stale=stale & first,
-            expected=expected,
-            first_expected=np.where(first, expected, 0.0 * expected),
-            other_top=top.astype(float) if same else np.nan,
-        )
+        ranks = c["article_rank"].to_numpy() if relation == "same" else None
+        chance = save_chance(p, ranks, c["read_s"].to_numpy(), np.full(len(c), p.day_s))
+        g = c.assign(stale=stale, first=first, first_stale=stale & first)
+        g = g.assign(**_chance_columns(chance, first.to_numpy()))
         parts.append(
             g.groupby("seed", as_index=False)
             .agg(
@@ -81,9 +73,7 @@ def stale_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFr
                 stale=("stale", "sum"),
                 first_citations=("first", "sum"),
                 first_stale=("first_stale", "sum"),
-                expected_stale=("expected", lambda x: x.sum(min_count=1)),
-                first_expected_stale=("first_expected", lambda x: x.sum(min_count=1)),
-                other_top_tenth=("other_top", lambda x: x.sum(min_count=1)),
+                **{k: (k, _sum_or_nan) for k in CHANCE_SUMS},
             )
             .assign(relation=relation, n_saves=p.n_saves)
         )
@@ -91,63 +81,98 @@ def stale_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFr
     return out[["relation", "n_saves", "seed", *STALE_COUNTS]]
 
 
-STALE_COUNTS = (
-    "citations",
-    "stale",
-    "first_citations",
-    "first_stale",
+CHANCE_SUMS = (
     "expected_stale",
+    "expected_stale_var",
     "first_expected_stale",
-    "other_top_tenth",
+    "first_expected_stale_var",
 )
+STALE_COUNTS = ("citations", "stale", "first_citations", "first_stale", *CHANCE_SUMS)
 """The per-seed sums of ``stale_rows``."""
 
 
-def given_cited(p: Params, citations: pd.DataFrame) -> np.ndarray:
-    """Each citation's exact chance that the article cited is saved (edited, retitled or
-    unpublished) between its read and the day's end, given which article it is and when it
-    was read: the day's n saves each land after the read with probability (day − t)/day and
-    on this article with its share of saves, which on the same ranking is its share of
-    questions (Zipf by the rank the citation records)."""
-    share = zipf_weights(p.n_articles, p.zipf_s)[citations["article_rank"].to_numpy() - 1]
-    after = (p.day_s - citations["read_s"].to_numpy()) / p.day_s
-    return 1.0 - exactmath.power(1.0 - share * after, float(p.n_saves))
+def _chance_columns(chance: np.ndarray, first: np.ndarray) -> dict[str, np.ndarray]:
+    var = chance * (1.0 - chance)
+    return {
+        "expected_stale": chance,
+        "expected_stale_var": var,
+        "first_expected_stale": np.where(first, chance, 0.0 * chance),
+        "first_expected_stale_var": np.where(first, var, 0.0 * var),
+    }
+
+
+def _sum_or_nan(x: pd.Series) -> float:
+    return float(x.sum(min_count=1))
+
+
+def save_chance(
+    p: Params, ranks: np.ndarray | None, start_s: np.ndarray, end_s: np.ndarray
+) -> np.ndarray:
+    """Each article's chance of a human save (an edit, a retitle or an unpublish) between
+    start_s and end_s (cut at the day's end, where the humans stop), given the article (its
+    question rank, which on the same ranking is its edit rank) and the window, over the
+    day's own save draws: n saves, each at a uniform time and on an article by its share
+    (1 − (1 − share · window/day)ⁿ; with Poisson arrivals 1 − e^{−n · share · window/day}).
+    It leaves out what the choice of the article says of the saves before start_s (with a
+    fixed n, fewer before leaves more after). NaN where those draws are not the day's: an
+    independent ranking (``ranks`` None), another save process or popularity, saves after
+    the day, or a save redrawn when its article is unpublished."""
+    applies = (
+        ranks is not None
+        and p.save_process == "writeup"
+        and p.save_popularity == "zipf"
+        and p.edit_follows_questions == 1.0
+        and not p.humans_after_day_end
+        and p.unpublished_save != "redraw"
+    )
+    if not applies or ranks is None:
+        return np.full(len(start_s), np.nan)
+    share = zipf_weights(p.n_articles, p.zipf_s)[ranks - 1]
+    window = np.maximum(np.minimum(end_s, p.day_s) - start_s, 0.0) / p.day_s
+    if p.arrivals == "poisson":
+        return -exactmath.expm1(-float(p.n_saves) * share * window)
+    return 1.0 - exactmath.power(1.0 - share * window, float(p.n_saves))
 
 
 def cas_rows(base: Params, runs: PointRuns, saves: Saves = SAVES) -> pd.DataFrame:
     """Per point, seed and delay: CAS edits, those whose article a human saved or
-    unpublished in the delay, and first tries rejected by the agent's own edits alone; on
-    the same ranking, also the sum of each edit's exact chance of a human save in its window
-    given the article edited and when it was read (``given_edited``)."""
+    unpublished in the delay, and first tries rejected by the agent's own edits alone; where
+    ``save_chance`` applies, also the sum of each edit's chance of a human save between its
+    read and its first try, given the article edited, and of that chance's variance."""
     parts = []
     for (relation, p), point_runs in zip(points(base, saves), runs, strict=True):
         f = frames_of(point_runs)
         e = f.edits
-        expected = given_edited(p, e, f.citations) if relation == "same" else np.nan
+        ranks = _edited_ranks(e, f.citations) if relation == "same" else None
+        chance = save_chance(p, ranks, e["read_s"].to_numpy(), e["edit_s"].to_numpy())
         g = e.assign(
             edits=1,
             human_save_in_window=e["human_save_in_window"].astype(int),
             rejected_by_agent_edit=(
                 (e["first_outcome"] == "conflict") & (e["conflict_cause"] == "agent")
             ).astype(int),
-            expected_human=expected,
+            expected_human=chance,
+            expected_human_var=chance * (1.0 - chance),
         ).groupby(["seed", "delay_s"], as_index=False)
         sums = g[["edits", "human_save_in_window", "rejected_by_agent_edit"]].sum()
-        sums["expected_human"] = g["expected_human"].sum(min_count=1)["expected_human"]
+        for k in ("expected_human", "expected_human_var"):
+            sums[k] = g[k].sum(min_count=1)[k]
         parts.append(sums.assign(relation=relation, n_saves=p.n_saves))
     out = pd.concat(parts, ignore_index=True)
     cols = ["relation", "n_saves", "seed", "delay_s", "edits"]
-    return out[[*cols, "human_save_in_window", "rejected_by_agent_edit", "expected_human"]]
+    return out[
+        [
+            *cols,
+            "human_save_in_window",
+            "rejected_by_agent_edit",
+            "expected_human",
+            "expected_human_var",
+        ]
+    ]
 
 
-def given_edited(p: Params, edits: pd.DataFrame, citations: pd.DataFrame) -> np.ndarray:
-    """Each CAS edit's exact chance that a human saves (or unpublishes) its article between
-    the read and the first try, given which article it is and when it was read: as
-    ``given_cited``, over the part of the window inside the day (the humans stop at its
-    end). The article's rank is the one the day's citations of it record."""
+def _edited_ranks(edits: pd.DataFrame, citations: pd.DataFrame) -> np.ndarray:
+    """Each edit's article's question rank, as the day's citations of it record it."""
     ranks = citations.drop_duplicates(["seed", "article_id"]).set_index(["seed", "article_id"])
-    rank = ranks["article_rank"].loc[list(zip(edits["seed"], edits["article_id"], strict=True))]
-    share = zipf_weights(p.n_articles, p.zipf_s)[rank.to_numpy() - 1]
-    end = np.minimum(edits["edit_s"].to_numpy(), p.day_s)
-    inside = np.maximum(end - edits["read_s"].to_numpy(), 0.0) / p.day_s
-    return 1.0 - exactmath.power(1.0 - share * inside, float(p.n_saves))
+    keys = list(zip(edits["seed"], edits["article_id"], strict=True))
+    return ranks["article_rank"].loc[keys].to_numpy()

@@ -94,7 +94,7 @@ def agreement(
             at.row(
                 "stale_at_day_end", g["stale"] / g["citations"], forms.day_end_stale(p, relation)
             )
-            | _given(g["stale"], g["expected_stale"], g["citations"])
+            | _given(g["stale"], g["expected_stale"], g["expected_stale_var"], g["citations"])
         )
     delays = tuple(sorted(cas["delay_s"].unique()))
     for (relation, n_saves), g in cas.groupby(["relation", "n_saves"], sort=False):
@@ -108,7 +108,12 @@ def agreement(
                     d["human_save_in_window"] / d["edits"],
                     form[delay]["human"],
                 )
-                | _given(d["human_save_in_window"], d["expected_human"], d["edits"])
+                | _given(
+                    d["human_save_in_window"],
+                    d["expected_human"],
+                    d["expected_human_var"],
+                    d["edits"],
+                )
             )
             if "agent" in form[delay]:
                 rows.append(
@@ -128,48 +133,56 @@ def agreement(
 
 def by_citation(base: Params, stale: pd.DataFrame) -> pd.DataFrame:
     """Every staleness point's stale share of answers' first citations (the search's top
-    hit, the question's target while it is published) and of their other citations (its
-    later hits), each against its own form (``forms.day_end_stale_by_citation``), and, on
-    the same ranking, against the exact chance of a save given the articles actually cited
-    and when (``given_cited``, with the z of the seeds' paired differences), and the share of
-    other citations that went to the tenth of the articles edited most (``top_tenth_share``,
-    a random article's 0.1): where the stale form's gap to the simulation lies."""
+    hit) and of their other citations (its later hits), each against its own form
+    (``forms.day_end_stale_by_citation``) and, on the same ranking, against the chance of a
+    save given the articles actually cited and when (``_given``): where the stale form's
+    gap to the simulation lies."""
     rows = []
     for (relation, n_saves), g in stale.groupby(["relation", "n_saves"], sort=False):
         p = replace(base, n_saves=int(n_saves))
         form = forms.day_end_stale_by_citation(p, relation)
         first = g["first_citations"]
         other = g["citations"] - first
-        stale_other = g["stale"] - g["first_stale"]
-        expected_other = g["expected_stale"] - g["first_expected_stale"]
         at = _Point(relation, base, p, math.nan, g["seed"], first.sum())
         rows.append(
             at.row("stale_first_citation", g["first_stale"] / first, form["first"])
-            | _given(g["first_stale"], g["first_expected_stale"], first)
+            | _given(
+                g["first_stale"],
+                g["first_expected_stale"],
+                g["first_expected_stale_var"],
+                first,
+            )
         )
         at = _Point(relation, base, p, math.nan, g["seed"], other.sum())
+        stale_other = g["stale"] - g["first_stale"]
         rows.append(
             at.row("stale_other_citations", stale_other / other, form["other"])
-            | _given(stale_other, expected_other, other)
-            | {"top_tenth_share": g["other_top_tenth"].sum(min_count=1) / other.sum()}
+            | _given(
+                stale_other,
+                g["expected_stale"] - g["first_expected_stale"],
+                g["expected_stale_var"] - g["first_expected_stale_var"],
+                other,
+            )
         )
     return pd.DataFrame(rows)
 
 
-def _given(stale: pd.Series, expected: pd.Series, trials: pd.Series) -> dict[str, float]:
-    """The mean over seeds of the chance given the articles cited or edited, and the z of
-    the seeds' mean paired difference from the simulated share (NaN where it was not
-    computed). As ``_summary``'s, the standard error is at least the binomial one of that
-    chance over every trial: a rare event seen on no seed leaves differences with almost no
-    spread of their own."""
-    if expected.isna().any():
-        return {"given_cited": math.nan, "given_cited_z": math.nan}
-    diff = (stale - expected) / trials
-    chance = float(expected.sum() / trials.sum())
-    floor = math.sqrt(max(chance * (1 - chance), 0.0) / float(trials.sum()))
+def _given(
+    events: pd.Series, chance: pd.Series, variance: pd.Series, trials: pd.Series
+) -> dict[str, float]:
+    """The mean over seeds of the chance given the articles cited or edited, the standard
+    error of the seeds' mean paired difference (simulated − that chance), and its z (NaN
+    where the chance was not computed). The error is at least the one the chances
+    themselves give (Σ p(1 − p) over each seed's trials): a rare event seen on no seed
+    leaves differences with almost no spread of their own."""
+    if chance.isna().any():
+        return {"given_cited": math.nan, "given_se": math.nan, "given_cited_z": math.nan}
+    diff = (events - chance) / trials
+    floor = math.sqrt(float((variance / (trials * trials)).sum())) / len(diff)
     se = max(float(diff.std(ddof=1)) / math.sqrt(len(diff)), floor)
     return {
-        "given_cited": float((expected / trials).mean()),
+        "given_cited": float((chance / trials).mean()),
+        "given_se": se,
         "given_cited_z": float(diff.mean()) / se if se > 0 else math.nan,
     }
 
@@ -215,6 +228,7 @@ def _row(quantity: str, at: _Point, share: pd.Series, form: float) -> dict[str, 
         "n_questions": at.p.n_questions,
         "edits_per_article_day": per_article_day(at.base, at.p.n_saves),
         "delay_s": at.delay,
+        "trials_per_seed": at.trials / s["seeds"],
         **{k: v for k, v in s.items() if k != "se"},
         "closed_form": form,
         "form_z": z,
