@@ -175,15 +175,21 @@ BASE: dict[str, tuple[str, str]] = {
         "the citations' summed chance of a save by the day's end, given the article cited and"
         " when, over the day's save draws (same ranking only)",
     ),
-    "expected_stale_var": ("squared count", "the sum of that chance's variance, p(1 − p)"),
+    "expected_stale_var": (
+        "count²",
+        "the sum of that chance's variance p(1 − p): the variance of the count it expects",
+    ),
     "first_expected_stale": ("expected count", "the same for the first citations"),
-    "first_expected_stale_var": ("squared count", "the same for the first citations"),
+    "first_expected_stale_var": ("count²", "the same for the first citations"),
     "expected_human": (
         "expected count",
         "the edits' summed chance of a human save in the window, given the article edited"
         " and when it was read, over the day's save draws (same ranking only)",
     ),
-    "expected_human_var": ("squared count", "the sum of that chance's variance, p(1 − p)"),
+    "expected_human_var": (
+        "count²",
+        "the sum of that chance's variance p(1 − p): the variance of the count it expects",
+    ),
     "given_cited": (
         SHARE,
         "mean over seeds of the chance of the event (a save by the day's end, a human save in"

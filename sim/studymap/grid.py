@@ -93,11 +93,12 @@ STALE_COUNTS = ("citations", "stale", "first_citations", "first_stale", *CHANCE_
 
 def _chance_columns(chance: np.ndarray, first: np.ndarray) -> dict[str, np.ndarray]:
     var = chance * (1.0 - chance)
+    none = 0.0 * chance  # 0, or NaN where the chance does not apply
     return {
         "expected_stale": chance,
         "expected_stale_var": var,
-        "first_expected_stale": np.where(first, chance, 0.0 * chance),
-        "first_expected_stale_var": np.where(first, var, 0.0 * var),
+        "first_expected_stale": np.where(first, chance, none),
+        "first_expected_stale_var": np.where(first, var, none),
     }
 
 
