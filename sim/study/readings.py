@@ -167,7 +167,8 @@ def sensitivity_rows(
 ) -> pd.DataFrame:
     """Per reading and seed, the figures its runs produce and the counts their seeds 1–5
     values are pooled from (the readings' own per-seed rows; the default reading is the
-    study's own runs of those seeds); `runs` are sensitivity_requests' runs (same `keys`)."""
+    study's own runs of those seeds), in ``ordered``'s order whatever readings ``keys``
+    names; `runs` are sensitivity_requests' runs (same `keys`)."""
     figure_keys = list(dict.fromkeys(k for f in FIGURES for k in (f.key, *RATIOS.get(f.key, ()))))
     rows = []
     points = sensitivity_points(base, keys)
@@ -179,7 +180,8 @@ def sensitivity_rows(
             rows.append(own.assign(choice=c.field, reading=str(r), label=c.label(r)))
     out = pd.concat(rows, ignore_index=True)
     first = ("choice", "reading", "label")
-    return out[[*first, *(c for c in out.columns if c not in first)]]
+    # a subset's runs come group by group in its own order; the rows, as the whole set's
+    return ordered(base, out[[*first, *(c for c in out.columns if c not in first)]])
 
 
 def ordered(base: Params, rows: pd.DataFrame) -> pd.DataFrame:
