@@ -26,11 +26,11 @@ def sign_p(negative: int, points: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def form_gap(agreement: pd.DataFrame, quantities: tuple[str, ...] = EXACT) -> pd.DataFrame:
-    """Per exact quantity (of ``quantities`` in the table): points counted, z values below
-    zero, the sign test's p, and the pooled relative gap with its 95 % interval."""
+def form_gap(agreement: pd.DataFrame) -> pd.DataFrame:
+    """Per exact quantity: points counted, z values below zero, the sign test's p, and the
+    pooled relative gap with its 95 % interval."""
     rows = []
-    for quantity in quantities:
+    for quantity in EXACT:
         a = agreement[(agreement["quantity"] == quantity) & (agreement["closed_form"] >= MIN_FORM)]
         rel = a["simulated"] / a["closed_form"] - 1
         rel_se = a["se"] / a["closed_form"]
