@@ -5,6 +5,7 @@ before its end, replayed exactly on the last year's real saves; `advise` prints 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -137,12 +138,11 @@ def test_advise_db_on_a_two_year_docs_history_ends_with_its_backtest(
 def test_a_sites_fit_is_kept_by_its_historys_content_and_gives_the_same_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The backtest's fits of the atlas's fixed histories come from `atlas.cache` once made
+    """The backtest's fits of the atlas's fixed histories come from `calibrate.cache` once made
     (a quick run's and `make reproduce`'s main cost outside their days): the shape read back
     is the fitted one, so the row is byte for byte the uncached row; another history, or the
     cache turned off, fits again."""
-    from sim.atlas import cache
-    from sim.calibrate import fit
+    from sim.calibrate import cache, fit
 
     monkeypatch.setenv("STALE_CITATIONS_CACHE", str(tmp_path))
     fits: list[EditLog] = []
@@ -170,3 +170,33 @@ def test_a_sites_fit_is_kept_by_its_historys_content_and_gives_the_same_row(
     monkeypatch.setenv("STALE_CITATIONS_CACHE", "off")
     cache.fit_shape(train)
     assert len(fits) == 4
+
+
+def test_a_panel_logs_session_stretch_is_kept_and_read_back_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The panel's session stretch (simulated runs of the fitted shape, about a second a log)
+    comes from `calibrate.cache` once made: the same float as made afresh, and made again for
+    another shape, or with the cache off."""
+    from sim.calibrate import burstfit, cache
+    from sim.calibrate.logs import read_log
+    from sim.study.realshape_panel import _panel_fit
+
+    monkeypatch.setenv("STALE_CITATIONS_CACHE", str(tmp_path))
+    made: list[float] = []
+    real = burstfit.burst_stretch
+
+    def counted(*args: object, **kwargs: object) -> float:
+        made.append(real(*args, **kwargs))  # type: ignore[arg-type]
+        return made[-1]
+
+    monkeypatch.setattr(burstfit, "burst_stretch", counted)
+    name = next(iter(PANEL))
+    log, shape = read_log(PANEL[name]), _panel_fit(name).shape
+    assert cache.burst_stretch(shape, log) == cache.burst_stretch(shape, log) == made[0]
+    assert len(made) == 1 and len(list(tmp_path.glob("*.json"))) == 1
+    cache.burst_stretch(replace(shape, bulk_share=shape.bulk_share / 2), log)
+    assert len(made) == 2
+    monkeypatch.setenv("STALE_CITATIONS_CACHE", "off")
+    cache.burst_stretch(shape, log)
+    assert len(made) == 3

@@ -41,7 +41,8 @@ def test_the_exposure_section_states_a_method_checked_without_the_stopping_rule(
     push = {"calls_per_day": 10, "notifications_per_day": 5, "messages_per_day": 15,
             "chars_per_day": 1234}  # fmt: skip
     text = render(
-        "exposure_section.md.j2", n_seeds=3, n_intervals=4, stop_rule=False, hourly="",
+        "exposure_section.md.j2", n_seeds=3, n_intervals=4, span="1 min to 4 h", stop_rule=False,
+        hourly="",
         push=push, cross=cross, title={"never_noticed_share": 0.5}, su_gap=1.0, mean_gap=2.0,
         sweep="", seeds=3, advice="",
     )  # fmt: skip

@@ -78,3 +78,16 @@ def test_every_arm_of_the_panel_ran_the_seeds_the_rule_gives_it() -> None:
             break
         done = batch[-1]
     assert got == want
+
+
+def test_a_reading_on_one_seed_stays_open() -> None:
+    """One seed has no spread, so its 'interval' is a point: the rule must not read it as
+    settled (a quick run's readings start on one seed and look once more). On the committed
+    rows' first seed every reading is open; on their first two, only those whose intervals
+    are still wide, as the whole rule decides."""
+    rows = ROWS["sensitivity"]
+    headline = joined([ROWS["staleness_headline"], ROWS["cas_headline"]])
+    every = list(dict.fromkeys(zip(rows["choice"], rows["reading"], strict=True)))
+    assert sensitivity.open_readings(rows[rows["seed"] == 1], headline) == every
+    two = sensitivity.open_readings(rows[rows["seed"] <= 2], headline)
+    assert two and set(two) < set(every)

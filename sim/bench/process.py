@@ -22,14 +22,19 @@ def children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_steps(steps: list[tuple[str, list[str]]]) -> dict[str, Any]:
-    """Wall seconds of the (name, command) steps in order, run from the repository, and
-    whether all passed; the first to fail stops the timing."""
+def run_steps(
+    steps: list[tuple[str, list[str]]], env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Wall seconds of the (name, command) steps in order, run from the repository (with
+    ``env`` added to the Makefile's environment), and whether all passed; the first to fail
+    stops the timing."""
     started = time.perf_counter()
     timed = []
     for name, command in steps:
         t, cpu = time.perf_counter(), children_cpu_s()
-        done = subprocess.run(command, cwd=ROOT, env=MAKE_ENV, capture_output=True, text=True)
+        done = subprocess.run(
+            command, cwd=ROOT, env={**MAKE_ENV, **(env or {})}, capture_output=True, text=True
+        )
         timed.append(
             {
                 "step": name,

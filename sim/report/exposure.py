@@ -118,6 +118,10 @@ def _row(table: pd.DataFrame, method: str, interval_min: float) -> pd.Series:
     return g[np.isclose(g["interval_min"], interval_min)].iloc[0]
 
 
+def _span(minutes: float) -> str:
+    return f"{minutes:g} min" if minutes < 60 else f"{minutes / 60:g} h"
+
+
 def section_text(
     table: pd.DataFrame, cross: pd.DataFrame, advice: str, n_seeds: int, stop_rule: bool = True
 ) -> str:
@@ -166,12 +170,14 @@ def section_text(
             "closed form ": poll_rows["theory_stale_unknown_share"].map(lambda x: pct(x, 2)),
         }
     )
+    every = poll_rows["interval_min"]
     su_gap = (poll_rows["theory_stale_unknown_share"] / poll_rows["stale_unknown_share"] - 1).abs()
     mean_gap = (poll_rows["theory_mean_unnoticed_min"] / poll_rows["mean_unnoticed_min"] - 1).abs()
     return render(
         "exposure_section.md.j2",
         n_seeds=n_seeds,
         n_intervals=poll_rows["interval_min"].nunique(),
+        span=f"{_span(every.min())} to {_span(every.max())}",
         stop_rule=stop_rule,
         hourly=md(hourly),
         push=push.to_dict(),

@@ -14,7 +14,7 @@ from sim.pages import md
 from sim.params import HOUR_S, Params
 from sim.report import atlas
 from sim.report.render import render
-from sim.studymap.bias import explained, form_gap
+from sim.studymap.bias import explained, form_gap, read_order_span
 from sim.studymap.figures import age_label, pct
 from sim.studymap.forms import DAY_S
 from sim.studymap.report import writeup_rate
@@ -236,8 +236,10 @@ def text(base: Params, t: dict[str, pd.DataFrame]) -> str:
     day_cas = t["cas_by_delay"].set_index("delay_s") if "cas_by_delay" in t else None
     human_day = t["comparison"].set_index("key") if "comparison" in t else None
 
+    drop_lo, drop_hi = read_order_span(base)
     return render(
         "map_section.md.j2",
+        read_order={"lo": 100 * drop_lo, "hi": 100 * drop_hi},
         share=pct,
         rate=rate,
         day={

@@ -58,9 +58,12 @@ def paired_cap(key: ReadingKey, headline: pd.DataFrame) -> int:
 def open_readings(rows: pd.DataFrame, headline: pd.DataFrame) -> list[ReadingKey]:
     """The readings, among those with the most seeds so far, that the sequential rule keeps
     running: a figure they can move has a shift whose 95 % interval is wider than
-    ±SHIFT_BOUND (the counting reading is not simulated, so never open)."""
+    ±SHIFT_BOUND (the counting reading is not simulated, so never open); all of them while
+    they hold one seed (a quick run's first batch)."""
     latest = rows.groupby(["choice", "reading"], sort=False)["seed"].max()
     latest = latest[latest == latest.max()]
+    if latest.max() < 2:  # one seed has no spread to judge a shift by: every reading runs on
+        return list(latest.index)
     # a reading's rows of the table read only its own seeds (and the default's on them), so
     # the table of the readings that can still be open is theirs in the whole table
     among = pd.Series(list(zip(rows["choice"], rows["reading"], strict=True)), index=rows.index)

@@ -114,7 +114,7 @@ def quick_mark(seeds: dict[str, int]) -> str:
     counts = ", ".join(f"{k} {v}" for k, v in seeds.items())
     return (
         f"QUICK RUN, not the study's figures: every part on 1/{seedrows.QUICK_DIVISOR} of its"
-        f" seeds, at least {seedrows.QUICK_FLOOR} ({counts}),"
+        f" seeds, at least {seedrows.QUICK_FLOOR} in all ({counts} in the first batch),"
         f" the sequential rule's units on at most {_batches(seedrows.QUICK_LOOKS)};"
         f" {'; '.join(quick_subsets.NOTES.values())}."
         " `make reproduce` runs the study."

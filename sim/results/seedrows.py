@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -30,7 +31,7 @@ import pandas as pd
 from sim import atlas
 from sim.advise import Costs, backtest, seedsets
 from sim.advise.choice import advised_choice
-from sim.atlas import cache as atlas_cache
+from sim.calibrate import cache as fit_cache
 from sim.calibrate.logs import PANEL
 from sim.calibrate.panel import calibration_outputs
 from sim.params import Params
@@ -84,8 +85,13 @@ def _break_even(base: Params, seeds: list[int], axes: dict[str, list] = breakeve
     )
 
 
-def _gate(base: Params, seeds: list[int], medians_s: tuple[float, ...] = gate.MEDIANS_S) -> Plan:
-    requests = gate.gate_requests(base, seeds, medians_s)
+def _gate(
+    base: Params,
+    seeds: list[int],
+    medians_s: tuple[float, ...] = gate.MEDIANS_S,
+    conditions: tuple[gate.Condition, ...] = gate.CONDITIONS[1:],
+) -> Plan:
+    requests = gate.gate_requests(base, seeds, medians_s, conditions)
 
     def finish(runs: list[PointRuns]) -> Rows:
         edits = gate.gate_edits(requests, runs)
@@ -135,12 +141,16 @@ def _grow_sensitivity(base: Params, rows: Rows, rule: SeedRule) -> Plan | None:
     return Plan(tuple(r for _, reqs in requests for r in reqs), finish)
 
 
-def _exposure(base: Params, seeds: list[int]) -> Plan:
+def _exposure(base: Params, seeds: list[int], intervals_s: tuple[float, ...] = ()) -> Plan:
+    """The exposure runs: the interval sweep at ``intervals_s`` (the study's own where empty:
+    ``experiments.SWEEP_INTERVALS_S``; a quick run's subset otherwise)."""
+    day = replace(base, sweep_intervals_s=intervals_s) if intervals_s else base
+
     def finish(runs: list[PointRuns]) -> Rows:
-        rows = exposure.exposure_rows(base, study_frames(runs[0]))
+        rows = exposure.exposure_rows(day, study_frames(runs[0]))
         return {"exposure": rows.rows, "exposure_p95": rows.p95}
 
-    return Plan((exposure.exposure_request(base, seeds),), finish)
+    return Plan((exposure.exposure_request(day, seeds),), finish)
 
 
 def _realshape(
@@ -210,13 +220,13 @@ def _backtest(base: Params, seeds: list[int], every: int = 1) -> Plan:
     """The advice made from each atlas site's history up to a year before its end, replayed
     on its last year (``sim.advise.backtest``): no days and no seeds, so its part is pooled
     (computed in `make reproduce`, read by every rebuild: 25 CPU-s for the 44 sites, most of
-    it their fits, which ``atlas.cache`` keeps while the histories and the fit's code stay);
+    it their fits, which ``calibrate.cache`` keeps while the histories and the fit's code stay);
     ``every``: every so many sites only (a quick run's)."""
 
     def finish(runs: list[PointRuns]) -> Rows:
         logs = {s.site: atlas.log(s.site) for s in atlas.sites()[::every]}
         rows, _share = backtest.table(
-            logs, base, Costs(), BACKTEST_TARGET_MIN, shape_of=atlas_cache.fit_shape
+            logs, base, Costs(), BACKTEST_TARGET_MIN, shape_of=fit_cache.fit_shape
         )
         return {"advise_backtest": pd.DataFrame(rows)}
 
@@ -277,7 +287,9 @@ EXPERIMENTS = (
         _gate,
         ("gate", "gate_medians", "gate_pairs"),
         pooled=("gate_medians",),
-        quick=functools.partial(_gate, medians_s=quick.GATE_MEDIANS_S),
+        quick=functools.partial(
+            _gate, medians_s=quick.GATE_MEDIANS_S, conditions=quick.GATE_CONDITIONS
+        ),
     ),
     Experiment(
         "sensitivity",
@@ -294,6 +306,7 @@ EXPERIMENTS = (
         _exposure,
         ("exposure", "exposure_p95"),
         pooled=("exposure_p95",),
+        quick=functools.partial(_exposure, intervals_s=quick.EXPOSURE_INTERVALS_S),
     ),
     Experiment(
         "realshape",
@@ -379,24 +392,32 @@ def _plans(
 QUICK_DIVISOR = 60
 """``reproduce --quick`` runs every part on a sixtieth of its seeds (at least QUICK_FLOOR):
 a twentieth ran 461 days, 80 % of the quick run's CPU; a sixtieth takes the readings, whose
-sixteen and six points each day repeats, to two seeds (and their one more look to two)."""
+sixteen and six points each day repeats, to one seed (and their one more look to two)."""
 QUICK_FLOOR = 2
 """Seeds a part keeps however far it is scaled down: an interval needs two."""
 QUICK_LOOKS = {"sensitivity": 2, "realshape": 1}
 """A quick run's batches at most, per growing experiment: the readings look once past the
-first batch, enough to run the rule's path (on the pool and on a Dask cluster alike); the
+first batch (of one seed: every reading is open after it, so each ends on two), enough to
+run the rule's path (on the pool and on a Dask cluster alike); the
 panel keeps its first batch, since at a quick run's two seeds an arm every arm is open and
 a second batch would double the panel's days, half of the quick run's."""
 
 
 def scaled_seeds(divisor: int, seeds: dict[str, int] | None = None) -> dict[str, int]:
     """Every experiment's seeds (``seeds`` where given, else its default) divided by
-    ``divisor``, rounded up, and at least QUICK_FLOOR: all parts scaled down together."""
+    ``divisor``, rounded up, and at least QUICK_FLOOR in all: all parts scaled down
+    together. A growing experiment's floor is its first batch's, QUICK_FLOOR over its quick
+    batches (a unit on one seed has no interval, so it stays open and runs the next)."""
     given = seeds or {}
     return {
-        e.name: max(QUICK_FLOOR, math.ceil(given.get(e.name, e.seeds) / divisor))
+        e.name: max(quick_floor(e), math.ceil(given.get(e.name, e.seeds) / divisor))
         for e in EXPERIMENTS
     }
+
+
+def quick_floor(e: Experiment) -> int:
+    """The fewest seeds of `e`'s first batch in a quick run (QUICK_FLOOR in all)."""
+    return math.ceil(QUICK_FLOOR / QUICK_LOOKS[e.name]) if e.grow else QUICK_FLOOR
 
 
 def study_days(base: Params, seeds: dict[str, int] | None = None, subsets: bool = False) -> int:

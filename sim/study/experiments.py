@@ -51,7 +51,9 @@ def experiment_params(base: Params, experiment: str) -> Params:
         case "cas_curve":
             return replace(base, agent_edits=True, run_checker=False, edit_delays_s=CURVE_DELAYS_S)
         case "exposure":
-            return replace(base, push=True, sweep_intervals_s=SWEEP_INTERVALS_S)
+            # the base's own sweep where it names one (a quick run's subset), else the study's
+            swept = base.sweep_intervals_s or SWEEP_INTERVALS_S
+            return replace(base, push=True, sweep_intervals_s=swept)
     raise ValueError(
         f"experiment: expected one of {(*EXPERIMENTS, 'exposure')}; received {experiment!r}"
     )

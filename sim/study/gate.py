@@ -46,26 +46,35 @@ def gate_points(base: Params, medians_s: tuple[float, ...] = MEDIANS_S) -> list[
     ]
 
 
-def condition_points(base: Params) -> list[Params]:
+Condition = tuple[float, ApprovalReviewer]
+
+
+def condition_points(
+    base: Params, conditions: tuple[Condition, ...] = CONDITIONS[1:]
+) -> list[Params]:
     cas = replace(experiment_params(base, "cas"), write_gate=True)
     return [
         replace(cas, approval_strategy=s, tool_latency_s=lat, approval_reviewer=rev)
-        for lat, rev in CONDITIONS[1:]
+        for lat, rev in conditions
         for s in STRATEGIES
     ]
 
 
 def gate_requests(
-    base: Params, seeds: list[int], medians_s: tuple[float, ...] = MEDIANS_S
+    base: Params,
+    seeds: list[int],
+    medians_s: tuple[float, ...] = MEDIANS_S,
+    conditions: tuple[Condition, ...] = CONDITIONS[1:],
 ) -> list[Request]:
-    """The latency grid (at ``medians_s``) on `seeds`, the conditions grid on those of them
+    """The latency grid (at ``medians_s``) on `seeds`, the conditions grid (at
+    ``conditions``, beside the main grid's default point) on those of them
     numbered up to CONDITION_SEEDS: by number, not place, so a seed's rows depend on the
     seed alone (a rerun of seed 32 by itself gives its committed rows, without the
     conditions grid)."""
     return [
         Request(tuple(gate_points(base, medians_s)), tuple(seeds), ("cas",), ("edits",)),
         Request(
-            tuple(condition_points(base)),
+            tuple(condition_points(base, conditions)),
             tuple(s for s in seeds if s <= CONDITION_SEEDS),
             ("cas",),
             ("edits",),

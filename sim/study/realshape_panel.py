@@ -10,8 +10,7 @@ import functools
 import numpy as np
 import pandas as pd
 
-from sim.calibrate import popfit, sessions
-from sim.calibrate.burstfit import burst_stretch
+from sim.calibrate import cache, popfit, sessions
 from sim.calibrate.fit import Fit, fit, fit_shape
 from sim.calibrate.logs import BUNDLED, PANEL, read_log
 from sim.calibrate.shape import EditShape
@@ -43,8 +42,9 @@ def multi_share(name: str) -> float:
 
 @functools.cache
 def panel_burst_stretch(name: str) -> float:
-    """The session stretch that takes the fitted process's B to the log's own."""
-    return burst_stretch(_panel_fit(name).shape, read_log(PANEL[name]))
+    """The session stretch that takes the fitted process's B to the log's own (kept between
+    runs while the log and the fit's code stay: ``sim.calibrate.cache``)."""
+    return cache.burst_stretch(_panel_fit(name).shape, read_log(PANEL[name]))
 
 
 def panel_shapes(logs: tuple[str, ...] = tuple(PANEL)) -> dict[str, EditShape]:

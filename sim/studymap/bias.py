@@ -10,7 +10,10 @@ import math
 
 import pandas as pd
 
+from sim.params import Params
 from sim.stats import Z95
+from sim.studymap import grid
+from sim.studymap.forms import read_order_shift
 
 EXACT = ("stale_at_day_end", "human_save_in_window")
 """The quantities whose day forms are exact for the model (the others are bounds)."""
@@ -76,3 +79,13 @@ def explained(table: pd.DataFrame, quantity: str) -> dict[str, float]:
         "change_lo": gap - half,
         "change_hi": gap + half,
     }
+
+
+def read_order_span(base: Params) -> tuple[float, float]:
+    """How much the human-save form at the ladder's longest delay drops when each rung's
+    reads are weighted by when they come rather than taken uniform, over the map's points
+    (``forms.read_order_shift``): the smallest and largest drop, as shares of the form."""
+    drops = [
+        -read_order_shift(p, relation, max(p.edit_delays_s)) for relation, p in grid.points(base)
+    ]
+    return min(drops), max(drops)

@@ -180,6 +180,17 @@ def day_cas(params: Params, relation: Relation, delays_s: tuple[float, ...]) -> 
     return out
 
 
+@exactmath.rounded
+def read_order_shift(params: Params, relation: Relation, delay: float) -> float:
+    """The human-save form at `delay` (``day_cas``) with each rung's reads weighted by when
+    they come (``_read_density``) over the same form with reads uniform over the day, less
+    one: what weighting by the reads' order statistics changes (§ 7 quotes it)."""
+    p = _writeup(params)
+    human = (_first_on_day(p, relation) * (1 - _no_human_save(p, delay))).sum(0)
+    weighted = np.trapezoid(human * _read_density(p, delay), dx=1.0 / (_GRID - 1))
+    return float(weighted / np.trapezoid(human, dx=1.0 / (_GRID - 1)) - 1.0)
+
+
 def _agent_only(p: Params, delays_s: tuple[float, ...]) -> dict[float, float]:
     """The day's agent-only rejection per delay (``day_cas``), over _MAPS neighbour maps."""
     d, n = p.day_s, p.n_articles
@@ -220,8 +231,8 @@ def _read_density(p: Params, delay: float) -> np.ndarray:
     time order (``sim.model.day``), so the k-th of K delays holds the order statistics
     k, k + K, … of n uniform reads, each Beta(j + 1, n − j): a later rung reads later,
     by about (k − (K − 1)/2)/n of the day, and more of its window is cut by the day's end
-    (a uniform read put the 4-hour rung 1–2 % too high). Uniform for a delay off the ladder
-    or under Poisson arrivals (n not fixed)."""
+    (uniform reads put the 4-hour rung too high: ``read_order_shift``). Uniform for a delay
+    off the ladder or under Poisson arrivals (n not fixed)."""
     from scipy.stats import beta  # here: the map's other forms never need scipy.stats
 
     x = np.linspace(0.0, 1.0, _GRID)
