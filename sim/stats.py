@@ -103,7 +103,7 @@ def control_variate_interval(
     values: np.ndarray | Sequence[float], controls: np.ndarray, means: Sequence[float]
 ) -> Interval:
     """The controlled mean Ȳ − β̂ᵀ(C̄ − μ) over units with its 95 % interval (Nelson 1990;
-    Law & Kelton § 11.3; Glasserman § 4.1): β̂ and the interval from the least-squares
+    Law & Kelton, ch. 11; Glasserman § 4.1): β̂ and the interval from the least-squares
     regression of Y on the controls' deviations from their known means μ, Student's t
     on the residuals with n − q − 1 degrees of freedom, so an estimated β̂ costs the
     interval what it must. ``sd`` is the residual spread: (sd/plain sd)² is the variance

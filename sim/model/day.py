@@ -39,6 +39,8 @@ from sim.server.calllog import ToolCall
 from sim.server.tools import KBServer, Session
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from sim.server.mcp_server import McpSession
 
 
@@ -66,11 +68,16 @@ class Day:
     """The interval sweep's methods: a caller reading only some runs a subclass with those
     (a re-read of every held article at every check is most of a sparse day's calls)."""
 
+    def schedule_streams(self, seed: int) -> dict[str, np.random.Generator]:
+        """The streams the day's questions and saves are drawn from: the seed's own (a
+        subclass may draw them otherwise: ``sim.model.antithetic``)."""
+        return rng.streams(seed)
+
     def __init__(self, params: Params, seed: int, opening: Opening | None = None) -> None:
         self.params = params
         self.seed = seed
         self.result = DayResult(params, seed)
-        self.schedule: DaySchedule = draw_schedule(params, rng.streams(seed), seed)
+        self.schedule: DaySchedule = draw_schedule(params, self.schedule_streams(seed), seed)
         self.env = simpy.Environment()
         clock = self.clock
         if opening is None and params.corpus_db:

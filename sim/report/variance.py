@@ -3,11 +3,12 @@
 Each seed's day counts its questions and human saves on the ten most popular articles,
 whose expectations ``Params`` fixes exactly (``sim.study.reported.control_means``). A
 figure measured on the same days moves with them, so regressing its per-seed values on
-their deviations narrows its interval at no cost in bias (Nelson 1990; Law & Kelton
-§ 11.3; Glasserman § 4.1). The controlled interval is taken only where it is narrower than
+their deviations narrows its interval at no cost in bias (Nelson 1990; Law & Kelton,
+ch. 11; Glasserman § 4.1). The controlled interval is taken only where it is narrower than
 the plain one, so no committed interval gets wider. Common random numbers are already in
 the rows: every arm and experiment of a seed draws the same questions and saves from the
-same streams (``sim.model.schedule``). Antithetic draws would need new days, so none here.
+same streams (``sim.model.schedule``). Antithetic pairs were measured apart
+(``sim.study.antithetic``, results/variance/antithetic.csv) and gain no figure surely.
 The figures table keeps the plain mean and interval: these controls narrow an interval by
 at most a few tenths of a point, and a controlled mean would give a figure a second value
 beside the one the per-delay and readings tables quote from the same days.
@@ -24,6 +25,7 @@ from sim.params import Params
 from sim.popularity import top_share
 from sim.report.render import render
 from sim.stats import Interval, control_variate_interval, normal_interval
+from sim.study import antithetic
 from sim.study.reported import RATIOS, REPORTED, control_means
 
 
@@ -104,4 +106,5 @@ def variance_text(table: pd.DataFrame, base: Params) -> str:
         if len(used)
         else "–",
         table=md(shown),
+        pairs=antithetic.PAIRS,
     )

@@ -24,11 +24,17 @@ from sim.results.reproduce import readme_blocks, reproduce
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
-NOT_REPRODUCED = {"bench.json", "SPEED.md", "coverage/seedrule_coverage.csv"}
-"""Written by `make bench` (its figures and their table), and by `python -m
+NOT_REPRODUCED = {
+    "bench.json",
+    "SPEED.md",
+    "coverage/seedrule_coverage.csv",
+    "variance/antithetic.csv",
+}
+"""Written by `make bench` (its figures and their table), by `python -m
 sim.results.coverage` (the seed rules' error over 2,000 replications, 80 CPU-s, held to a
-fresh run by tests/test_seedrule_coverage.py under --deep, which `make check` runs), not by
-`make reproduce`."""
+fresh run by tests/test_seedrule_coverage.py under --deep, which `make check` runs) and by
+`python -m sim.results.antithetic` (antithetic pairs' factors, held to a fresh run by
+tests/test_antithetic.py under --deep), not by `make reproduce`."""
 
 
 def differences(committed: Path, fresh: Path) -> list[str]:
