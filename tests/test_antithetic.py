@@ -57,14 +57,28 @@ def test_the_members_questions_and_saves_mirror_each_other_in_time() -> None:
         assert np.allclose(np.sort(p.day_s - a), b)
 
 
-def test_the_table_has_a_row_per_figure_that_varies() -> None:
-    table = antithetic.table(*antithetic.pair_rows(Params(), 4))
-    assert list(table.columns) == [
-        "key", "figure", "pairs", "rho", "rho_lo", "rho_hi", "vrf", "vrf_lo", "vrf_hi",
-        "members_z",
-    ]  # fmt: skip
-    assert (table["pairs"] == 4).all() and table["key"].is_unique
+def test_the_table_reads_a_known_correlation_from_each_figure() -> None:
+    """On made-up per-seed rows whose second member is minus the first plus noise, every
+    figure's ρ is the one built in (ratios through their residuals), inside its interval."""
+    rng = np.random.default_rng(2)
+    n = 400
+    first, second = {}, {}
+    for f in antithetic.FIGURES:
+        for col in antithetic.RATIOS.get(f.key, (f.key,)):
+            x = rng.normal(100.0, 10.0, n)
+            first[col], second[col] = x, 200.0 - x + rng.normal(0.0, 10.0, n)
+    table = antithetic.table(pd.DataFrame(first), pd.DataFrame(second))
+    assert set(table["key"]) == {f.key for f in antithetic.FIGURES} and (table["pairs"] == n).all()
+    plain = table[~table["key"].isin(list(antithetic.RATIOS))]
+    assert np.allclose(plain["rho"], -1 / np.sqrt(2), atol=0.08)  # cov −100 over 10 × √200
     assert ((table["rho_lo"] <= table["rho"]) & (table["rho"] <= table["rho_hi"])).all()
+    assert (table["vrf"] > 1).all() and (table["members_z"].abs() < 4).all()
+
+
+def test_a_members_row_holds_every_figure_the_table_reads() -> None:
+    row = antithetic.seed_rows((Params(), 1, True))
+    for f in antithetic.FIGURES:
+        assert set(antithetic.RATIOS.get(f.key, (f.key,))) <= set(row.columns), f.key
 
 
 @pytest.mark.deep
