@@ -14,8 +14,10 @@ import pytest
 from sim.model.antithetic import InverseDraws, PairedDay
 from sim.params import Params
 from sim.popularity import zipf_weights
+from sim.results import antithetic as antithetic_results
 from sim.results.antithetic import NAME
 from sim.study import antithetic
+from sim.study.realshape_panel import packaged_shape
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -44,6 +46,11 @@ def test_a_pair_draws_u_and_one_minus_u_and_each_keeps_the_weights() -> None:
 
 def test_a_draw_that_is_not_an_inversion_is_refused() -> None:
     u, _ = _pair(1)
+    for draw in ("random", "integers", "permutation", "poisson", "exponential"):
+        with pytest.raises(ValueError, match=f"inversion .* only, not {draw}"):
+            getattr(u, draw)
+    with pytest.raises(ValueError, match="save_process='calibrated'"):
+        PairedDay(Params(save_process="calibrated", edit_shape=packaged_shape()), 1, True)
     with pytest.raises(ValueError, match="with replacement, only"):
         u.choice(10, size=3, replace=False, p=np.full(10, 0.1))
     with pytest.raises(ValueError, match="weighted choice of a count"):
@@ -67,8 +74,15 @@ def test_the_table_reads_a_known_correlation_from_each_figure() -> None:
         for col in antithetic.RATIOS.get(f.key, (f.key,)):
             x = rng.normal(100.0, 10.0, n)
             first[col], second[col] = x, 200.0 - x + rng.normal(0.0, 10.0, n)
-    table = antithetic.table(pd.DataFrame(first), pd.DataFrame(second))
+    first["cas_reject_share_5s"] = np.zeros(n)  # constant: no correlation to read
+    table = antithetic.table(pd.DataFrame(first), pd.DataFrame(second), pd.DataFrame(first))
     assert set(table["key"]) == {f.key for f in antithetic.FIGURES} and (table["pairs"] == n).all()
+    assert table["constant"].tolist() == [
+        f.key == "cas_reject_share_5s" for f in antithetic.FIGURES
+    ]
+    assert table.loc[table["constant"], ["rho", "vrf"]].isna().all().all()
+    assert (table["study_z"] == 0).all()  # the first member against itself
+    table = table[~table["constant"]]
     plain = table[~table["key"].isin(list(antithetic.RATIOS))]
     assert np.allclose(plain["rho"], -1 / np.sqrt(2), atol=0.08)  # cov −100 over 10 × √200
     assert ((table["rho_lo"] <= table["rho"]) & (table["rho"] <= table["rho_hi"])).all()
@@ -82,14 +96,14 @@ def test_a_members_row_holds_every_figure_the_table_reads() -> None:
 
 
 @pytest.mark.deep
-def test_the_committed_table_is_a_fresh_run_and_no_factor_exceeds_one_surely(deep: bool) -> None:
+def test_the_committed_table_is_a_fresh_run_and_shows_no_factor_off_one(deep: bool) -> None:
     committed = pd.read_csv(RESULTS / NAME)
-    # what Appendix A says of them: none above 1 surely, some below it
-    assert (committed["vrf_lo"] < 1).all() and (committed["vrf"] < 1).any(), committed
-    assert (committed["members_z"].abs() < 3.5).all()  # each member is a day of the model
+    varies = committed[~committed["constant"]]
+    # what Appendix A says of them: every factor's interval holds 1
+    assert ((varies["vrf_lo"] < 1) & (varies["vrf_hi"] > 1)).all(), committed
+    assert committed[["members_z", "study_z"]].abs().max().max() < 3.5  # days of the model
     if deep:
-        first, second = antithetic.pair_rows(Params(), antithetic.PAIRS, 2)
-        fresh = antithetic.table(first, second)
-        assert committed[["key", "figure"]].equals(fresh[["key", "figure"]])
+        fresh = antithetic_results.fresh(RESULTS)
+        assert committed[["key", "figure", "constant"]].equals(fresh[["key", "figure", "constant"]])
         numbers = committed.select_dtypes("number").columns
-        assert np.allclose(committed[numbers], fresh[numbers], atol=1e-4)
+        assert np.allclose(committed[numbers], fresh[numbers], atol=1e-4, equal_nan=True)

@@ -22,6 +22,14 @@ PAIRED = ("question_times", "question_targets", "save_times", "save_targets", "s
 """The streams a pair shares through u and 1 − u (the others are the seed's own in both)."""
 
 
+INVERTED = ("uniform", "choice")
+"""The draws a paired stream makes, both by inversion; any other is refused, so a change to
+the schedule that draws otherwise from a paired stream cannot pair the members silently."""
+REFUSED = frozenset(
+    n for n in dir(np.random.Generator) if not n.startswith("_") and n not in INVERTED
+) - {"bit_generator"}
+
+
 class InverseDraws(np.random.Generator):
     """A stream's uniforms turned into draws by inversion, from 1 − u if ``antithetic``."""
 
@@ -29,8 +37,16 @@ class InverseDraws(np.random.Generator):
         super().__init__(stream.bit_generator)
         self.antithetic = antithetic
 
+    def __getattribute__(self, name: str) -> Any:
+        if name in REFUSED:
+            raise ValueError(
+                f"antithetic draws: a paired stream draws by inversion ({', '.join(INVERTED)})"
+                f" only, not {name}: pair only the draws the write-up's schedule inverts"
+            )
+        return super().__getattribute__(name)
+
     def _u(self, size: Any) -> np.ndarray:
-        u = np.asarray(self.random(size))
+        u = np.asarray(super().random(size))
         return 1.0 - u if self.antithetic else u
 
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
@@ -58,6 +74,12 @@ class PairedDay(Day):
     def __init__(
         self, params: Params, seed: int, antithetic: bool, opening: Opening | None = None
     ) -> None:
+        if params.save_process != "writeup" or params.question_relation == "clustered":
+            raise ValueError(
+                "antithetic pairs: the write-up's save process with questions on the same or "
+                f"an independent ranking only; got save_process={params.save_process!r}, "
+                f"question_relation={params.question_relation!r} (they draw otherwise)"
+            )
         self.antithetic = antithetic
         super().__init__(params, seed, opening)
 

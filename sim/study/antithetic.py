@@ -3,10 +3,11 @@ day drawn twice (``sim.model.antithetic``: its questions and saves from u, then 
 for the staleness, control and CAS runs as the readings run them (no hourly checker), and per
 figure the correlation ρ of the two members across seeds with its 95 % interval (Fisher's
 z), the variance reduction factor 1/(1 + ρ) of a pair's mean against two independent days,
-and a check that the second member is distributed as the first (the z of their means'
-difference, paired). A ratio figure (Σ over seeds of a count over Σ of another) is taken as
-the per-seed residual num − R·den it is estimated through (the delta method). Two days a
-pair, so the day is the unit: a factor above 1 is what the same days would gain."""
+and checks that the members are days of the model: the paired z of their means' difference,
+and of the first member's against the study's own days of those seeds. A ratio figure (Σ
+over seeds of a count over Σ of another) is taken as the per-seed residual num − R·den it is
+estimated through (the delta method). Two days a pair, so the day is the unit: a factor
+above 1 is what the same days would gain."""
 
 from __future__ import annotations
 
@@ -64,9 +65,21 @@ def _values(rows: pd.DataFrame, key: str, ratio: float | None) -> np.ndarray:
     return rows[num].to_numpy(dtype=float) - float(ratio or 0.0) * rows[den].to_numpy(dtype=float)
 
 
-def table(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
-    """Per figure the readings can move: ρ, its interval, the factor and its interval, and
-    the members' paired z."""
+def _paired_z(d: np.ndarray) -> float:
+    """Mean over its SE of a paired difference (0 where every pair is equal)."""
+    if not d.any():
+        return 0.0
+    return float(d.mean() / (d.std(ddof=1) / math.sqrt(len(d))))
+
+
+def table(
+    first: pd.DataFrame, second: pd.DataFrame, study: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Per figure the readings can move: ρ, its interval, the factor and its interval (NaN
+    for a figure constant over the seeds, said by ``constant``), the members' paired z, and
+    where ``study`` holds the study's own days of the same seeds (its per-seed rows, in seed
+    order), the first member's paired z against them: each z near 0 if the members are days
+    of the model."""
     out = []
     n = len(first)
     for f in FIGURES:
@@ -76,24 +89,24 @@ def table(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
             both = pd.concat([first, second])
             ratio = float(both[num].sum() / both[den].sum())
         x, y = _values(first, f.key, ratio), _values(second, f.key, ratio)
-        if np.std(x) == 0 or np.std(y) == 0:
-            continue
-        a, b = x - math.fsum(x.tolist()) / n, y - math.fsum(y.tolist()) / n
-        rho = exactmath.dot(a, b) / math.sqrt(exactmath.dot(a, a) * exactmath.dot(b, b))
-        lo, hi = (math.tanh(math.atanh(rho) + s * Z95 / math.sqrt(n - 3)) for s in (-1, 1))
-        d = x - y
-        out.append(
-            {
-                "key": f.key,
-                "figure": f.figure,
-                "pairs": n,
-                "rho": rho,
-                "rho_lo": lo,
-                "rho_hi": hi,
-                "vrf": 1 / (1 + rho),
-                "vrf_lo": 1 / (1 + hi),
-                "vrf_hi": 1 / (1 + lo),
-                "members_z": float(d.mean() / (d.std(ddof=1) / math.sqrt(n))),
-            }
-        )
+        row: dict[str, object] = {"key": f.key, "figure": f.figure, "pairs": n}
+        constant = not (np.std(x) > 0 and np.std(y) > 0)
+        rho = lo = hi = math.nan
+        if not constant:
+            a, b = x - math.fsum(x.tolist()) / n, y - math.fsum(y.tolist()) / n
+            rho = exactmath.dot(a, b) / math.sqrt(exactmath.dot(a, a) * exactmath.dot(b, b))
+            lo, hi = (math.tanh(math.atanh(rho) + s * Z95 / math.sqrt(n - 3)) for s in (-1, 1))
+        row |= {
+            "constant": constant,
+            "rho": rho,
+            "rho_lo": lo,
+            "rho_hi": hi,
+            "vrf": 1 / (1 + rho),
+            "vrf_lo": 1 / (1 + hi),
+            "vrf_hi": 1 / (1 + lo),
+            "members_z": _paired_z(x - y),
+        }
+        if study is not None:
+            row["study_z"] = _paired_z(x - _values(study, f.key, ratio))
+        out.append(row)
     return pd.DataFrame(out)
