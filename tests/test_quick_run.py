@@ -23,10 +23,10 @@ more look at the readings adds the days of those still open (the panel keeps its
 batch)."""
 QUICK_MOST_DAYS = 90
 """At most this many days in all (90: the first batches and every reading open at its one
-more look, as every one is on one seed; 302 without the subsets; 370 before issue 61's second
-round of subsets, which took 182 CPU-s on 2 workers). A day costs 0.2–0.5 CPU-s, so this
-cap, not the bench's seconds, is what a test can hold on any machine. The bench times the
-whole (`reproduce --quick`)."""
+more look, as every one is on one seed; 302 without the subsets; 138 before issue 61's second
+round of them, 78–82 CPU-s on 2 workers, and 370 before its first, 182 CPU-s). A day costs
+0.2–0.5 CPU-s, so this cap, not the bench's seconds, is what a test can hold on any machine.
+The bench times the whole (`reproduce --quick`)."""
 
 
 def _most_seeds(quick: dict[str, int]) -> dict[str, int]:
