@@ -176,7 +176,7 @@ def section_text(
     return render(
         "exposure_section.md.j2",
         n_seeds=n_seeds,
-        n_intervals=poll_rows["interval_min"].nunique(),
+        n_intervals=every.nunique(),
         span=f"{_span(every.min())} to {_span(every.max())}",
         stop_rule=stop_rule,
         hourly=md(hourly),

@@ -171,13 +171,19 @@ def day_cas(params: Params, relation: Relation, delays_s: tuple[float, ...]) -> 
     w = _first_on_day(p, relation)  # rank × t
     out: dict[float, dict[str, float]] = {}
     for delay in delays_s:
-        no_human = _no_human_save(p, delay)
-        human = (w * (1 - no_human)).sum(0) * _read_density(p, delay)
+        human = _human_by_read(w, p, delay) * _read_density(p, delay)
         out[delay] = {"human": float(np.trapezoid(human, dx=1.0 / (_GRID - 1)))}
     if relation == "same":
         for delay, share in _agent_only(p, delays_s).items():
             out[delay]["agent"] = share
     return out
+
+
+def _human_by_read(w: np.ndarray, p: Params, delay: float) -> np.ndarray:
+    """P(a human save of the edited article between a read at t and `delay` later) on the
+    day's grid, the article weighted by ``w`` (``_first_on_day``; p on the write-up's
+    ranking, ``_writeup``)."""
+    return (w * (1 - _no_human_save(p, delay))).sum(0)
 
 
 @exactmath.rounded
@@ -186,7 +192,7 @@ def read_order_shift(params: Params, relation: Relation, delay: float) -> float:
     they come (``_read_density``) over the same form with reads uniform over the day, less
     one: what weighting by the reads' order statistics changes (§ 7 quotes it)."""
     p = _writeup(params)
-    human = (_first_on_day(p, relation) * (1 - _no_human_save(p, delay))).sum(0)
+    human = _human_by_read(_first_on_day(p, relation), p, delay)
     weighted = np.trapezoid(human * _read_density(p, delay), dx=1.0 / (_GRID - 1))
     return float(weighted / np.trapezoid(human, dx=1.0 / (_GRID - 1)) - 1.0)
 

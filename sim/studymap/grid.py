@@ -119,14 +119,13 @@ def save_chance(
     independent ranking (``ranks`` None), another save process or popularity, saves after
     the day, or a save redrawn when its article is unpublished."""
     applies = (
-        ranks is not None
-        and p.save_process == "writeup"
+        p.save_process == "writeup"
         and p.save_popularity == "zipf"
         and p.edit_follows_questions == 1.0
         and not p.humans_after_day_end
         and p.unpublished_save != "redraw"
     )
-    if not applies or ranks is None:
+    if ranks is None or not applies:
         return np.full(len(start_s), np.nan)
     share = zipf_weights(p.n_articles, p.zipf_s)[ranks - 1]
     window = np.maximum(np.minimum(end_s, p.day_s) - start_s, 0.0) / p.day_s
